@@ -1,0 +1,92 @@
+// swift-tools-version:6.0
+// Parley: an offline voice-shortcuts runtime for a Raspberry-Pi-class speaker.
+//
+// Layering (see README "Architecture"):
+//   C system libraries  CALSA CPocketSphinx CGPIOD CESpeakNG CSQLite
+//   pure Swift          ParleyIntents -> ParleyCore -> ParleyApps   (no C needed)
+//   device wrappers     ParleyAudio (ALSA) ParleySpeech (PocketSphinx, espeak-ng)
+//                       ParleyHardware (libgpiod) ParleyStore (SQLite)
+//   wiring              ParleyDaemon -> parleyd, parley
+import PackageDescription
+
+let package = Package(
+    name: "Parley",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "parleyd", targets: ["parleyd"]),
+        .executable(name: "parley", targets: ["parley"]),
+        .executable(name: "parley-bench", targets: ["parley-bench"]),
+        .library(name: "ParleyIntents", targets: ["ParleyIntents"]),
+        .library(name: "ParleyCore", targets: ["ParleyCore"]),
+        .library(name: "ParleyTestKit", targets: ["ParleyTestKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // MARK: C libraries from Debian, one system-library module each.
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(
+            name: "CPocketSphinx", pkgConfig: "pocketsphinx",
+            providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev", "pocketsphinx-en-us"])]),
+        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+        .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // MARK: Pure Swift: the app API, the engine, the bundled apps.
+        .target(name: "ParleyIntents"),
+        .target(name: "ParleyCore", dependencies: ["ParleyIntents"]),
+        .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
+        .target(name: "ParleyTestKit", dependencies: ["ParleyIntents", "ParleyCore"]),
+
+        // MARK: Device and storage wrappers.
+        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore"]),
+        .target(name: "ParleyAudio", dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]),
+        .target(
+            name: "ParleySpeech",
+            dependencies: [
+                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "ParleyHardware",
+            dependencies: ["CGPIOD", "Yams", .product(name: "Logging", package: "swift-log")]),
+
+        // MARK: Wiring and executables.
+        .target(
+            name: "ParleyDaemon",
+            dependencies: [
+                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
+                "ParleySpeech", "ParleyHardware", "Yams",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "parleyd",
+            dependencies: ["ParleyDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "parley",
+            dependencies: ["ParleyDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .executableTarget(
+            name: "parley-bench",
+            dependencies: [
+                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+
+        // MARK: Tests: one target per module, plus the command-line contracts.
+        .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
+        .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit"]),
+        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestKit"]),
+        .testTarget(name: "ParleyAudioTests", dependencies: ["ParleyAudio", "CALSA"]),
+        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware"]),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyTestKit"]),
+        .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+// System-library module for sqlite3; the Debian -dev package provides the header.
+#pragma once
+#include <sqlite3.h>

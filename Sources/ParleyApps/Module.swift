@@ -1,0 +1,2 @@
+/// Namespace for the ParleyApps module; see README "Architecture".
+public enum ParleyAppsModule {}

@@ -1,0 +1,2 @@
+/// Namespace for the ParleyAudio module; see README "Architecture".
+public enum ParleyAudioModule {}

@@ -1,0 +1,2 @@
+/// Namespace for the ParleyDaemon module; see README "Architecture".
+public enum ParleyDaemonModule {}

@@ -1,0 +1,2 @@
+/// Namespace for the ParleyHardware module; see README "Architecture".
+public enum ParleyHardwareModule {}

@@ -1,0 +1,2 @@
+/// Namespace for the ParleyIntents module; see README "Architecture".
+public enum ParleyIntentsModule {}

@@ -1,0 +1,2 @@
+/// Namespace for the ParleySpeech module; see README "Architecture".
+public enum ParleySpeechModule {}

@@ -1,0 +1,2 @@
+/// Namespace for the ParleyStore module; see README "Architecture".
+public enum ParleyStoreModule {}

@@ -1,0 +1,2 @@
+/// Namespace for the ParleyTestKit module; see README "Architecture".
+public enum ParleyTestKitModule {}

@@ -1,0 +1,1 @@
+print("parley-bench: not built yet")

@@ -1,0 +1,1 @@
+print("parley: not built yet")

@@ -1,0 +1,1 @@
+print("parleyd: not built yet")

@@ -1,0 +1,1 @@
+// ParleyAudioTests: tests for this module live in this folder.

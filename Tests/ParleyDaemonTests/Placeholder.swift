@@ -1,0 +1,1 @@
+// ParleyDaemonTests: tests for this module live in this folder.

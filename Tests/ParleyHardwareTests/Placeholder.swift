@@ -1,0 +1,1 @@
+// ParleyHardwareTests: tests for this module live in this folder.

@@ -1,0 +1,1 @@
+// ParleyIntentsTests: tests for this module live in this folder.

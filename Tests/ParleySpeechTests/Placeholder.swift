@@ -1,0 +1,1 @@
+// ParleySpeechTests: tests for this module live in this folder.

@@ -1,0 +1,1 @@
+// ParleyStoreTests: tests for this module live in this folder.

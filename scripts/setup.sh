@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Parley builds and runs against. Idempotent and
+# quiet when everything is already there, so every entry script can call it.
+set -euo pipefail
+PACKAGES=(
+  pkg-config
+  libasound2-dev libasound2-plugins alsa-utils      # ALSA library, file plugin, aplay/arecord
+  libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us  # recogniser and en-us model
+  libgpiod-dev gpiod                                # GPIO (v1 API, 1.6)
+  libespeak-ng-dev espeak-ng                        # speech out
+  libsqlite3-dev sqlite3                            # state
+  sox                                               # test-signal generation and noise mixing
+)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The whole test suite: installs dependencies, builds everything, refuses any
+# compiler warning in Parley's own code, runs every test target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! swift build --build-tests >"$log" 2>&1; then cat "$log"; exit 1; fi
+# Warnings from Parley's sources (not from dependencies) fail the build.
+if grep -E "^$PWD/(Sources|Tests)/.*warning:" "$log"; then
+  echo "test.sh: compiler warnings in Parley's code (see above)" >&2; exit 1
+fi
+swift test --skip-build 2>&1
