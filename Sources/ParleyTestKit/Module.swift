@@ -1,2 +1,0 @@
-/// Namespace for the ParleyTestKit module; see README "Architecture".
-public enum ParleyTestKitModule {}
