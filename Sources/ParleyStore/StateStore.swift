@@ -85,6 +85,11 @@ public actor StateStore: DonationStore, CustomPhraseStore, AppDataStore {
         }
     }
 
+    /// How many donations are stored (for `parley status`).
+    public func donationCount() throws -> Int {
+        Int(try database().query("SELECT count(*) FROM donation") { $0.int64(0) }.first ?? 0)
+    }
+
     @discardableResult
     public func delete(_ scope: DonationScope) throws -> Int {
         let db = try database()
