@@ -43,6 +43,8 @@ struct Parleyd: AsyncParsableCommand {
             print("\(loaded.source ?? "defaults (no \(ConfigLoader.defaultPath))"): ok")
             return
         }
+        // State and socket are private to the daemon and control_group.
+        umask(0o027)
         let ring = LogRing(capacity: 1_000)
         JournalLogHandler.bootstrap(level: Logger.Level(rawValue: settings.logLevel) ?? .info, ring: ring)
         let logger = Logger(label: "parleyd")

@@ -33,6 +33,17 @@ public enum ControlClientError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+extension ControlClientError {
+    /// What a failed connect means to the person at the terminal.
+    init(connectFailure error: SystemCallError) {
+        switch error.errno {
+        case ENOENT, ECONNREFUSED, ENOTDIR: self = .notRunning(path: error.path)
+        case EACCES, EPERM: self = .permissionDenied(path: error.path)
+        default: self = .io(error.description)
+        }
+    }
+}
+
 /// The client end of the control socket, used by the `parley` subcommands.
 /// Blocking and synchronous: one request, one answer.
 public final class ControlClient {
@@ -61,11 +72,7 @@ public final class ControlClient {
         do {
             fd = try UnixSocket.connect(to: path)
         } catch let error as SystemCallError {
-            switch error.errno {
-            case ENOENT, ECONNREFUSED, ENOTDIR: throw .notRunning(path: path)
-            case EACCES, EPERM: throw .permissionDenied(path: path)
-            default: throw .io(error.description)
-            }
+            throw ControlClientError(connectFailure: error)
         } catch {
             throw .io("\(error)")
         }
