@@ -16,7 +16,7 @@ import Testing
     @Test func emptyFileGivesTheDevelopmentDefaults() throws {
         let config = try parse("")
         #expect(config == ParleyConfig())
-        #expect(config.board == "simulated")
+        #expect(config.board == "sim")
         #expect(config.audio.capture == .file("capture.wav"))
         #expect(config.resolvedPath("capture.wav") == "/var/lib/parley/capture.wav")
         #expect(config.controlSocket == "/run/parley/parley.sock")
@@ -64,7 +64,7 @@ import Testing
 
     @Test func unknownKeyIsRefusedWithLineAndKey() {
         let error = refusal("""
-            board: simulated
+            board: sim
             voice:
               name: en-us
               speed: 200
@@ -121,7 +121,7 @@ import Testing
 
     @Test func invalidYAMLIsRefusedWithItsPosition() {
         let error = refusal("""
-            board: simulated
+            board: sim
             voice: [en-us
             tips: true
             """)

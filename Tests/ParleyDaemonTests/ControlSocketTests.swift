@@ -19,7 +19,7 @@ import Testing
         try await running.store.record(Donation(app: "Timer", intent: "StartTimer", parameters: [:], date: Date(), trigger: "voice"))
         let status = try #require(try await running.send(.status).status)
         #expect(status.donations == 1)
-        #expect(status.board == "simulated")
+        #expect(status.board == "sim")
         #expect(status.pid == getpid())
         #expect(status.uptimeSeconds >= 0)
         #expect(status.notWired.contains("conversation"))

@@ -10,7 +10,7 @@ import Testing
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let configFile = dir.file("parley.yaml")
         try """
-            board: simulated
+            board: sim
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("run/parley.sock"))
             log_level: debug
@@ -54,7 +54,7 @@ import Testing
     @Test func aBadConfigurationStopsTheStartWithFileAndLine() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let configFile = dir.file("parley.yaml")
-        try "board: simulated\nvoice:\n  rate: fast\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+        try "board: sim\nvoice:\n  rate: fast\n".write(toFile: configFile, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = try Executables.url("parleyd")
         process.arguments = ["--check-config"]

@@ -5,8 +5,8 @@ import Foundation
 /// The YAML keys are given beside each property; see `dist/parley.yaml`.
 public struct ParleyConfig: Sendable, Equatable {
     /// `board`: a board name (resolved by ParleyHardware in the board folder,
-    /// e.g. "simulated", "raspberry-pi-4") or a path to a board file.
-    public var board: String = "simulated"
+    /// e.g. "sim", "pi4") or a path to a board file.
+    public var board: String = "sim"
     public var audio = Audio()
     public var wake = Wake()
     /// `primary_app`: the app whose phrases need not name it (SPEC 4); none by default.
