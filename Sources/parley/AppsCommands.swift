@@ -29,7 +29,7 @@ struct ShortcutsCommand: ParsableCommand {
 struct LogsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "logs", abstract: "Show the daemon's recent log lines.")
     @OptionGroup var options: ControlOptions
-    @Option(name: .shortAndLong, help: "How many lines.") var lines = 50
+    @Option(name: [.customShort("n"), .long], help: "How many lines.") var lines = 50
 
     func run() throws {
         let logs = try options.send(.logs(limit: lines)).logs ?? []

@@ -127,10 +127,15 @@ public struct DaemonController: ControlHandling {
             audio: audio,
             recognitions: await components.recogniser?.recognitions() ?? 0,
             lastIntents: await components.conversation?.lastIntents() ?? [],
-            grammarSize: await components.recogniser?.grammarSize() ?? 0,
+            grammarSize: await grammarSize(),
             donations: try await store.donationCount(),
             customPhrases: try await store.customPhrases().count,
             notWired: components.notWired)
+    }
+
+    private func grammarSize() async -> Int {
+        if let recogniser = components.recogniser { return await recogniser.grammarSize() }
+        return await components.catalog?.grammarSize() ?? 0
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -33,6 +33,8 @@ public protocol CatalogPort: Sendable {
     func addPhrase(_ phrase: CustomPhrase) async throws
     /// Removes a phrase from the store and the grammar; false if unknown.
     func deletePhrase(_ phrase: String) async throws -> Bool
+    /// Phrase rules the device understands now (the command grammar's size).
+    func grammarSize() async -> Int
 }
 
 /// Audio capture and playback health.
