@@ -69,7 +69,10 @@ let package = Package(
             dependencies: ["ParleyDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "parley",
-            dependencies: ["ParleyDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "ParleyDaemon", "ParleyCore", "ParleyApps",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "parley-bench",
             dependencies: [
@@ -80,7 +83,7 @@ let package = Package(
         // MARK: Tests: one target per module, plus the command-line contracts.
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
-        .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit"]),
+        .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit", "Yams"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestKit"]),
         .testTarget(name: "ParleyAudioTests", dependencies: ["ParleyAudio", "CALSA"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyApps", "ParleyTestKit"]),

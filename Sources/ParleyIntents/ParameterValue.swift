@@ -170,6 +170,13 @@ public struct SpokenDuration: IntentParameterValue, Hashable {
         return parts.isEmpty ? "zero seconds" : parts.joined(separator: " ")
     }
 
+    /// The adjective form: "ten minute" (as in "a ten minute timer").
+    public static func adjective(_ seconds: Int) -> String {
+        describe(seconds).split(separator: " ").map { word in
+            ["minutes", "hours", "seconds"].contains(word) ? String(word.dropLast()) : String(word)
+        }.joined(separator: " ")
+    }
+
     /// Every duration the recogniser knows, with the ways of saying it.
     public static let allOptions: [ParameterOption] = {
         var bySeconds: [Int: (title: String, forms: [String])] = [:]

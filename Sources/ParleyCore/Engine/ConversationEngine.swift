@@ -587,7 +587,7 @@ public actor ConversationEngine {
         await setLED(.thinking)
         let context = context(app: run.app.identifier)
         let outcome = await runWithTimeLimit(run.intent, context: context, limit: type(of: run.intent).timeLimit)
-        guard case .idle = phase else { return } // not cancelled meanwhile
+        guard case .busy = phase else { return } // cancelled meanwhile
         switch outcome {
         case .success(let result):
             let parameters = run.values.filter { !$0.value.isEmpty }
@@ -707,8 +707,11 @@ public actor ConversationEngine {
             case .word(let word): return word
             case .appName: return app.name
             case .parameter(let name):
-                let options = descriptor?.parameter(name)?.staticOptions ?? []
-                if let value = values[name] { return options.first { $0.id == value }?.title ?? value }
+                let definition = descriptor?.parameter(name)
+                let options = definition?.valueType.suggestedOptions ?? definition?.staticOptions ?? []
+                if let value = values[name] {
+                    return (definition?.staticOptions ?? options).first { $0.id == value }?.title ?? value
+                }
                 return options.first?.title ?? name
             }
         }.joined(separator: " ")
