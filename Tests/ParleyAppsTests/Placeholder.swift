@@ -1,1 +1,1 @@
-// ParleyAppsTests: tests for this module live in this folder.
+// ParleyAppsTests

@@ -1,1 +1,1 @@
-// ParleyCLITests: tests for this module live in this folder.
+// ParleyCLITests
