@@ -530,7 +530,7 @@ public actor ConversationEngine {
                 await perform(confirming.run)
             } else {
                 phase = .confirming(renewed)
-                let what = category == .payment ? "make a payment" : "place an order"
+                let what = category == .payment ? "make a payment" : category == .order ? "place an order" : "confirm this"
                 await say("A spoken yes can't \(what). Press the button to \(category.confirmationVerb), or say cancel.")
                 await rest()
             }

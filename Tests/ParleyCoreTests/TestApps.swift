@@ -1,0 +1,73 @@
+import Foundation
+import ParleyCore
+
+/// A pot of chili: an entity whose options differ by one word, for
+/// disambiguation that names only what differs.
+struct ChiliPot: AppEntity, Hashable {
+    let id: String
+    let displayName: String
+    static let typeDisplayName = "Chili"
+    static let defaultQuery = ChiliQuery()
+    static let all = [ChiliPot(id: "beef", displayName: "beef chili"), ChiliPot(id: "veggie", displayName: "veggie chili")]
+}
+
+struct ChiliQuery: EntityQuery {
+    func entities(for identifiers: [String], context: IntentContext) async throws -> [ChiliPot] {
+        ChiliPot.all.filter { identifiers.contains($0.id) }
+    }
+    func suggestedEntities(context: IntentContext) async throws -> [ChiliPot] { ChiliPot.all }
+}
+
+struct ServeChili: AppIntent {
+    static let title = "Serve chili"
+    static let category = IntentCategory.generic
+    @Parameter(title: "Chili", prompt: "Which chili?") var pot: ChiliPot
+    init() {}
+    func resolve(parameter: String, proposed: String?, context: IntentContext) async throws -> ParameterResolution? {
+        guard parameter == "pot", proposed == nil else { return nil }
+        return .disambiguation(try await ChiliQuery().suggestedEntities(context: context).map(\.option), prompt: nil)
+    }
+    func perform(context: IntentContext) async throws -> IntentResult {
+        IntentResult(dialog: "Served.", detail: "One bowl of \(pot.displayName).")
+    }
+}
+
+struct BurnChili: AppIntent {
+    static let title = "Burn chili"
+    static let category = IntentCategory.generic
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult { throw IntentError("The stove is off.") }
+}
+
+struct CrashChili: AppIntent {
+    struct Crash: Error {}
+    static let title = "Crash chili"
+    static let category = IntentCategory.generic
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult { throw Crash() }
+}
+
+struct SlowChili: AppIntent {
+    static let title = "Slow chili"
+    static let category = IntentCategory.generic
+    static let timeLimit: TimeInterval = 10
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult {
+        try await Task.sleep(for: .seconds(3600))
+        return IntentResult(dialog: "Finally.")
+    }
+}
+
+struct ChiliApp: ParleyApp {
+    let identifier = "Chili"
+    let name = "Chili Shack"
+    var intents: [any AppIntent.Type] { [ServeChili.self, BurnChili.self, CrashChili.self, SlowChili.self] }
+    var shortcuts: [AppShortcut] {
+        [
+            AppShortcut(intent: ServeChili.self, phrases: ["serve chili with {app}"], shortTitle: "Serve chili"),
+            AppShortcut(intent: BurnChili.self, phrases: ["burn chili with {app}"], shortTitle: "Burn chili"),
+            AppShortcut(intent: CrashChili.self, phrases: ["crash chili with {app}"], shortTitle: "Crash chili"),
+            AppShortcut(intent: SlowChili.self, phrases: ["slow chili with {app}"], shortTitle: "Slow chili"),
+        ]
+    }
+}
