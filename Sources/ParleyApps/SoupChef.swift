@@ -10,6 +10,12 @@ public enum Soup: String, AppEnum {
         .chickenNoodle: CaseDisplay("chicken noodle", synonyms: ["chicken soup", "chicken noodle soup", "noodle soup"]),
     ]
     var priceCents: Int { [.clamChowder: 375, .tomato: 325, .chickenNoodle: 350][self]! }
+
+    /// The dish as said in a sentence: "one tomato soup", "two clam chowders".
+    func dish(_ quantity: Int) -> String {
+        let singular = [.clamChowder: "clam chowder", .tomato: "tomato soup", .chickenNoodle: "chicken noodle soup"][self]!
+        return quantity == 1 ? singular : singular + "s"
+    }
 }
 
 public enum SoupOrderType: String, AppEnum {
@@ -93,8 +99,7 @@ public struct OrderSoup: AppIntent {
     var readyMinutes: Int { 8 + 2 * quantity + (orderType == .delivery ? 20 : 0) }
 
     var orderDescription: String {
-        let soupName = soup.display.title
-        let what = "\(SpokenNumber.words(quantity)) \(soupName)"
+        let what = "\(SpokenNumber.words(quantity)) \(soup.dish(quantity))"
         switch orderType {
         case .pickup: return "\(what) for pickup from \(store?.displayName ?? "the nearest store")"
         case .delivery: return "\(what) for delivery to \(deliveryAddress ?? "your address")"
@@ -107,7 +112,7 @@ public struct OrderSoup: AppIntent {
 
     public func perform(context: IntentContext) async throws -> IntentResult {
         let minutes = readyMinutes
-        let soupName = quantity == 1 ? soup.display.title : "\(SpokenNumber.words(quantity)) \(soup.display.title) soups"
+        let soupName = quantity == 1 ? soup.dish(1) : "\(SpokenNumber.words(quantity)) \(soup.dish(quantity))"
         let place = orderType == .pickup ? "ready at \(store?.displayName ?? "the store")" : "delivered"
         return IntentResult(
             dialog: "Ordered.",

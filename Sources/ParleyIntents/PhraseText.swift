@@ -6,7 +6,9 @@ import Foundation
 public enum PhraseText {
     /// The normalised words of a text.
     public static func normalise(_ text: String) -> [String] {
-        let folded = text.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased()
+        // Most phrases are already plain lower-case ASCII: skip Foundation's folding for them.
+        let plain = text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x20 || $0 == 0x27 }
+        let folded = plain ? text : text.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased()
         var words: [String] = []
         var current = ""
         func flush() {

@@ -111,7 +111,7 @@ import Yams
         let order = OrderSoup()
         try await assign(order, ["soup": "clamChowder", "quantity": "2", "orderType": "pickup", "store": "lewis"])
         let result = try await order.perform(context: context())
-        #expect(result.spoken == "Ordered. Your two clam chowder soups will be ready at Lewis Avenue in twelve minutes, total seven dollars fifty.")
+        #expect(result.spoken == "Ordered. Your two clam chowders will be ready at Lewis Avenue in twelve minutes, total seven dollars fifty.")
         #expect(result.output["total"] == .number(7.5))
         #expect(result.output["readyTime"] == .date(Date(timeIntervalSince1970: 720)))
         #expect(result.donationGroup == "soup-orders")

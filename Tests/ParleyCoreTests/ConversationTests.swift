@@ -87,7 +87,7 @@ import Testing
         let h = try harness()
         #expect(await h.say("order soup for delivery with soup chef") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
         #expect(await h.say("tomato") == ["What is the delivery address?"])
-        #expect(await h.say("12 Main Street") == ["One tomato for delivery to 12 Main Street, five dollars twenty five. Press the button to order, or say cancel."])
+        #expect(await h.say("12 Main Street") == ["One tomato soup for delivery to 12 Main Street, five dollars twenty five. Press the button to order, or say cancel."])
         await h.press()
         #expect(await h.sink.performed.first?.parameters == ["soup": "tomato", "quantity": "1", "orderType": "delivery", "deliveryAddress": "12 Main Street"])
     }
@@ -131,7 +131,7 @@ import Testing
         await h.say("order soup with soup chef")
         #expect(await h.say("repeat that") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
         await h.say("tomato"); await h.say("lewis")
-        #expect(await h.say("say that again") == ["One tomato for pickup from Lewis Avenue, three dollars twenty five. Press the button to order, or say cancel."])
+        #expect(await h.say("say that again") == ["One tomato soup for pickup from Lewis Avenue, three dollars twenty five. Press the button to order, or say cancel."])
     }
 
     @Test func silenceIsAskedAboutOnceThenThePoliteEnd() async throws {
@@ -303,6 +303,30 @@ import Testing
                                            parameters: ["coffeeDrink": "latte", "size": "large", "roast": "light roast", "milkAmount": "a bit of soy milk"])
         #expect(await h.say("Hey, coffee time.") == ["A large light roast latte with a bit of soy milk from the corner café, four dollars fifty. Press the button to order, or say cancel."])
         #expect(await h.press() == ["Ordered. It will be ready in eleven minutes. Your large light roast latte with a bit of soy milk, four dollars fifty."])
+    }
+
+    @Test func appsDonateExplicitlyWithIdentifiersAndGroups() async throws {
+        let h = try harness()
+        #expect(await h.say("taste chili with chili shack") == ["Tasty."])
+        let rows = await h.donations.rows
+        #expect(rows.count == 2)
+        #expect(rows[0].identifier == "taste-1" && rows[0].groupIdentifier == "tastings" && rows[0].trigger == "app")
+        #expect(rows[0].app == "Chili" && rows[0].intent == "ServeChili" && rows[0].parameters == ["pot": "beef"])
+        #expect(rows[1].identifier == "taste-run" && rows[1].groupIdentifier == "tastings" && rows[1].intent == "TasteChili")
+        #expect(try await h.donations.delete(.group("tastings")) == 2)
+    }
+
+    @Test func tipsCanBeTurnedOffAndDoublePressRunsItsPhrase() async throws {
+        var configuration = EngineConfiguration()
+        configuration.tipsEnabled = false
+        configuration.doublePressPhrase = "start a ten minute timer"
+        let h = try harness(configuration)
+        await h.say("order soup with soup chef")
+        await h.say("tomato")
+        await h.say("lewis")
+        #expect(await h.press() == ["Ordered. Your tomato soup will be ready at Lewis Avenue in ten minutes, total three dollars twenty five."])
+        #expect(await h.press(.doublePress) == ["Ten minutes, starting now."])
+        #expect(await h.sink.performed.first?.trigger == "button")
     }
 
     @Test func ledStatesHaveTheDocumentedNames() {

@@ -58,16 +58,28 @@ struct SlowChili: AppIntent {
     }
 }
 
+/// Donates explicitly, with an identifier and a group, besides the automatic donation.
+struct TasteChili: AppIntent {
+    static let title = "Taste chili"
+    static let category = IntentCategory.generic
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult {
+        try await context.donate(DonationRequest(intent: "ServeChili", parameters: ["pot": "beef"], identifier: "taste-1", groupIdentifier: "tastings"))
+        return IntentResult(dialog: "Tasty.", donationIdentifier: "taste-run", donationGroup: "tastings")
+    }
+}
+
 struct ChiliApp: ParleyApp {
     let identifier = "Chili"
     let name = "Chili Shack"
-    var intents: [any AppIntent.Type] { [ServeChili.self, BurnChili.self, CrashChili.self, SlowChili.self] }
+    var intents: [any AppIntent.Type] { [ServeChili.self, BurnChili.self, CrashChili.self, SlowChili.self, TasteChili.self] }
     var shortcuts: [AppShortcut] {
         [
             AppShortcut(intent: ServeChili.self, phrases: ["serve chili with {app}"], shortTitle: "Serve chili"),
             AppShortcut(intent: BurnChili.self, phrases: ["burn chili with {app}"], shortTitle: "Burn chili"),
             AppShortcut(intent: CrashChili.self, phrases: ["crash chili with {app}"], shortTitle: "Crash chili"),
             AppShortcut(intent: SlowChili.self, phrases: ["slow chili with {app}"], shortTitle: "Slow chili"),
+            AppShortcut(intent: TasteChili.self, phrases: ["taste chili with {app}"], shortTitle: "Taste chili"),
         ]
     }
 }
