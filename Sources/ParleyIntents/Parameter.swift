@@ -171,7 +171,10 @@ public struct IntentDescriptor: Sendable {
         var text = type.parameterSummary.isEmpty ? title : type.parameterSummary
         for definition in parameters {
             let spoken = values[definition.name].map { value in
-                definition.staticOptions?.first { $0.id == value }?.spoken ?? value
+                if definition.kind == .integer, let number = Int(value), number >= 0, number < 1_000_000 {
+                    return SpokenNumber.words(number)
+                }
+                return definition.staticOptions?.first { $0.id == value }?.spoken ?? value
             } ?? definition.title.lowercased()
             text = text.replacingOccurrences(of: "{\(definition.name)}", with: spoken)
         }

@@ -8,7 +8,22 @@ public enum PhraseText {
     public static func normalise(_ text: String) -> [String] {
         // Most phrases are already plain lower-case ASCII: skip Foundation's folding for them.
         let plain = text.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x20 || $0 == 0x27 }
-        let folded = plain ? text : text.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased()
+        if plain {
+            var words: [String] = []
+            for token in text.split(separator: " ") {
+                var trimmed = token
+                while trimmed.first == "'" { trimmed = trimmed.dropFirst() }
+                while trimmed.last == "'" { trimmed = trimmed.dropLast() }
+                if trimmed.isEmpty { continue }
+                if let first = trimmed.utf8.first, first >= 0x30 && first <= 0x39 {
+                    words.append(contentsOf: spell(String(trimmed)))
+                } else {
+                    words.append(String(trimmed))
+                }
+            }
+            return words
+        }
+        let folded = text.folding(options: [.diacriticInsensitive, .caseInsensitive], locale: nil).lowercased()
         var words: [String] = []
         var current = ""
         func flush() {

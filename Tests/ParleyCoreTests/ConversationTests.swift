@@ -191,7 +191,7 @@ import Testing
         }
         let h = try EngineHarness(apps: BundledApps.all, primaryApp: "Coffee Maker", donations: past, clock: clock)
         let suggestion = await h.press()
-        #expect(suggestion == ["Your usual at this time is: order 1 tomato for pick up. Press again to order."])
+        #expect(suggestion == ["Your usual at this time: one tomato soup for pickup from Lewis Avenue, three dollars twenty five. Press again to order."])
         #expect(await h.sink.leds.last == .awaitingConfirmation)
         await h.press()
         let performed = try #require(await h.sink.performed.first)

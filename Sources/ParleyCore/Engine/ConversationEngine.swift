@@ -651,9 +651,11 @@ public actor ConversationEngine {
                 _ = try? await parameter.assign(canonical: usual.parameters[name], context: context)
             }
             phase = .suggesting(run, deadline: clock.now + configuration.buttonWindow)
-            let summary = descriptor.summary(values: usual.parameters)
+            // The stakes as the app states them ("one tomato soup ... three dollars twenty five."), else the summary.
+            let stakes = ((try? await run.intent.confirmationDialog(context: context)) ?? nil)
+                ?? descriptor.summary(values: usual.parameters) + "."
             let verb = descriptor.category.requiresConfirmation ? descriptor.category.confirmationVerb : "do it"
-            await say("Your usual at this time is: \(summary.prefix(1).lowercased() + summary.dropFirst()). Press again to \(verb).")
+            await say("Your usual at this time: \(stakes.prefix(1).lowercased() + stakes.dropFirst()) Press again to \(verb).")
             await rest()
         } else {
             phase = .pushToTalk(deadline: clock.now + configuration.buttonWindow)
