@@ -42,12 +42,77 @@ public struct Resolver: Sendable {
             }
             if value[Int(node)] < 0 { value[Int(node)] = v }
         }
+
+        /// Flat edge lists, scanned linearly: faster than hashing for the
+        /// handful of children a node has.
+        var edgeStart: [Int32] = []
+        var edgeWord: [Int32] = []
+        var edgeChild: [Int32] = []
+
+        mutating func freeze() {
+            edgeStart = [0]
+            edgeWord = []
+            edgeChild = []
+            for node in children {
+                for (word, child) in node.sorted(by: { $0.key < $1.key }) {
+                    edgeWord.append(word)
+                    edgeChild.append(child)
+                }
+                edgeStart.append(Int32(edgeWord.count))
+            }
+        }
+
+        @inline(__always)
+        func child(_ node: Int32, _ word: Int32) -> Int32? {
+            var i = Int(edgeStart[Int(node)])
+            let end = Int(edgeStart[Int(node) + 1])
+            while i < end {
+                if edgeWord[i] == word { return edgeChild[i] }
+                i += 1
+            }
+            return nil
+        }
     }
 
     struct Rule: Sendable {
         var id: String
         var target: PhraseTarget
         var entry: Int32
+        /// Shortest and longest word counts the rule can match: a cheap filter.
+        var minLength: Int
+        var maxLength: Int
+        /// Words every match contains ("with" in "... with $milk"): another cheap filter.
+        var required: [Int32]
+    }
+
+    /// Shortest and longest number of words a node can match.
+    static func lengths(_ node: PhraseNode, _ vocabularies: [String: (min: Int, max: Int)]) -> (min: Int, max: Int) {
+        switch node {
+        case .words(let w): return (w.count, w.count)
+        case .sequence(let nodes):
+            return nodes.reduce((0, 0)) { sum, node in
+                let l = lengths(node, vocabularies)
+                return (sum.0 + l.min, sum.1 + l.max)
+            }
+        case .choice(let nodes):
+            let all = nodes.map { lengths($0, vocabularies) }
+            return (all.map(\.min).min() ?? 0, all.map(\.max).max() ?? 0)
+        case .optional(let inner): return (0, lengths(inner, vocabularies).max)
+        case .slot(let vocabulary, _):
+            return vocabularies[vocabulary] ?? (1, 1)
+        }
+    }
+
+    /// Words that appear in every match of a node.
+    static func requiredWords(_ node: PhraseNode) -> Set<String> {
+        switch node {
+        case .words(let w): return Set(w)
+        case .sequence(let nodes): return nodes.reduce(into: Set<String>()) { $0.formUnion(requiredWords($1)) }
+        case .choice(let nodes):
+            guard let first = nodes.first else { return [] }
+            return nodes.dropFirst().reduce(requiredWords(first)) { $0.intersection(requiredWords($1)) }
+        case .optional, .slot: return []
+        }
     }
 
     private var dictionary: [String: Int32] = [:]
@@ -82,11 +147,18 @@ public struct Resolver: Sendable {
             canonicals.append(values)
         }
         program.append(.accept)
+        let vocabularyLengths = model.vocabularies.mapValues { vocabulary -> (min: Int, max: Int) in
+            let counts = vocabulary.values.map(\.spoken.count).filter { $0 > 0 }
+            return (counts.min() ?? 1, counts.max() ?? 1)
+        }
         for rule in model.rules {
             let entry = compile(rule.body, next: 0, vocabularies: &vocabularyIndex)
-            rules.append(Rule(id: rule.id, target: rule.target, entry: entry))
+            let length = Self.lengths(rule.body, vocabularyLengths)
+            let required = Self.requiredWords(rule.body).map { wordID($0) }.sorted()
+            rules.append(Rule(id: rule.id, target: rule.target, entry: entry, minLength: length.min, maxLength: length.max, required: required))
             for first in firstWords(entry) { byFirstWord[first, default: []].append(Int32(rules.count - 1)) }
         }
+        for index in tries.indices { tries[index].freeze() }
     }
 
     /// Number of rules compiled.
@@ -218,9 +290,12 @@ public struct Resolver: Sendable {
         stack.reserveCapacity(32)
         bindings.reserveCapacity(8)
         for ruleIndex in candidates {
+            let rule = rules[Int(ruleIndex)]
+            guard ids.count >= rule.minLength, ids.count <= rule.maxLength,
+                  rule.required.allSatisfy({ ids.contains($0) }) else { continue }
             stack.removeAll(keepingCapacity: true)
             bindings.removeAll(keepingCapacity: true)
-            stack.append(Frame(pc: rules[Int(ruleIndex)].entry, pos: 0, depth: 0, binding: -1, vocabulary: -1, value: -1))
+            stack.append(Frame(pc: rule.entry, pos: 0, depth: 0, binding: -1, vocabulary: -1, value: -1))
             var found = false
             while let frame = stack.popLast() {
                 bindings.removeLast(bindings.count - Int(frame.depth))
@@ -236,13 +311,12 @@ public struct Resolver: Sendable {
                         stack.append(Frame(pc: b, pos: pos, depth: Int32(bindings.count), binding: -1, vocabulary: -1, value: -1))
                         pc = a
                     case .slot(let v, let binding, let next):
-                        let trie = tries[Int(v)]
                         var node: Int32 = 0
                         var p = pos
                         // Shorter values are pushed first so the longest is tried first.
-                        while p < ids.count, let child = trie.children[Int(node)][ids[Int(p)]] {
+                        while p < ids.count, let child = tries[Int(v)].child(node, ids[Int(p)]) {
                             node = child; p += 1
-                            let value = trie.value[Int(node)]
+                            let value = tries[Int(v)].value[Int(node)]
                             if value >= 0 {
                                 stack.append(Frame(pc: next, pos: p, depth: Int32(bindings.count), binding: binding, vocabulary: v, value: value))
                             }
