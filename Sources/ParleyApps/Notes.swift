@@ -53,7 +53,8 @@ public struct NoteQuery: EntityQuery {
         try await NoteBook.all(context).filter { identifiers.contains($0.id) }.map { NoteEntity(id: $0.id, displayName: $0.text) }
     }
     public func suggestedEntities(context: IntentContext) async throws -> [NoteEntity] {
-        try await NoteBook.all(context).prefix(5).map { NoteEntity(id: $0.id, displayName: $0.text) }
+        // Newest first; more than five are asked about openly and found by their words.
+        try await NoteBook.all(context).prefix(50).map { NoteEntity(id: $0.id, displayName: $0.text) }
     }
     public func entities(matching text: String, context: IntentContext) async throws -> [NoteEntity] {
         try await NoteBook.matching(text, context).map { NoteEntity(id: $0.id, displayName: $0.text) }

@@ -32,6 +32,9 @@ struct Chat: AsyncParsableCommand {
     @Option(name: .customLong("double-press"), help: "A phrase run by a double press.")
     var doublePress: String?
 
+    @Option(name: .customLong("device-name"), help: "The device's name, optional after \"hey\" (\"hey computer, ...\").")
+    var deviceName: String = "computer"
+
     func validate() throws {
         _ = try Self.categories(voiceConfirm)
     }
@@ -73,7 +76,7 @@ struct Chat: AsyncParsableCommand {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
             if line.isEmpty || line.hasPrefix("#") { continue }
             guard line.hasPrefix(":") else {
-                await engine.hear(Self.withoutWake(line))
+                await engine.hear(Self.withoutWake(line, deviceName: deviceName))
                 continue
             }
             let parts = line.dropFirst().split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -97,11 +100,17 @@ struct Chat: AsyncParsableCommand {
         }
     }
 
-    /// "Hey, order soup" -> "order soup": the wake word is optional at the console.
-    static func withoutWake(_ line: String) -> String {
-        let words = line.split(separator: " ", maxSplits: 1).map(String.init)
+    /// "Hey, order soup" and "Hey computer, order soup" -> "order soup": the
+    /// wake words are optional at the console.
+    static func withoutWake(_ line: String, deviceName: String) -> String {
+        let words = line.split(separator: " ").map(String.init)
         guard let first = words.first, PhraseText.normalised(first) == "hey" else { return line }
-        return words.count > 1 ? words[1] : ""
+        let name = PhraseText.normalise(deviceName)
+        let rest = Array(words.dropFirst())
+        if !name.isEmpty, rest.count >= name.count, rest.prefix(name.count).map(PhraseText.normalised) == name {
+            return rest.dropFirst(name.count).joined(separator: " ")
+        }
+        return rest.joined(separator: " ")
     }
 }
 

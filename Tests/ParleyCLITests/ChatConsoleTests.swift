@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func item4SoupWithOrdinalAndStore() throws {
-        let outcome = try chat(["Hey, order soup with Soup Chef.", "The first one.", "Lewis.", ":press"])
+        let outcome = try chat(["Hey computer, order soup with Soup Chef.", "The first one.", "Lewis.", ":press"])
         #expect(outcome.status == 0)
         #expect(device(outcome) == [
             "device: Which soup? Clam chowder, tomato or chicken noodle?",

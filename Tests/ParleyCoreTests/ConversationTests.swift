@@ -244,6 +244,23 @@ import Testing
         #expect(await h.say("delete a note from notes") == ["That didn't work. There are no notes to delete."])
     }
 
+    @Test func longListsAreAskedOpenlyAndMatchedBySpokenText() async throws {
+        let h = try harness()
+        for note in ["call the plumber", "buy eggs", "water the plants", "book the dentist", "pay the rent", "fix the bike"] {
+            await h.say("add a note with notes")
+            await h.say(note)
+            await h.wait(1) // distinct creation times, newest last
+        }
+        #expect(await h.say("delete a note from notes") == ["Which note?"])
+        #expect(await h.say("plumber") == ["The note \"call the plumber\" will be deleted for good. Say yes or press the button to delete it, or say cancel."])
+        #expect(await h.say("no") == ["Cancelled."])
+        await h.say("delete a note from notes")
+        #expect(await h.say("the bicycle") == ["Sorry? Which note?"])
+        #expect(await h.say("fix the bike") == ["The note \"fix the bike\" will be deleted for good. Say yes or press the button to delete it, or say cancel."])
+        #expect(await h.say("yes") == ["Deleted. The note \"fix the bike\" is gone."])
+        #expect(try await h.engine.deleteCustomPhrase("no such phrase") == false)
+    }
+
     @Test func voiceConfirmationFollowsTheConfiguration() async throws {
         let h = try harness(EngineConfiguration(voiceConfirmableCategories: []))
         await h.say("add a note with notes")

@@ -12,7 +12,7 @@ public actor ConversationEngine {
     public let stores: ParleyStores
     public let clock: any ParleyClock
     public let sink: any EngineOutputSink
-    public var configuration: EngineConfiguration
+    public private(set) var configuration: EngineConfiguration
 
     private var commandModel = PhraseModel()
     private var commandResolver: Resolver?
@@ -132,6 +132,24 @@ public actor ConversationEngine {
         }
         try await stores.customPhrases.save(CustomPhrase(phrase: phrase, app: app, intent: intent, parameters: parameters, created: clock.now))
         await reloadPhrases()
+    }
+
+    /// Custom phrases, oldest first.
+    public func customPhrases() async throws -> [CustomPhrase] {
+        try await stores.customPhrases.customPhrases()
+    }
+
+    /// Deletes a custom phrase; true when it existed. The phrase model is recompiled.
+    @discardableResult
+    public func deleteCustomPhrase(_ phrase: String) async throws -> Bool {
+        let deleted = try await stores.customPhrases.deletePhrase(phrase)
+        if deleted { await reloadPhrases() }
+        return deleted
+    }
+
+    /// Replaces the configuration (takes effect from the next input).
+    public func setConfiguration(_ configuration: EngineConfiguration) {
+        self.configuration = configuration
     }
 
     /// An utterance (a transcript from the recogniser, or a console line).
