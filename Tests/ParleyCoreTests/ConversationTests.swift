@@ -199,6 +199,18 @@ import Testing
         #expect(performed.trigger == "button")
     }
 
+    @Test func aUsualMissingARequiredValueIsNotSuggested() async throws {
+        let clock = ManualClock()
+        let past = (1...2).map { week in
+            Donation(app: "SoupChef", intent: "OrderSoup", parameters: ["quantity": "1"], date: clock.now - Double(week) * 7 * 86400, trigger: "voice")
+        }
+        let h = try EngineHarness(apps: BundledApps.all, donations: past, clock: clock)
+        #expect(await h.press().isEmpty)
+        #expect(await h.sink.leds == [.listening])
+        #expect(await h.press().isEmpty)
+        #expect(await h.sink.performed.isEmpty)
+    }
+
     @Test func aPressWhenIdleWithNoHabitOpensAListeningWindow() async throws {
         let h = try harness()
         #expect(await h.press().isEmpty)

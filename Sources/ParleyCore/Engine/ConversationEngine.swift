@@ -665,8 +665,19 @@ public actor ConversationEngine {
                           settled: Set(usual.parameters.keys), trigger: "button")
             // Resolve silently so the intent instance holds the values; anything missing falls back to a conversation.
             let context = context(app: app.identifier)
+            var complete = true
             for (name, parameter) in IntentReflection.parameters(of: run.intent) {
-                _ = try? await parameter.assign(canonical: usual.parameters[name], context: context)
+                let assigned = (try? await parameter.assign(canonical: usual.parameters[name], context: context)) ?? false
+                guard !assigned, let definition = descriptor.parameter(name) else { continue }
+                let parentCalls = definition.parent.map { $0.values.contains(usual.parameters[$0.parameter] ?? "") } ?? true
+                if parentCalls && !definition.isOptional && definition.defaultValue == nil { complete = false }
+            }
+            guard complete else {
+                // A past run that no longer fills every required parameter is not offered.
+                await log("usual \(usual.app).\(usual.intent) lacks required values; not suggested")
+                phase = .pushToTalk(deadline: clock.now + configuration.buttonWindow)
+                await rest()
+                return
             }
             phase = .suggesting(run, deadline: clock.now + configuration.buttonWindow)
             // The stakes as the app states them ("one tomato soup ... three dollars twenty five."), else the summary.
