@@ -72,6 +72,20 @@ import Testing
         #expect(await h.sink.performed.first?.parameters == ["pot": "beef"])
     }
 
+    @Test func customResolutionConfirmsSkipsAndRefusesValues() async throws {
+        let h = try harness()
+        #expect(await h.say("pour chili with chili shack") == ["Beef chili, right?"])
+        #expect(await h.say("yes") == ["Which topping? Cheese or onions?"])
+        #expect(await h.say("onion") == ["How many bowls?"])
+        #expect(await h.say("three") == ["Only two bowls are clean.", "How many bowls?"])
+        #expect(await h.say("two") == ["Poured two of beef chili with onions.", "Next time, just say: pour chili with Chili Shack."])
+        #expect(await h.sink.performed.first?.parameters == ["pot": "beef", "topping": "onions", "bowls": "2"])
+        await h.say("pour chili with chili shack")
+        #expect(await h.say("no") == ["Which chili? Beef chili or veggie chili?"])
+        #expect(await h.say("veggie") == ["How many bowls?"]) // no topping for veggie
+        #expect(await h.say("one") == ["Poured one of veggie chili."])
+    }
+
     @Test func anUnsupportedValueGivesTheReasonAndAsksAgain() async throws {
         let h = try harness()
         try await h.engine.addCustomPhrase("soup for the team", app: "SoupChef", intent: "OrderSoup", parameters: ["soup": "tomato", "quantity": "12"])

@@ -69,10 +69,47 @@ struct TasteChili: AppIntent {
     }
 }
 
+enum Topping: String, AppEnum {
+    case cheese, onions
+    static let typeDisplayName = "Topping"
+    static let caseDisplays: [Topping: CaseDisplay] = [.cheese: CaseDisplay("cheese"), .onions: CaseDisplay("onions", synonyms: ["onion"])]
+}
+
+/// Custom resolution of every kind: a guessed value to confirm, an optional
+/// parameter asked only for beef, an app-specific unsupported reason.
+struct PourChili: AppIntent {
+    static let title = "Pour chili"
+    static let category = IntentCategory.generic
+    @Parameter(title: "Chili", prompt: "Which chili?") var pot: ChiliPot
+    @Parameter(title: "Topping", prompt: "Which topping?") var topping: Topping?
+    @Parameter(title: "Bowls", prompt: "How many bowls?") var bowls: Int
+    init() {}
+
+    func resolve(parameter: String, proposed: String?, context: IntentContext) async throws -> ParameterResolution? {
+        switch parameter {
+        case "pot":
+            return proposed.map { .success($0) } ?? .confirmation(ChiliPot.all[0].option, prompt: nil)
+        case "topping":
+            if pot.id == "veggie" { return .notRequired }
+            return proposed.map { .success($0) } ?? .needsValue(prompt: nil)
+        case "bowls":
+            guard let proposed, let count = Int(proposed) else { return .needsValue(prompt: nil) }
+            return count > 2 ? .unsupported(reason: "Only two bowls are clean.") : .success(proposed)
+        default:
+            return nil
+        }
+    }
+
+    func perform(context: IntentContext) async throws -> IntentResult {
+        let extra = topping.map { " with \($0.rawValue)" } ?? ""
+        return IntentResult(dialog: "Poured \(SpokenNumber.words(bowls)) of \(pot.displayName)\(extra).")
+    }
+}
+
 struct ChiliApp: ParleyApp {
     let identifier = "Chili"
     let name = "Chili Shack"
-    var intents: [any AppIntent.Type] { [ServeChili.self, BurnChili.self, CrashChili.self, SlowChili.self, TasteChili.self] }
+    var intents: [any AppIntent.Type] { [ServeChili.self, BurnChili.self, CrashChili.self, SlowChili.self, TasteChili.self, PourChili.self] }
     var shortcuts: [AppShortcut] {
         [
             AppShortcut(intent: ServeChili.self, phrases: ["serve chili with {app}"], shortTitle: "Serve chili"),
@@ -80,6 +117,7 @@ struct ChiliApp: ParleyApp {
             AppShortcut(intent: CrashChili.self, phrases: ["crash chili with {app}"], shortTitle: "Crash chili"),
             AppShortcut(intent: SlowChili.self, phrases: ["slow chili with {app}"], shortTitle: "Slow chili"),
             AppShortcut(intent: TasteChili.self, phrases: ["taste chili with {app}"], shortTitle: "Taste chili"),
+            AppShortcut(intent: PourChili.self, phrases: ["pour chili with {app}"], shortTitle: "Pour chili"),
         ]
     }
 }

@@ -108,3 +108,31 @@ struct Delivery: AppIntent {
         #expect(Delivery.identifier == "Delivery")
     }
 }
+
+struct Shop: AppEntity {
+    let id: String
+    let displayName: String
+    var synonyms: [String] = []
+    static let typeDisplayName = "Shop"
+    static let defaultQuery = ShopQuery()
+}
+
+struct ShopQuery: EntityQuery {
+    static let shops = [Shop(id: "main", displayName: "Main Street", synonyms: ["the big one"]), Shop(id: "harbor", displayName: "Harbor Road")]
+    func entities(for identifiers: [String], context: IntentContext) async throws -> [Shop] { Self.shops.filter { identifiers.contains($0.id) } }
+    func suggestedEntities(context: IntentContext) async throws -> [Shop] { Self.shops }
+    func defaultResult(context: IntentContext) async throws -> Shop? { Self.shops[1] }
+}
+
+@Suite struct EntityTests {
+    @Test func entitiesAreListedLookedUpAndDefaulted() async throws {
+        #expect(try await Shop.options(context: testContext)?.map(\.id) == ["main", "harbor"])
+        #expect(try await Shop.lookup("harbor", context: testContext).map(\.id) == ["harbor"])
+        #expect(try await Shop.lookup("big one", context: testContext).map(\.id) == ["main"])
+        #expect(try await Shop.lookup("airport", context: testContext).isEmpty)
+        #expect(try await Shop.defaultOption(context: testContext)?.id == "harbor")
+        #expect(try await Shop.value(canonical: "main", context: testContext)?.displayName == "Main Street")
+        #expect(Shop.parameterKind == .entity)
+        #expect(Shop.parameterKind.isOpen == false)
+    }
+}
