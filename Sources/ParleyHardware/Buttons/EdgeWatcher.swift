@@ -29,7 +29,9 @@ final class EdgeWatcher: Sendable {
     static let timestampTolerance: Int64 = 10_000_000_000
 
     private let functions: GPIODFunctions
-    private let inputs: [Input]
+    /// Emptied by `stop()`, so the lines are released as soon as the thread
+    /// has finished, whenever the thread object itself goes away.
+    private let inputs: Locked<[Input]>
     private let wakeFD: Int32
     private let emit: @Sendable (HardwareEvent) -> Void
     private let logger: Logger
@@ -38,7 +40,7 @@ final class EdgeWatcher: Sendable {
 
     init(functions: GPIODFunctions, inputs: [Input], logger: Logger, emit: @escaping @Sendable (HardwareEvent) -> Void) throws(GPIOError) {
         self.functions = functions
-        self.inputs = inputs
+        self.inputs = Locked(inputs)
         self.logger = logger
         self.emit = emit
         switch functions.check("eventfd", "the GPIO watcher's wake-up", { functions.eventfdCreate() }) {
@@ -62,6 +64,7 @@ final class EdgeWatcher: Sendable {
         guard running.clear() else { return }
         _ = functions.check("write", "the GPIO watcher's eventfd") { functions.eventfdWrite(wakeFD) }
         finished.wait()
+        inputs.withLock { $0 = [] }
     }
 
     deinit {
@@ -110,6 +113,7 @@ final class EdgeWatcher: Sendable {
     }
 
     private func run() {
+        let inputs = self.inputs.withLock { $0 }
         var recognisers: [Recogniser] = inputs.map { input in
             switch input.role {
             case .button(let settings):
