@@ -219,3 +219,35 @@ struct GPIOBoardTests {
         #expect(count == 0)
     }
 }
+
+@Suite("Event path in real time", .timeLimit(.minutes(1)))
+struct GPIOEventPathTests {
+    /// Every press written in real time is recognised once, in order, with its
+    /// kernel timestamps; the time from the deciding edge's timestamp to the
+    /// consumer receiving the gesture is printed (scripts/bench-gpio.sh).
+    @Test func everyRealTimePressIsRecognisedInOrder() async throws {
+        let h = GPIOHarness()
+        let board = try h.open(gpioBoardYAML.replacingOccurrences(
+            of: "debounce-ms: 20, long-press-ms: 800, double-press-ms: 300",
+            with: "debounce-ms: 0, long-press-ms: 800, double-press-ms: 0"))
+        var iterator = board.events.makeAsyncIterator()
+        var latencies: [Int64] = []
+        let presses = 200
+        for _ in 0..<presses {
+            let pressed = monotonicNow()
+            let released = pressed.adding(nanoseconds: 1000)
+            h.mock.sendEdges(17, [(true, pressed), (false, released)])
+            let event = await iterator.next()
+            let received = monotonicNow()
+            #expect(event == .button(ButtonGesture(.press, pressedAt: pressed, recognizedAt: released)))
+            latencies.append(received.nanoseconds(since: released))
+        }
+        board.shutdown()
+        #expect(latencies.count == presses)
+        #expect(board.droppedEvents == 0)
+        latencies.sort()
+        let median = Double(latencies[presses / 2]) / 1000
+        let p90 = Double(latencies[presses * 9 / 10]) / 1000
+        print("gpio-bench: event-to-gesture latency median \(median) µs, p90 \(p90) µs over \(presses) presses")
+    }
+}
