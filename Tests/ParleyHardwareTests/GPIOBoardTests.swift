@@ -162,7 +162,7 @@ struct GPIOBoardTests {
     @Test func lineOffsetTheChipLacksIsReported() throws {
         let h = GPIOHarness()
         let board = try h.open(gpioBoardYAML.replacingOccurrences(of: "red: { line: 23", with: "red: { line: 99"))
-        #expect(h.log.text.contains("LED 'red' unavailable: gpiod_chip_get_line failed for gpiochip0 line 99"))
+        #expect(h.log.text.contains("LED 'red' unavailable: gpiod_chip_get_line failed for gpiochip0 line 99 (the chip has 58 lines)"))
         #expect(h.log.text.contains("EINVAL"))
         #expect(board.isButtonAvailable)
         board.shutdown()
@@ -249,5 +249,34 @@ struct GPIOEventPathTests {
         let median = Double(latencies[presses / 2]) / 1000
         let p90 = Double(latencies[presses * 9 / 10]) / 1000
         print("gpio-bench: event-to-gesture latency median \(median) µs, p90 \(p90) µs over \(presses) presses")
+    }
+}
+
+@Suite("Watcher edge cases", .timeLimit(.minutes(1)))
+struct GPIOWatcherEdgeCaseTests {
+    @Test func timestampsNotOnTheMonotonicClockAreReplacedByTheReadTime() async throws {
+        // Kernels before 5.7 stamped line events with CLOCK_REALTIME.
+        let h = GPIOHarness()
+        let board = try h.open(gpioBoardYAML.replacingOccurrences(of: "double-press-ms: 300", with: "double-press-ms: 0"))
+        let realtime = Timestamp(nanoseconds: 1_790_000_000_000_000_000)
+        let before = monotonicNow()
+        h.mock.sendEdges(17, [(true, realtime), (false, realtime.adding(milliseconds: 100))])
+        let events = await firstEvents(board, 1)
+        let after = monotonicNow()
+        guard case .button(let gesture) = events.first else { Issue.record("\(events)"); return }
+        #expect(gesture.kind == .press)
+        #expect(gesture.pressedAt >= before && gesture.recognizedAt <= after.adding(milliseconds: 20))
+        board.shutdown()
+    }
+
+    @Test func aFailingLEDIsLoggedOnce() throws {
+        let h = GPIOHarness()
+        let board = try h.open()
+        h.mock.fail("gpiod_line_set_value", errno: EIO, times: 3)
+        board.setState(.listening)
+        board.setState(.idle)
+        board.setState(.listening)
+        #expect(h.log.text.components(separatedBy: "LED write failed").count == 2)
+        board.shutdown()
     }
 }

@@ -85,11 +85,13 @@ public final class GPIOBoard: HardwareBoard {
         self.resources = resources
         let channel = channel
         let boardName = board.name
+        // A failing LED is logged once, not at every PWM frame.
+        let failedLEDs = Locked<Set<Int>>([])
         let leds = LEDController(
             board: board, clock: clock,
             output: { index, lit in
                 guard let line = resources.withLock({ $0?.ledLines[index] }) else { return }
-                if case .failure(let error) = line.set(lit) {
+                if case .failure(let error) = line.set(lit), failedLEDs.withLock({ $0.insert(index).inserted }) {
                     logger.warning("board '\(boardName)': LED write failed: \(error)")
                 }
             },

@@ -60,7 +60,9 @@ final class GPIOChip: @unchecked Sendable {
     }
 
     private func line(_ offset: UInt32) -> Result<OpaquePointer, GPIOError> {
-        functions.check("gpiod_chip_get_line", subject(offset)) { functions.chipGetLine(handle, offset) }
+        functions.check("gpiod_chip_get_line", "\(subject(offset)) (the chip has \(functions.chipNumLines(handle)) lines)") {
+            functions.chipGetLine(handle, offset)
+        }
     }
 
     deinit { functions.chipClose(handle) }
