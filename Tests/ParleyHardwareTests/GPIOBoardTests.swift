@@ -171,6 +171,7 @@ struct GPIOBoardTests {
     @Test func edgesBecomeGesturesWithKernelTimestamps() async throws {
         let h = GPIOHarness()
         h.mock.fail("poll", errno: EINTR, times: 3)
+        h.mock.fail("gpiod_line_event_read_fd", errno: EINTR, times: 2)
         let board = try h.open()
         let t0 = monotonicNow().adding(milliseconds: -3000)
         // A bouncy short press, then a double press, then a long press.
@@ -189,6 +190,8 @@ struct GPIOBoardTests {
         ])
         #expect(board.droppedEvents == 0)
         board.shutdown()
+        // Ten edges, two reads interrupted and retried.
+        #expect(h.mock.trace.filter { $0.hasPrefix("gpiod_line_event_read_fd") }.count == 12)
     }
 
     @Test func muteSwitchStopsListeningAndShowsMuted() async throws {
