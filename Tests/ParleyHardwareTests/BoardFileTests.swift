@@ -203,3 +203,22 @@ struct BoardFileTests {
         #expect(error.problem == .missingKey("chip"))
     }
 }
+
+@Suite("Board detection")
+struct BoardDetectionTests {
+    @Test func modelsMapToTheirBoards() {
+        #expect(Board.suggestedName(forModel: "Raspberry Pi 4 Model B Rev 1.4") == "pi4")
+        #expect(Board.suggestedName(forModel: "Raspberry Pi 5 Model B Rev 1.0") == "pi5")
+        #expect(Board.suggestedName(forModel: "Raspberry Pi 3 Model B Plus Rev 1.3") == "pi3")
+        #expect(Board.suggestedName(forModel: "Raspberry Pi Zero 2 W Rev 1.0") == "sim")
+        #expect(Board.suggestedName(forModel: nil) == "sim")
+    }
+
+    @Test func modelIsReadWithoutItsTrailingNUL() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-model-\(UUID().uuidString)")
+        try Data("Raspberry Pi 4 Model B Rev 1.4\0".utf8).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(Board.machineModel(path: url.path) == "Raspberry Pi 4 Model B Rev 1.4")
+        #expect(Board.machineModel(path: url.path + "-missing") == nil)
+    }
+}
