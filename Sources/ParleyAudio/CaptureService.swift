@@ -32,14 +32,19 @@ public struct CaptureConfiguration: Sendable {
     public var reconnectMaximumMilliseconds: Int
     /// Name of the capture thread (visible in top -H, ps -L).
     public var threadName: String
+    /// Device frames to capture before the service reports `.endOfInput`
+    /// and idles until stopped: the length of a file source (after its end
+    /// ALSA's file plugin repeats its last buffer). nil for microphones.
+    public var inputFrameLimit: Int?
 
     public init(
         device: PCMDevice,
         format: PCMFormat = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 160, bufferFrames: 1_280),
         outputSampleRate: Int = 16_000, ringSeconds: Double = 8, realtimePriority: Int32? = 50,
         pacing: Pacing = .device, reconnectInitialMilliseconds: Int = 100, reconnectMaximumMilliseconds: Int = 5_000,
-        threadName: String = "parley-capture"
+        threadName: String = "parley-capture", inputFrameLimit: Int? = nil
     ) {
+        self.inputFrameLimit = inputFrameLimit
         self.device = device
         self.format = format
         self.outputSampleRate = outputSampleRate
@@ -57,12 +62,15 @@ public enum CaptureState: UInt8, Sendable, CustomStringConvertible {
     case stopped, running
     /// The device vanished (e.g. USB microphone unplugged); reopening with back-off.
     case reconnecting
+    /// A file source reached `inputFrameLimit`; idle until stopped.
+    case endOfInput
 
     public var description: String {
         switch self {
         case .stopped: "stopped"
         case .running: "running"
         case .reconnecting: "reconnecting"
+        case .endOfInput: "end of input"
         }
     }
 }
@@ -194,6 +202,7 @@ final class CaptureLoop {
     private var fdCount = 0
     private var pacingStart: Int64 = 0
     private var pacedFrames: Int64 = 0
+    private var totalFrames = 0
 
     init(pcm: PCMHandle, configuration: CaptureConfiguration, alsa: ALSAFunctions, ring: AudioRing,
          status: CaptureStatus, stopping service: CaptureService, wake: WakeSignal, logger: Logger) {
@@ -236,7 +245,15 @@ final class CaptureLoop {
                 reconnect()
                 continue
             }
-            let period = min(converter.input.periodFrames, readCapacityFrames)
+            var period = min(converter.input.periodFrames, readCapacityFrames)
+            if let limit = configuration.inputFrameLimit {
+                period = min(period, limit - totalFrames)
+                if period <= 0 {
+                    status.set(.endOfInput)
+                    sleepInterruptibly(milliseconds: -1)
+                    continue
+                }
+            }
             let result = ALSAStatus.check(.readi) { alsa.readi(pcm.raw, readBuffer, UInt(period)) }
             switch result {
             case .success(let frames) where frames > 0:
@@ -259,6 +276,7 @@ final class CaptureLoop {
 
     @inline(__always)
     private func deliver(frames: Int) {
+        totalFrames += frames
         let produced = converter.convert(readBuffer, frames: frames)
         ring.write(UnsafeBufferPointer(start: converter.output, count: produced))
         status.periodCount.add(1, ordering: .relaxed)

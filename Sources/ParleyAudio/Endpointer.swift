@@ -22,11 +22,11 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     /// the larger of this margin and `startSpread` × the noise's own spread
     /// (so fluctuating noise such as a kitchen needs a larger margin than a
     /// quiet room).
-    public var startThresholdDB: Double = 6
-    public var startSpread: Double = 3
+    public var startThresholdDB: Double = 10
+    public var startSpread: Double = 4
     /// Once in speech, frames above the larger of this margin and
     /// `continueSpread` × spread keep it going (hysteresis).
-    public var continueThresholdDB: Double = 3
+    public var continueThresholdDB: Double = 4
     public var continueSpread: Double = 2
     /// Onset: at least `onsetFrames` loud frames among the last `onsetWindow`.
     public var onsetFrames: Int = 6
@@ -41,7 +41,7 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     public var preRollMilliseconds: Int = 200
     /// Audio after the last loud frame that belongs to the segment (soft
     /// word endings under the noise); capped by the trailing silence.
-    public var postRollMilliseconds: Int = 200
+    public var postRollMilliseconds: Int = 300
     /// Time constant of the noise level and spread, learned on non-speech frames.
     public var noiseAdaptationMilliseconds: Int = 1_000
     /// The noise level never stays below the minimum smoothed frame level

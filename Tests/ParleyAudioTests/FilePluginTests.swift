@@ -1,5 +1,6 @@
 import CParleyMallocCounter
 import Foundation
+import Glibc
 import Testing
 @testable import ParleyAudio
 
@@ -16,15 +17,26 @@ import Testing
         let raw = dir.url.appendingPathComponent("in.raw")
         try FileAudioDevice.writeRaw(samples, to: raw)
         let service = try CaptureService(configuration: CaptureConfiguration(
-            device: FileAudioDevice.capture(rawInput: raw), ringSeconds: 8, realtimePriority: nil))
+            device: FileAudioDevice.capture(rawInput: raw), ringSeconds: 4, realtimePriority: nil,
+            inputFrameLimit: samples.count))
         try service.start()
         #expect(service.ring.waitUntil(atLeast: Int64(samples.count)))
+        #expect(waitFor { service.status.state == .endOfInput })
+        #expect(service.ring.writePosition == Int64(samples.count))
         service.stop()
         let captured = service.ring.samples(from: 0, count: samples.count)
-        #expect(captured == samples)
+        #expect(captured.count == samples.count)
+        let firstMismatch = captured.indices.first { captured[$0] != samples[$0] }
+        #expect(firstMismatch == nil, "ring at \(service.ring.writePosition), periods \(service.status.periods)")
         #expect(service.status.overruns == 0)
         #expect(service.status.state == .stopped)
     }
+}
+
+/// Polls `condition` up to 20 000 times 0.5 ms apart (a bound, not a timed assertion).
+func waitFor(_ condition: () -> Bool) -> Bool {
+    for _ in 0..<20_000 where !condition() { usleep(500) }
+    return condition()
 }
 
 extension AudioRing {
