@@ -18,6 +18,8 @@ public final class PolyphaseResampler {
     public let tapsPerPhase: Int
     /// Largest input block `process` accepts.
     public let maxInput: Int
+    /// Delay of the filter, in output samples (a whole number by design).
+    public let delayOutputSamples: Int
 
     /// coefficients[p * T + j] = h[p + (T - 1 - j) * L]: branch p, reversed so
     /// the dot product walks input and coefficients forward together.
@@ -59,15 +61,22 @@ public final class PolyphaseResampler {
             }
             return sum
         }
-        let center = Double(length - 1) / 2
+        // Centre the (symmetric, linear-phase) prototype on a multiple of M so
+        // the delay is a whole number of output samples; taps past 2·centre are zero.
+        let centerIndex = down * ((length - 1) / 2 / down)
+        delayOutputSamples = centerIndex / down
+        let center = Double(centerIndex)
         let i0Beta = besselI0(beta)
         coefficients = .allocate(capacity: length)
         for n in 0..<length {
             let t = Double(n) - center
-            let sinc = t == 0 ? 2 * cutoff : sin(2 * Double.pi * cutoff * t) / (Double.pi * t)
-            let r = t / center
-            let window = besselI0(beta * (1 - r * r).squareRoot()) / i0Beta
-            let h = sinc * window * Double(up)                 // gain L restores level after zero-stuffing
+            var h = 0.0
+            if n <= 2 * centerIndex {
+                let sinc = t == 0 ? 2 * cutoff : sin(2 * Double.pi * cutoff * t) / (Double.pi * t)
+                let r = center > 0 ? t / center : 0
+                let window = besselI0(beta * max(0, 1 - r * r).squareRoot()) / i0Beta
+                h = sinc * window * Double(up)                 // gain L restores level after zero-stuffing
+            }
             let p = n % up, k = n / up
             coefficients[p * taps + (taps - 1 - k)] = Float(h)
         }
@@ -129,7 +138,7 @@ public final class PolyphaseResampler {
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: r.maxOutput(forInput: block))
         defer { scratch.deallocate() }
         // Group delay of the prototype, in output samples, trimmed from the front.
-        let delay = Int((Double(r.tapsPerPhase * r.up - 1) / 2 / Double(r.up) * Double(outputRate) / Double(inputRate)).rounded())
+        let delay = r.delayOutputSamples
         let padded = samples.count + r.tapsPerPhase
         var offset = 0
         while offset < padded {
