@@ -1,4 +1,5 @@
 import CALSA
+import Foundation
 import CParleyShims
 import Glibc
 import Logging
@@ -54,6 +55,24 @@ public struct CaptureConfiguration: Sendable {
         self.reconnectInitialMilliseconds = reconnectInitialMilliseconds
         self.reconnectMaximumMilliseconds = reconnectMaximumMilliseconds
         self.threadName = threadName
+    }
+}
+
+extension CaptureConfiguration {
+    /// Capture from a 16-bit WAV file through ALSA's file plugin (no sound
+    /// card): the device format is the file's, capture ends at the file's end
+    /// (`CaptureState.endOfInput`). `workDirectory` receives the raw copy the
+    /// plugin reads. `.realTime` behaves like a microphone; `.device` runs as
+    /// fast as possible.
+    public static func file(wav: URL, workDirectory: URL, pacing: Pacing = .realTime,
+                            ringSeconds: Double = 8) throws -> CaptureConfiguration {
+        let (device, rate, channels) = try FileAudioDevice.capture(wav: wav, workDirectory: workDirectory)
+        let frames = try WAVFile.readInterleaved(wav).samples.count / channels
+        let period = max(16, rate / 100)
+        return CaptureConfiguration(
+            device: device,
+            format: PCMFormat(sampleRate: rate, channels: channels, periodFrames: period, bufferFrames: period * 8),
+            ringSeconds: ringSeconds, realtimePriority: nil, pacing: pacing, inputFrameLimit: frames)
     }
 }
 
@@ -120,7 +139,7 @@ public final class CaptureService: Sendable {
     private let alsa: ALSAFunctions
     private let logger: Logger
     private let running = Mutex<AudioThread?>(nil)
-    private let stopping = Atomic<Bool>(false)
+    private let control = StopFlag()
     private let wake: WakeSignal
 
     public convenience init(configuration: CaptureConfiguration, logger: Logger = Logger(label: "parley.audio.capture")) throws(AudioError) {
@@ -152,10 +171,10 @@ public final class CaptureService: Sendable {
         logger.info("capture opened", metadata: ["device": "\(config.device)", "format": "\(pcm.negotiated)"])
         try running.withLock { (thread: inout AudioThread?) throws(AudioError) in
             guard thread == nil else { return }
-            stopping.store(false, ordering: .sequentiallyConsistent)
+            control.stopping.store(false, ordering: .sequentiallyConsistent)
             wake.consume()
             let loop = CaptureLoop(pcm: pcm, configuration: config, alsa: alsa, ring: ring, status: status,
-                                   stopping: self, wake: wake, logger: logger)
+                                   control: control, wake: wake, logger: logger)
             let transfer = UncheckedTransfer(loop)
             status.set(.running)
             thread = try AudioThread(name: config.threadName) { transfer.value.run() }
@@ -166,7 +185,7 @@ public final class CaptureService: Sendable {
     public func stop() {
         running.withLock { thread in
             guard let current = thread else { return }
-            stopping.store(true, ordering: .sequentiallyConsistent)
+            control.stopping.store(true, ordering: .sequentiallyConsistent)
             wake.signal()
             current.join()
             thread = nil
@@ -174,6 +193,12 @@ public final class CaptureService: Sendable {
         }
     }
 
+}
+
+/// The stop request shared by a service and its thread (the thread must not
+/// reference the service itself, which may be in deinit when it stops).
+final class StopFlag: Sendable {
+    let stopping = Atomic<Bool>(false)
     var isStopping: Bool { stopping.load(ordering: .acquiring) }
 }
 
@@ -190,7 +215,7 @@ final class CaptureLoop {
     private let alsa: ALSAFunctions
     private let ring: AudioRing
     private let status: CaptureStatus
-    private unowned let service: CaptureService
+    private let service: StopFlag
     private let wake: WakeSignal
     private let logger: Logger
     private var pcm: PCMHandle?
@@ -205,7 +230,7 @@ final class CaptureLoop {
     private var totalFrames = 0
 
     init(pcm: PCMHandle, configuration: CaptureConfiguration, alsa: ALSAFunctions, ring: AudioRing,
-         status: CaptureStatus, stopping service: CaptureService, wake: WakeSignal, logger: Logger) {
+         status: CaptureStatus, control service: StopFlag, wake: WakeSignal, logger: Logger) {
         self.pcm = pcm
         self.configuration = configuration
         self.alsa = alsa

@@ -33,7 +33,8 @@ public struct PlaybackConfiguration: Sendable {
 /// Plays queued Int16 buffers (speech from espeak-ng at 22050 Hz, chimes) on
 /// its own named thread. `isSpeaking` tells the recogniser to ignore its own
 /// voice; `stopSpeaking()` silences the device at once (snd_pcm_drop).
-/// Runs alongside `CaptureService` on the same or another card.
+/// Runs alongside `CaptureService` on the same or another card. The thread
+/// keeps the service alive until `shutdown()`.
 public final class PlaybackService: Sendable {
     public let configuration: PlaybackConfiguration
     private let alsa: ALSAFunctions

@@ -35,9 +35,9 @@ struct AudioBenchCommand: ParsableCommand {
                 let service = try CaptureService(configuration: CaptureConfiguration(
                     device: FileAudioDevice.capture(rawInput: raw),
                     format: PCMFormat(sampleRate: rate, channels: channels, periodFrames: period, bufferFrames: period * 8),
-                    realtimePriority: nil))
+                    realtimePriority: nil, inputFrameLimit: frames))
                 try service.start()
-                while service.status.frames < frames { usleep(2_000) }
+                while service.status.state != .endOfInput { usleep(2_000) }
                 service.stop()
                 perSecond.append(Double(service.status.cpuNanoseconds) / Double(service.status.frames) * Double(rate))
             }

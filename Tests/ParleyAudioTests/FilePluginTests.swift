@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Logging
 import Synchronization
+import ParleyTestKit
 import Testing
 @testable import ParleyAudio
 
@@ -35,6 +36,13 @@ import Testing
     }
 }
 
+/// Index of the first differing sample (or of the length mismatch); nil if equal.
+/// Keeps failure messages short, unlike comparing whole arrays.
+func firstDifference(_ a: [Int16], _ b: [Int16]) -> Int? {
+    if let i = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset { return i }
+    return a.count == b.count ? nil : min(a.count, b.count)
+}
+
 /// Polls `condition` up to 20 000 times 0.5 ms apart (a bound, not a timed assertion).
 func waitFor(_ condition: () -> Bool) -> Bool {
     for _ in 0..<20_000 where !condition() { usleep(500) }
@@ -62,6 +70,22 @@ final class TemporaryDirectory {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
     deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+@Suite struct WAVCaptureTests {
+    @Test func aRealRecordingComesBackSampleForSample() throws {
+        let dir = try TemporaryDirectory()
+        let wav = try SharedData.wavFiles(in: SharedData.coffeeClean)[5]
+        let expected = try WAVFile.read(wav).samples
+        let service = try CaptureService(configuration: .file(wav: wav, workDirectory: dir.url, pacing: .device, ringSeconds: 30))
+        try service.start()
+        #expect(waitFor { service.status.state == .endOfInput })
+        service.stop()
+        #expect(service.ring.writePosition == Int64(expected.count))
+        let captured = service.ring.samples(from: 0, count: expected.count)
+        #expect(captured.count == expected.count)
+        #expect(firstDifference(captured, expected) == nil)
+    }
 }
 
 /// Real-ALSA capture: conversion, allocation-free loop, injected overruns.
@@ -171,7 +195,7 @@ final class TemporaryDirectory {
         #expect(status.overruns >= 7)
         #expect(status.reconnects == 0)
         #expect(out.count == samples.count)
-        #expect(out == samples, "snd_pcm_recover must not rewind or skip the stream")
+        #expect(firstDifference(out, samples) == nil, "snd_pcm_recover must not rewind or skip the stream")
     }
 
     @Test func wrongDeviceNameIsAClearErrorThroughRealALSA() throws {
