@@ -3,13 +3,17 @@ import Foundation
 /// The reference the endpointer is measured against: the "true speech
 /// extent" of a clean recording is the span from the first to the last
 /// 10 ms frame whose level is within `thresholdDB` (default 35 dB) of the
-/// recording's loudest 10 ms frame. Computed on the clean recording and
-/// applied unchanged to its noisy mixes (same time alignment).
+/// recording's loudest 10 ms frame, counting only runs of at least
+/// `minimumRunFrames` (default 3, i.e. 30 ms) such frames, so an isolated
+/// click of the microphone is not speech. Computed on the clean recording
+/// and applied unchanged to its noisy mixes (same time alignment).
 public enum SpeechExtent {
     public static let defaultThresholdDB = 35.0
+    public static let defaultMinimumRunFrames = 3
 
     /// Sample range of speech, or nil for an all-silent recording.
-    public static func of(_ samples: [Int16], sampleRate: Int = 16_000, thresholdDB: Double = defaultThresholdDB) -> Range<Int>? {
+    public static func of(_ samples: [Int16], sampleRate: Int = 16_000, thresholdDB: Double = defaultThresholdDB,
+                          minimumRunFrames: Int = defaultMinimumRunFrames) -> Range<Int>? {
         let frame = sampleRate / 100
         let frames = samples.count / frame
         guard frames > 0 else { return nil }
@@ -21,8 +25,17 @@ public enum SpeechExtent {
         }
         let top = levels.max()!
         guard top > 0 else { return nil }
-        let first = levels.firstIndex { $0 >= top - thresholdDB }!
-        let last = levels.lastIndex { $0 >= top - thresholdDB }!
+        var first: Int?
+        var last = 0
+        var run = 0
+        for (index, level) in levels.enumerated() {
+            run = level >= top - thresholdDB ? run + 1 : 0
+            if run == minimumRunFrames {
+                if first == nil { first = index - run + 1 }
+            }
+            if run >= minimumRunFrames { last = index }
+        }
+        guard let first else { return nil }
         return first * frame..<(last + 1) * frame
     }
 }
@@ -59,7 +72,7 @@ public enum EndpointEvaluation {
 
     /// Runs the endpointer over one recording (16 kHz mono) with `truth`.
     public static func evaluate(_ samples: [Int16], truth: Range<Int>, configuration: EndpointerConfiguration) -> Outcome {
-        var endpointer = Endpointer(configuration: configuration)
+        let endpointer = Endpointer(configuration: configuration)
         var segments: [(start: Int64, end: Int64, reportedAt: Int64)] = []
         var open: Int64?
         endpointer.process(samples) { event in

@@ -31,6 +31,12 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     /// Onset: at least `onsetFrames` loud frames among the last `onsetWindow`.
     public var onsetFrames: Int = 6
     public var onsetWindow: Int = 10
+    /// Of those loud frames, at least this many must be voiced (periodic with
+    /// a pitch of 80-400 Hz): kitchen clatter and fans are loud but rarely
+    /// voiced. 0 turns the voicing check off.
+    public var onsetVoicedFrames: Int = 2
+    /// Normalised autocorrelation a frame needs to count as voiced.
+    public var voicingThreshold: Double = 0.6
     /// Silence after the last voiced frame before speech end is reported.
     /// Default 600 ms: long enough to bridge the pauses people make inside a
     /// spoken command (on the coffee-maker recordings, 90% of the longest
@@ -69,14 +75,21 @@ public struct EndpointerConfiguration: Sendable, Equatable {
 /// several loud frames in a short window; hysteresis keeps speech going
 /// through quieter phonemes; the end is reported after the trailing silence.
 ///
-/// A value type with fixed storage: `process` allocates nothing, so it may
-/// run on the capture thread or the recogniser's thread.
-public struct Endpointer: Sendable {
+/// Storage is allocated in `init`; `process` allocates nothing (checked by
+/// a test), so it may run on the capture thread or the recogniser's thread.
+/// Not thread-safe: one instance per stream, used by one thread.
+public final class Endpointer {
     public let configuration: EndpointerConfiguration
-    private var levels: [Double]          // smoothed levels over the minimum-statistics window (ring)
+    private let levels: UnsafeMutablePointer<Double>   // smoothed levels over the minimum-statistics window (ring)
+    private let levelCapacity: Int
     private var levelIndex = 0
     private var levelCount = 0
-    private var onsetHistory: [Bool]      // loud/quiet of the last `onsetWindow` frames
+    private let onsetHistory: UnsafeMutablePointer<Bool>    // loud/quiet of the last `onsetWindow` frames
+    private let voicedHistory: UnsafeMutablePointer<Bool>   // voiced loud frames among them
+    private let onsetCapacity: Int
+    private let recent: UnsafeMutablePointer<Double>        // last 480 high-passed samples (30 ms), ring
+    private var recentIndex = 0
+    private let decimated: UnsafeMutablePointer<Double>     // those 30 ms at 8 kHz, for the pitch check
     private var onsetIndex = 0
     private var frameEnergy: Double = 0
     private var frameFill = 0
@@ -87,6 +100,8 @@ public struct Endpointer: Sendable {
     private var noiseSpread: Double = 2
     private var framesSeen: Int64 = 0
     private var inSpeech = false
+    private var runStart: Int64 = 0          // first loud frame of the current loud run (frames)
+    private var lastLoudFrame: Int64 = -1_000
     private var segmentStart: Int64 = 0
     private var lastVoicedEnd: Int64 = 0
     private let trailingFrames: Int
@@ -98,14 +113,32 @@ public struct Endpointer: Sendable {
     public init(configuration: EndpointerConfiguration = EndpointerConfiguration()) {
         self.configuration = configuration
         let frameMs = Double(configuration.frameSamples) * 1000 / Double(configuration.sampleRate)
-        levels = [Double](repeating: 0, count: max(1, Int(Double(configuration.noiseWindowMilliseconds) / frameMs)))
-        onsetHistory = [Bool](repeating: false, count: max(1, configuration.onsetWindow))
+        levelCapacity = max(1, Int(Double(configuration.noiseWindowMilliseconds) / frameMs))
+        levels = .allocate(capacity: levelCapacity)
+        levels.initialize(repeating: 0, count: levelCapacity)
+        onsetCapacity = max(1, configuration.onsetWindow)
+        onsetHistory = .allocate(capacity: onsetCapacity)
+        onsetHistory.initialize(repeating: false, count: onsetCapacity)
+        voicedHistory = .allocate(capacity: onsetCapacity)
+        voicedHistory.initialize(repeating: false, count: onsetCapacity)
+        recent = .allocate(capacity: 480)
+        recent.initialize(repeating: 0, count: 480)
+        decimated = .allocate(capacity: 240)
+        decimated.initialize(repeating: 0, count: 240)
         trailingFrames = max(1, Int((Double(configuration.trailingSilenceMilliseconds) / frameMs).rounded()))
         preRollSamples = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         postRollSamples = Int64(min(configuration.postRollMilliseconds, configuration.trailingSilenceMilliseconds)
                                 * configuration.sampleRate / 1000)
         maxSegmentSamples = Int64(configuration.maximumSegmentMilliseconds) * Int64(configuration.sampleRate) / 1000
         adaptation = min(1, frameMs / Double(max(1, configuration.noiseAdaptationMilliseconds)))
+    }
+
+    deinit {
+        levels.deallocate()
+        onsetHistory.deallocate()
+        voicedHistory.deallocate()
+        recent.deallocate()
+        decimated.deallocate()
     }
 
     /// The current noise level estimate (dB).
@@ -115,13 +148,16 @@ public struct Endpointer: Sendable {
     public var isInSpeech: Bool { inSpeech }
 
     /// Feeds the next samples of the stream; calls `emit` for each event.
-    public mutating func process(_ samples: UnsafeBufferPointer<Int16>, emit: (EndpointEvent) -> Void) {
+    public func process(_ samples: UnsafeBufferPointer<Int16>, emit: (EndpointEvent) -> Void) {
         let frame = configuration.frameSamples
-        for s in samples {
-            let x = Double(s)
+        guard let base = samples.baseAddress else { return }
+        for index in 0..<samples.count {
+            let x = Double(base[index])
             let y = x - previousInput + 0.95 * previousOutput      // DC blocker / high-pass
             previousInput = x
             previousOutput = y
+            recent[recentIndex] = y
+            recentIndex = recentIndex == 479 ? 0 : recentIndex + 1
             frameEnergy += y * y
             frameFill += 1
             if frameFill == frame {
@@ -133,19 +169,49 @@ public struct Endpointer: Sendable {
     }
 
     /// Convenience for arrays (tests, evaluation).
-    public mutating func process(_ samples: [Int16], emit: (EndpointEvent) -> Void) {
+    public func process(_ samples: [Int16], emit: (EndpointEvent) -> Void) {
         samples.withUnsafeBufferPointer { process($0, emit: emit) }
     }
 
-    private mutating func finishFrame(emit: (EndpointEvent) -> Void) {
+    /// Pitch check on the last 30 ms: decimate to 8 kHz (pair average, a
+    /// crude low-pass that keeps the fundamental and first formant) and look
+    /// for a normalised autocorrelation peak at lags of 2.5-12.5 ms.
+    private func isVoiced() -> Bool {
+        var j = recentIndex
+        for i in 0..<240 {
+            let a = recent[j]
+            j = j == 479 ? 0 : j + 1
+            let b = recent[j]
+            j = j == 479 ? 0 : j + 1
+            decimated[i] = a + b
+        }
+        var best = 0.0
+        do {
+            let x = decimated
+            for lag in 20...100 {
+                var xy = 0.0, xx = 0.0, yy = 0.0
+                for n in 0..<(240 - lag) {
+                    let a = x[n], b = x[n + lag]
+                    xy += a * b
+                    xx += a * a
+                    yy += b * b
+                }
+                let denominator = (xx * yy).squareRoot()
+                if denominator > 0 { best = max(best, xy / denominator) }
+            }
+        }
+        return best >= configuration.voicingThreshold
+    }
+
+    private func finishFrame(emit: (EndpointEvent) -> Void) {
         let config = configuration
         let frame = Int64(config.frameSamples)
         let level = 10 * log10(frameEnergy / Double(config.frameSamples) + 1)
         // Light smoothing (two-frame time constant) so single-frame spikes do not count.
         smoothed = smoothed < 0 ? level : smoothed + 0.5 * (level - smoothed)
         levels[levelIndex] = smoothed
-        levelIndex = (levelIndex + 1) % levels.count
-        levelCount = min(levelCount + 1, levels.count)
+        levelIndex = (levelIndex + 1) % levelCapacity
+        levelCount = min(levelCount + 1, levelCapacity)
         var windowMinimum = Double.infinity
         for i in 0..<levelCount { windowMinimum = min(windowMinimum, levels[i]) }
         if noiseLevel < 0 { noiseLevel = smoothed }
@@ -160,26 +226,35 @@ public struct Endpointer: Sendable {
 
         if !inSpeech {
             let loud = smoothed > startThreshold
+            let voiced = loud && config.onsetVoicedFrames > 0 && isVoiced()
             // Learn the noise outside speech (deviations clamped so a burst cannot run away with it).
             let deviation = min(smoothed - noiseLevel, 10)
             noiseLevel += adaptation * deviation
             noiseSpread += adaptation * (abs(deviation) - noiseSpread)
+            if loud {
+                // A new run starts after 150 ms without loud frames; the segment is back-dated to it.
+                if framesSeen - 1 - lastLoudFrame > 15 { runStart = framesSeen - 1 }
+                lastLoudFrame = framesSeen - 1
+            }
             onsetHistory[onsetIndex] = loud
-            onsetIndex = (onsetIndex + 1) % onsetHistory.count
+            voicedHistory[onsetIndex] = voiced
+            onsetIndex = (onsetIndex + 1) % onsetCapacity
             var count = 0
-            for v in onsetHistory where v { count += 1 }
-            if count >= config.onsetFrames {
+            var voicedCount = 0
+            for i in 0..<onsetCapacity {
+                if onsetHistory[i] { count += 1 }
+                if voicedHistory[i] { voicedCount += 1 }
+            }
+            if count >= config.onsetFrames && voicedCount >= config.onsetVoicedFrames {
                 inSpeech = true
-                // Back-date to the first loud frame in the onset window, then the pre-roll.
-                var firstLoud = 0
-                for back in 0..<onsetHistory.count {
-                    let idx = (onsetIndex - 1 - back + 2 * onsetHistory.count) % onsetHistory.count
-                    if onsetHistory[idx] { firstLoud = back }
-                }
-                let firstLoudStart = frameEnd - Int64(firstLoud + 1) * frame
+                // Back-date to the start of the loud run (voicing may confirm late), then the pre-roll.
+                let firstLoudStart = runStart * frame
                 segmentStart = max(0, firstLoudStart - preRollSamples)
                 lastVoicedEnd = frameEnd
-                for i in onsetHistory.indices { onsetHistory[i] = false }
+                for i in 0..<onsetCapacity {
+                    onsetHistory[i] = false
+                    voicedHistory[i] = false
+                }
                 emit(.speechStarted(start: segmentStart, reportedAt: frameEnd))
             }
             return

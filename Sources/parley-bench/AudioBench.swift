@@ -64,6 +64,8 @@ struct AudioBenchCommand: ParsableCommand {
         @Option(help: "Override the onset frames.") var onsetFrames: Int?
         @Option(help: "Override the onset window.") var onsetWindow: Int?
         @Option(help: "Override the post-roll (ms).") var postRollMs: Int?
+        @Option(help: "Override the voiced onset frames.") var onsetVoiced: Int?
+        @Option(help: "Override the voicing threshold.") var voicing: Double?
 
         func tuned(_ trailing: Int) -> EndpointerConfiguration {
             var c = EndpointerConfiguration(trailingSilenceMilliseconds: trailing)
@@ -74,6 +76,8 @@ struct AudioBenchCommand: ParsableCommand {
             if let onsetFrames { c.onsetFrames = onsetFrames }
             if let onsetWindow { c.onsetWindow = onsetWindow }
             if let postRollMs { c.postRollMilliseconds = postRollMs }
+            if let onsetVoiced { c.onsetVoicedFrames = onsetVoiced }
+            if let voicing { c.voicingThreshold = voicing }
             return c
         }
 

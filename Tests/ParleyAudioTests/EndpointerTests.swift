@@ -1,3 +1,4 @@
+import CParleyMallocCounter
 import Foundation
 import Testing
 import ParleyTestKit
@@ -16,7 +17,7 @@ import ParleyTestKit
     }
 
     func events(_ samples: [Int16], _ config: EndpointerConfiguration = .init()) -> [EndpointEvent] {
-        var endpointer = Endpointer(configuration: config)
+        let endpointer = Endpointer(configuration: config)
         var out: [EndpointEvent] = []
         // Feed in uneven chunks, as a reader of the ring would.
         var i = 0
@@ -87,9 +88,50 @@ import ParleyTestKit
 
     @Test func trueSpeechExtentFollowsTheDocumentedThreshold() {
         var samples = [Int16](repeating: 0, count: 16_000)
-        for i in 4_000..<4_160 { samples[i] = 10_000 }          // loud frame
-        for i in 8_000..<8_160 { samples[i] = 200 }             // 34 dB down: inside
-        for i in 12_000..<12_160 { samples[i] = 100 }           // 40 dB down: outside
-        #expect(SpeechExtent.of(samples) == 4_000..<8_160)
+        for i in 960..<1_120 { samples[i] = 10_000 }            // a 10 ms click: not speech
+        for i in 4_000..<4_480 { samples[i] = 10_000 }          // loud 30 ms
+        for i in 8_000..<8_480 { samples[i] = 200 }             // 34 dB down for 30 ms: inside
+        for i in 12_000..<12_480 { samples[i] = 100 }           // 40 dB down: outside
+        #expect(SpeechExtent.of(samples) == 4_000..<8_480)
+        #expect(SpeechExtent.of(samples, minimumRunFrames: 1) == 960..<8_480)
+    }
+
+    @Test func voicingCheckRejectsLoudUnvoicedNoise() {
+        // A loud burst of white noise (a clatter) in a quiet room: loud but not voiced.
+        var rng = SplitMix64(seed: 5)
+        let samples = (0..<Int(4 * 16_000)).map { i -> Int16 in
+            let t = Double(i) / 16_000
+            let amplitude = (1.5..<2.5).contains(t) ? 8_000.0 : 100.0
+            return Int16((Double(rng.next() % 2_001) - 1_000) / 1_000 * amplitude)
+        }
+        #expect(events(samples).isEmpty)
+        var withoutVoicing = EndpointerConfiguration()
+        withoutVoicing.onsetVoicedFrames = 0
+        #expect(events(samples, withoutVoicing).count == 2)      // energy alone calls it speech
+    }
+}
+
+@Suite struct EndpointerAllocationTests {
+    @Test func processingAllocatesNothing() throws {
+        let samples = try WAVFile.read(try SharedData.wavFiles(in: SharedData.coffeeClean)[0]).samples
+        let endpointer = Endpointer()
+        var starts = 0, ends = 0
+        try samples.withUnsafeBufferPointer { buffer in
+            // Warm up once (first use may touch lazily initialised runtime state).
+            endpointer.process(UnsafeBufferPointer(rebasing: buffer[0..<1_600])) { _ in }
+            let before = parley_malloc_count_current_thread()
+            var offset = 1_600
+            while offset < buffer.count {
+                let n = min(160, buffer.count - offset)
+                endpointer.process(UnsafeBufferPointer(rebasing: buffer[offset..<offset + n])) { event in
+                    if case .speechStarted = event { starts += 1 } else { ends += 1 }
+                }
+                offset += n
+            }
+            let after = parley_malloc_count_current_thread()
+            #expect(after == before, "\(after - before) allocations")
+            _ = try #require(buffer.count > 16_000)
+        }
+        #expect(starts >= 1)
     }
 }
