@@ -92,11 +92,12 @@ struct AudioBenchCommand: ParsableCommand {
                 try printDetail(files: files, snr: detail)
                 return
             }
+            try printCPU(files: files)
             for trailing in trailingMs.split(separator: ",").compactMap({ Int($0) }) {
                 let config = tuned(trailing)
                 let results = try EndpointEvaluation.run(
                     recordings: files, noise: URL(fileURLWithPath: noise), snrs: snrList, seed: seed, configuration: config)
-                print("trailing silence \(trailing) ms, \(files.count) recordings, true extent: frames within \(Int(SpeechExtent.defaultThresholdDB)) dB of the loudest 10 ms frame")
+                print("trailing silence \(trailing) ms, \(files.count) recordings, true extent: 10 ms frames within \(Int(SpeechExtent.defaultThresholdDB)) dB of the loudest, in runs of >= \(SpeechExtent.defaultMinimumRunFrames * 10) ms")
                 print("| condition | one segment with all speech | some segment with all speech | end delay median | end delay p90 |")
                 print("|---|---|---|---|---|")
                 for c in results {
@@ -104,6 +105,27 @@ struct AudioBenchCommand: ParsableCommand {
                                  c.someSegmentShare * 100, c.medianEndDelaySeconds * 1000, c.p90EndDelaySeconds * 1000))
                 }
             }
+        }
+
+        /// CPU time of the endpointer itself (this thread), per second of audio, over the clean set.
+        func printCPU(files: [URL]) throws {
+            let recordings = try files.map { try WAVFile.read($0).samples }
+            let seconds = Double(recordings.reduce(0) { $0 + $1.count }) / 16_000
+            var runs: [Double] = []
+            for _ in 0..<5 {
+                var t0 = timespec(), t1 = timespec()
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0)
+                for samples in recordings {
+                    let endpointer = Endpointer(configuration: tuned(600))
+                    samples.withUnsafeBufferPointer { endpointer.process($0) { _ in } }
+                }
+                clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1)
+                let ns = Double(t1.tv_sec - t0.tv_sec) * 1e9 + Double(t1.tv_nsec - t0.tv_nsec)
+                runs.append(ns / seconds)
+            }
+            runs.sort()
+            print(String(format: "endpointer CPU: median %.1f µs per second of audio (%.3f%% of one core), %.0f s of audio x 5 runs",
+                         runs[2] / 1_000, runs[2] / 1e9 * 100, seconds))
         }
 
         func printDetail(files: [URL], snr: Double) throws {
