@@ -316,13 +316,14 @@ final class CaptureLoop {
 
     /// Blocks in poll(2) on the PCM descriptors and the wake eventfd.
     private func waitForDevice(_ pcm: PCMHandle) {
-        let rc = alsa.poll(fds, fdCount, 1_000)
-        if rc < 0 && rc != -EINTR { deviceLost(-rc); return }
+        let polled = ALSAStatus.check(.poll) { Int(alsa.poll(fds, fdCount, 1_000)) }
+        if case .failure(let failure) = polled { deviceLost(failure.errno); return }
         if fds[0].revents != 0 { return }                 // stop requested
         if fdCount > 1 {
-            let (status, revents) = alsa.pollRevents(pcm.raw, fds + 1, UInt32(fdCount - 1))
-            if status < 0 { deviceLost(-status); return }
-            _ = revents                                    // POLLERR shows up as an error from the next readi
+            // snd_pcm_poll_descriptors_revents demangles the plugin's events; POLLERR
+            // needs no handling here because the next snd_pcm_readi reports the error.
+            let checked = ALSAStatus.check(.pollDescriptors) { Int(alsa.pollRevents(pcm.raw, fds + 1, UInt32(fdCount - 1)).0) }
+            if case .failure(let failure) = checked { deviceLost(failure.errno); return }
         }
     }
 

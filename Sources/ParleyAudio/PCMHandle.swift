@@ -85,9 +85,12 @@ final class PCMHandle {
     static func open(_ device: PCMDevice, stream: snd_pcm_stream_t, format: PCMFormat, alsa: ALSAFunctions) -> Result<PCMHandle, ALSAStatus> {
         var config: OpaquePointer?
         if let text = device.configuration {
-            let (rc, tree) = alsa.configLoad(text)
-            if rc < 0 { return .failure(ALSAStatus(call: .configLoad, errno: -rc)) }
-            config = tree
+            let loaded = ALSAStatus.check(.configLoad, retryOnInterrupt: false) {
+                let (rc, tree) = alsa.configLoad(text)
+                config = tree
+                return Int(rc)
+            }
+            if case .failure(let status) = loaded { return .failure(status) }
         }
         defer { if let config { alsa.configDelete(config) } }
         var pcm: OpaquePointer?
@@ -106,8 +109,14 @@ final class PCMHandle {
     }
 
     private func configure(_ request: PCMFormat) -> Result<Void, ALSAStatus> {
-        let (rc, maybeParams) = alsa.hwParamsMalloc()
-        guard rc >= 0, let params = maybeParams else { return .failure(ALSAStatus(call: .hwParamsMalloc, errno: rc < 0 ? -rc : ENOMEM)) }
+        var maybeParams: OpaquePointer?
+        let allocated = ALSAStatus.check(.hwParamsMalloc) {
+            let (rc, params) = alsa.hwParamsMalloc()
+            maybeParams = params
+            return Int(rc)
+        }
+        if case .failure(let status) = allocated { return .failure(status) }
+        guard let params = maybeParams else { return .failure(ALSAStatus(call: .hwParamsMalloc, errno: ENOMEM)) }
         defer { alsa.hwParamsFree(params) }
         let pcm = raw
         var result = request
