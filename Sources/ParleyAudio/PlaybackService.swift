@@ -52,6 +52,8 @@ public final class PlaybackService: Sendable {
     private let framesAfterStop = Atomic<Int>(0)
     private let underruns = Atomic<Int>(0)
     private let negotiatedRate = Atomic<Int>(0)
+    private let reopens = Atomic<Int>(0)
+    private let lastErrno = Atomic<Int32>(0)
 
     public convenience init(configuration: PlaybackConfiguration, logger: Logger = Logger(label: "parley.audio.playback")) throws(AudioError) {
         try self.init(configuration: configuration, logger: logger, alsa: .system)
@@ -76,6 +78,10 @@ public final class PlaybackService: Sendable {
     public var framesWrittenAfterLastStop: Int { framesAfterStop.load(ordering: .relaxed) }
     /// Underruns (-EPIPE) recovered.
     public var underrunCount: Int { underruns.load(ordering: .relaxed) }
+    /// Times the device was reopened after failing (e.g. a USB speaker replugged).
+    public var reopenCount: Int { reopens.load(ordering: .relaxed) }
+    /// errno of the last device failure (0: none).
+    public var lastDeviceErrno: Int32 { lastErrno.load(ordering: .relaxed) }
     /// The device's sample rate (0 before start).
     public var deviceSampleRate: Int { negotiatedRate.load(ordering: .relaxed) }
 
@@ -91,11 +97,11 @@ public final class PlaybackService: Sendable {
         }
         negotiatedRate.store(pcm.negotiated.sampleRate, ordering: .relaxed)
         logger.info("playback opened", metadata: ["device": "\(config.device)", "format": "\(pcm.negotiated)"])
-        let transfer = UncheckedTransfer(pcm)
+        let box = HandleBox(pcm)
         try thread.withLock { (current: inout AudioThread?) throws(AudioError) in
             guard current == nil else { return }
             shuttingDown.store(false, ordering: .sequentiallyConsistent)
-            current = try AudioThread(name: config.threadName) { self.run(pcm: transfer.value) }
+            current = try AudioThread(name: config.threadName) { self.run(box: box) }
         }
     }
 
@@ -156,8 +162,10 @@ public final class PlaybackService: Sendable {
         configuration.onSpeakingChanged?(value)
     }
 
-    private func run(pcm: PCMHandle) {
-        let format = pcm.negotiated
+    private func run(box: HandleBox) {
+        // Take sole ownership, so dropping `pcm` really closes the device.
+        var pcm: PCMHandle? = box.take()
+        guard let format = pcm?.negotiated else { return }
         let channels = format.channels
         let period = format.periodFrames
         let sample = format.format
@@ -165,7 +173,8 @@ public final class PlaybackService: Sendable {
         defer { buffer.deallocate() }
         var fds = [pollfd](repeating: pollfd(), count: 16)
         fds[0] = pollfd(fd: wake.fd, events: Int16(POLLIN), revents: 0)
-        let pcmFds = fds.withUnsafeMutableBufferPointer { pcm.pollDescriptors(into: $0.baseAddress! + 1, capacity: 15) }
+        var pcmFds = fds.withUnsafeMutableBufferPointer { pcm!.pollDescriptors(into: $0.baseAddress! + 1, capacity: 15) }
+        var backOff: Int32 = 100
         var current: [Int16] = []
         var offset = 0
         var stopsSeen = stopsDone.load(ordering: .relaxed)
@@ -178,10 +187,24 @@ public final class PlaybackService: Sendable {
             wake.consume()
         }
         func finish() {
-            _ = alsa.drop(pcm.raw)
-            _ = alsa.prepare(pcm.raw)
+            if let pcm {
+                _ = alsa.drop(pcm.raw)
+                _ = alsa.prepare(pcm.raw)
+            }
             pacedFrames = 0
             setSpeaking(false)
+        }
+        /// The open device, reopening it after it vanished (unplugged USB speaker).
+        func device() -> PCMHandle? {
+            if let pcm { return pcm }
+            guard case .success(let handle) = PCMHandle.open(configuration.device, stream: SND_PCM_STREAM_PLAYBACK,
+                                                             format: configuration.format, alsa: alsa) else { return nil }
+            pcm = handle
+            pcmFds = fds.withUnsafeMutableBufferPointer { handle.pollDescriptors(into: $0.baseAddress! + 1, capacity: 15) }
+            negotiatedRate.store(handle.negotiated.sampleRate, ordering: .relaxed)
+            reopens.add(1, ordering: .relaxed)
+            backOff = 100
+            return handle
         }
 
         while !shuttingDown.load(ordering: .acquiring) {
@@ -209,7 +232,7 @@ public final class PlaybackService: Sendable {
                     setSpeaking(true)
                     continue
                 }
-                if isSpeaking {
+                if isSpeaking, let pcm {
                     // Let the device play out what it holds, waking for stop requests.
                     let (rc, queued) = alsa.delay(pcm.raw)
                     if rc >= 0 && queued > 0 && stopRequests.load(ordering: .acquiring) == stopsSeen {
@@ -220,6 +243,17 @@ public final class PlaybackService: Sendable {
                 }
                 if queue.withLock({ $0.isEmpty }) { busy.store(false, ordering: .releasing) }
                 waitOnWake(milliseconds: 1_000)
+                continue
+            }
+            guard let handle = device() else {
+                // No device: this speech is lost, but the service stays up and retries.
+                queue.withLock { $0.removeAll() }
+                current = []
+                offset = 0
+                finish()
+                busy.store(false, ordering: .releasing)
+                waitOnWake(milliseconds: backOff)
+                backOff = min(backOff * 2, 5_000)
                 continue
             }
             let frames = min(period, current.count - offset)
@@ -234,7 +268,7 @@ public final class PlaybackService: Sendable {
                     }
                 }
             }
-            switch ALSAStatus.check(.writei, { alsa.writei(pcm.raw, buffer, UInt(frames)) }) {
+            switch ALSAStatus.check(.writei, { alsa.writei(handle.raw, buffer, UInt(frames)) }) {
             case .success(let done) where done > 0:
                 offset += done
                 written.add(done, ordering: .relaxed)
@@ -254,17 +288,28 @@ public final class PlaybackService: Sendable {
                 _ = fds.withUnsafeMutableBufferPointer { alsa.poll($0.baseAddress!, 1 + pcmFds, 100) }
             case .failure(let failure) where failure.errno == EPIPE || failure.errno == ESTRPIPE:
                 underruns.add(1, ordering: .relaxed)
-                _ = alsa.recover(pcm.raw, -failure.errno, 1)
-            case .failure:
-                // The device failed (e.g. unplugged): drop this utterance rather than spin.
-                current = []
-                offset = 0
+                _ = alsa.recover(handle.raw, -failure.errno, 1)
+            case .failure(let failure):
+                // The device failed (e.g. unplugged): close it; the next write reopens it.
+                lastErrno.store(failure.errno, ordering: .relaxed)
                 finish()
-                waitOnWake(milliseconds: 100)
+                pcm = nil
             }
         }
-        _ = alsa.drop(pcm.raw)
+        if let pcm { _ = alsa.drop(pcm.raw) }
         setSpeaking(false)
         busy.store(false, ordering: .releasing)
+    }
+}
+
+/// Hands a PCM handle to the playback thread, which takes it out so that it
+/// is the only owner (closing the device when it drops the handle).
+private final class HandleBox: @unchecked Sendable {
+    // @unchecked: written in init, taken once by the playback thread.
+    private var handle: PCMHandle?
+    init(_ handle: PCMHandle) { self.handle = handle }
+    func take() -> PCMHandle? {
+        defer { handle = nil }
+        return handle
     }
 }

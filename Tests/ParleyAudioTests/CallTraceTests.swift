@@ -112,4 +112,21 @@ import Testing
         #expect(service.status.state == .stopped)
         #expect(mock.count("snd_pcm_close") == 1)
     }
+
+    @Test func playbackReopensAVanishedSpeaker() throws {
+        let mock = MockALSA(.init(writei: [-Int(ENODEV)]))
+        let service = try PlaybackService(
+            configuration: PlaybackConfiguration(device: PCMDevice(name: "hw:5,0")),
+            logger: Logger(label: "test"), alsa: mock.functions)
+        try service.start()
+        service.enqueue([Int16](repeating: 1_000, count: 4_800), sampleRate: 48_000)   // ten periods
+        service.waitUntilIdle()
+        service.shutdown()
+        #expect(service.reopenCount == 1)
+        #expect(service.lastDeviceErrno == ENODEV)
+        #expect(service.framesWritten == 4_800)          // the failed period was written again after reopening
+        let calls = mock.calls.filter { ["snd_pcm_open", "snd_pcm_close", "snd_pcm_writei"].contains($0) }
+        #expect(Array(calls.prefix(5)) == ["snd_pcm_open", "snd_pcm_writei", "snd_pcm_close", "snd_pcm_open", "snd_pcm_writei"])
+        #expect(mock.count("snd_pcm_writei") == 11)
+    }
 }

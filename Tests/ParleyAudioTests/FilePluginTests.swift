@@ -160,20 +160,35 @@ final class TemporaryDirectory {
             var rng = SplitMix64(seed: 1)
             let frames = rate * 60                                  // 6000 periods of 10 ms
             try FileAudioDevice.writeRaw((0..<frames * channels).map { _ in Int16(truncatingIfNeeded: rng.next()) >> 2 }, to: raw)
-            let service = try CaptureService(configuration: CaptureConfiguration(
-                device: FileAudioDevice.capture(rawInput: raw),
-                format: PCMFormat(sampleRate: rate, channels: channels, periodFrames: rate / 100, bufferFrames: rate / 25),
-                realtimePriority: nil, inputFrameLimit: frames))
+            // Hold the capture thread inside its 100th read until the baseline is taken,
+            // so the measured window is exactly periods 100...6000 however busy the machine is.
+            let reads = Atomic<Int>(0)
+            let gate = Atomic<Bool>(false)
+            var alsa = ALSAFunctions.system
+            let realRead = alsa.readi
+            alsa.readi = { pcm, buffer, count in
+                if reads.add(1, ordering: .relaxed).newValue == 100 {
+                    while !gate.load(ordering: .acquiring) { usleep(200) }
+                }
+                return realRead(pcm, buffer, count)
+            }
+            let service = try CaptureService(
+                configuration: CaptureConfiguration(
+                    device: FileAudioDevice.capture(rawInput: raw),
+                    format: PCMFormat(sampleRate: rate, channels: channels, periodFrames: rate / 100, bufferFrames: rate / 25),
+                    realtimePriority: nil, inputFrameLimit: frames),
+                logger: Logger(label: "test"), alsa: alsa)
             try service.start()
-            #expect(waitFor { service.status.periods >= 100 })
+            #expect(waitFor { reads.load(ordering: .relaxed) >= 100 })
             let tid = service.status.threadID
             let before = parley_malloc_count_for_thread(tid)
             let periodsBefore = service.status.periods
+            gate.store(true, ordering: .releasing)
             #expect(waitFor { service.status.state == .endOfInput })
             let after = parley_malloc_count_for_thread(tid)
             let periods = service.status.periods - periodsBefore
             service.stop()
-            #expect(periods >= 5_000)
+            #expect(periods == 5_901)                              // reads 100...6000, all inside the window
             #expect(after == before, "\(after - before) allocations over \(periods) periods at \(rate) Hz \(channels) ch")
             #expect(before > 0)                                    // the counter does see this thread (setup allocates)
         }

@@ -11,6 +11,8 @@ final class MockALSA: Sendable {
         var open: [Int32] = []
         /// Results of successive snd_pcm_readi calls (negative errno, or a frame count); a full period when empty.
         var readi: [Int] = []
+        /// Results of successive snd_pcm_writei calls (negative errno); all frames when empty.
+        var writei: [Int] = []
         /// Result of snd_pcm_hw_params_set_format.
         var setFormat: Int32 = 0
         /// When true, readi returns -EAGAIN forever and poll really blocks on the wake eventfd.
@@ -67,7 +69,11 @@ final class MockALSA: Sendable {
                 buffer.initializeMemory(as: Int16.self, repeating: 100, count: n)
                 return n
             },
-            writei: { _, _, frames in self.record("snd_pcm_writei"); return Int(frames) },
+            writei: { _, _, frames in
+                self.record("snd_pcm_writei")
+                let next = self.script.withLock { $0.writei.isEmpty ? nil : $0.writei.removeFirst() }
+                return next ?? Int(frames)
+            },
             delay: { _ in (0, 0) },
             pollDescriptorsCount: { _ in 0 },
             pollDescriptors: { _, _, _ in 0 },
