@@ -130,12 +130,13 @@ public final class AudioRing: @unchecked Sendable {
     /// the timeout passes; returns whether new samples are there. Do not call
     /// from the cooperative thread pool: it is for the recogniser's own thread.
     public func waitForSamples(after position: Int64, timeoutNanoseconds: Int64) -> Bool {
+        let deadline = AudioThread.monotonicNanoseconds() + timeoutNanoseconds
         while true {
             let generation = parley_futex_load(futexWord)
             if writePosition > position { return true }
-            if parley_futex_wait(futexWord, generation, timeoutNanoseconds) == 1 {
-                return writePosition > position
-            }
+            let left = deadline - AudioThread.monotonicNanoseconds()
+            if left <= 0 { return false }
+            _ = parley_futex_wait(futexWord, generation, left)
         }
     }
 }

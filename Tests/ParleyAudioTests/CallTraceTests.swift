@@ -84,18 +84,18 @@ import Testing
     }
 
     @Test func vanishedDeviceIsReopenedWithBackOff() throws {
-        let mock = MockALSA(.init(readi: [160, -Int(ENODEV)]))
+        // start() opens fine; then the device vanishes and is away for two attempts.
+        let mock = MockALSA(.init(open: [0, -ENODEV, -ENOENT], readi: [160, -Int(ENODEV)]))
         let service = try makeService(mock)
-        try service.start()
-        mock.script.withLock { $0.open = [-ENODEV, -ENOENT] }   // unplugged for two attempts
         mock.stateProbe.withLock { $0 = { [weak service] in service?.status.state.description ?? "gone" } }
+        try service.start()
         #expect(waitFor { service.status.reconnects == 1 && service.status.periods >= 5 })
         service.stop()
         #expect(service.status.state == .stopped)
         #expect(service.status.lastErrno == ENOENT)   // the last failure seen while reconnecting
         let opens = mock.calls.filter { $0.hasPrefix("snd_pcm_open") }
-        // The first open is start(), before the probe was installed; then three attempts while reconnecting.
-        #expect(opens == ["snd_pcm_open", "snd_pcm_open(reconnecting)", "snd_pcm_open(reconnecting)", "snd_pcm_open(reconnecting)"])
+        // The first open is start(); then three attempts while reconnecting.
+        #expect(opens == ["snd_pcm_open(stopped)", "snd_pcm_open(reconnecting)", "snd_pcm_open(reconnecting)", "snd_pcm_open(reconnecting)"])
         // The vanished handle was closed before reopening.
         let calls = mock.calls
         let firstReopen = calls.firstIndex(of: "snd_pcm_open(reconnecting)")!
