@@ -126,6 +126,27 @@ public final class CaptureStatus: Sendable {
     public var isRealtime: Bool { realtimeValue.load(ordering: .relaxed) }
 
     func set(_ state: CaptureState) { stateValue.store(state.rawValue, ordering: .releasing) }
+
+    /// All counters at once, for status displays and periodic logging by another thread.
+    public var snapshot: Snapshot {
+        Snapshot(state: state, periods: periods, frames: frames, overruns: overruns, reconnects: reconnects,
+                 lastErrno: lastErrno, isRealtime: isRealtime)
+    }
+
+    public struct Snapshot: Sendable, Equatable, CustomStringConvertible {
+        public var state: CaptureState
+        public var periods: Int
+        public var frames: Int
+        public var overruns: Int
+        public var reconnects: Int
+        public var lastErrno: Int32
+        public var isRealtime: Bool
+
+        public var description: String {
+            "capture \(state): \(periods) periods, \(frames) frames, \(overruns) overruns, \(reconnects) reconnects"
+                + (lastErrno != 0 ? ", last errno \(lastErrno)" : "") + (isRealtime ? ", SCHED_FIFO" : "")
+        }
+    }
 }
 
 /// Captures from an ALSA PCM on a dedicated named thread, converts to 16 kHz

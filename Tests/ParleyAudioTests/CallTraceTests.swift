@@ -60,6 +60,7 @@ import Testing
         #expect(waitFor { service.status.periods >= 10 })
         service.stop()
         #expect(service.status.overruns == 3)
+        #expect(service.status.snapshot.description.contains("3 overruns"))
         #expect(mock.count("snd_pcm_recover(-32)") == 3)
         #expect(service.status.lastErrno == 0)
         // Each recovery directly follows the failed read.
