@@ -44,7 +44,11 @@ let package = Package(
 
         // MARK: Device and storage wrappers.
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore"]),
-        .target(name: "ParleyAudio", dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]),
+        // CParleyShims: futex helpers for the audio ring (syscall(2) is variadic).
+        .target(name: "CParleyShims"),
+        .target(
+            name: "ParleyAudio",
+            dependencies: ["CALSA", "CParleyShims", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ParleySpeech",
             dependencies: [
@@ -85,7 +89,11 @@ let package = Package(
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit", "Yams"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestKit"]),
-        .testTarget(name: "ParleyAudioTests", dependencies: ["ParleyAudio", "CALSA"]),
+        // Test-only malloc interposer counting allocations per thread (audio loop proof).
+        .target(name: "CParleyMallocCounter", path: "Tests/CParleyMallocCounter"),
+        .testTarget(
+            name: "ParleyAudioTests",
+            dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware"]),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyTestKit"]),
