@@ -57,7 +57,7 @@ let package = Package(
             ]),
         .target(
             name: "ParleyHardware",
-            dependencies: ["CGPIOD", "Yams", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CGPIOD", "ParleyCore", "Yams", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Wiring and executables.
         .target(
@@ -95,7 +95,7 @@ let package = Package(
             name: "ParleyAudioTests",
             dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyApps", "ParleyTestKit"]),
-        .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware"]),
+        .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
     ],

@@ -1,15 +1,5 @@
-/// What the device is doing, as the LEDs show it. The raw values are the
-/// names used in board files, the control protocol and the console (`led: thinking`).
-public enum DeviceState: String, CaseIterable, Sendable, Codable {
-    case idle
-    case listening
-    case thinking
-    case speaking
-    case awaitingConfirmation = "awaiting-confirmation"
-    case success
-    case error
-    case muted
-
+import ParleyCore
+extension DeviceState {
     /// Success and error are shown for one flash and then the LEDs return to
     /// the state shown before; every other state lasts until the next one.
     public var isTransient: Bool { self == .success || self == .error }
@@ -44,24 +34,16 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// A recognised button gesture.
-public struct ButtonGesture: Equatable, Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
-        /// A short press (and, when double press is configured, no second one within the window).
-        case press
-        /// Held for at least the long-press time: cancel.
-        case longPress = "long-press"
-        /// Two short presses within the double-press window.
-        case doublePress = "double-press"
-    }
-
-    public var kind: Kind
+/// A recognised button gesture (ParleyCore's `ButtonGesture`) with the kernel
+/// timestamps it was recognised from.
+public struct ButtonEvent: Equatable, Sendable {
+    public var kind: ButtonGesture
     /// When the (first) press began, from the kernel event timestamp.
     public var pressedAt: Timestamp
     /// When the gesture became certain (a release, or a timer running out).
     public var recognizedAt: Timestamp
 
-    public init(_ kind: Kind, pressedAt: Timestamp, recognizedAt: Timestamp) {
+    public init(_ kind: ButtonGesture, pressedAt: Timestamp, recognizedAt: Timestamp) {
         self.kind = kind
         self.pressedAt = pressedAt
         self.recognizedAt = recognizedAt
@@ -70,7 +52,7 @@ public struct ButtonGesture: Equatable, Sendable {
 
 /// What the board reports to the engine.
 public enum HardwareEvent: Equatable, Sendable {
-    case button(ButtonGesture)
+    case button(ButtonEvent)
     /// The mute switch moved: `true` means listening must stop and the muted state shows.
     case mute(Bool)
 }

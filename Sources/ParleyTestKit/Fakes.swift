@@ -42,24 +42,10 @@ public actor InMemoryDonationStore: DonationStore {
     }
 }
 
-public actor InMemoryCustomPhraseStore: CustomPhraseStore {
-    private var phrases: [String: CustomPhrase] = [:]
-    public init() {}
-    public func customPhrases() async throws -> [CustomPhrase] { phrases.values.sorted { $0.phrase < $1.phrase } }
-    public func save(_ phrase: CustomPhrase) async throws { phrases[PhraseText.normalised(phrase.phrase)] = phrase }
-    public func deletePhrase(_ phrase: String) async throws -> Bool { phrases.removeValue(forKey: PhraseText.normalised(phrase)) != nil }
-}
-
-public actor InMemoryAppDataStore: AppDataStore {
-    private var values: [String: [String: Data]] = [:]
-    public init() {}
-    public func value(app: String, key: String) async throws -> Data? { values[app]?[key] }
-    public func setValue(_ value: Data, app: String, key: String) async throws { values[app, default: [:]][key] = value }
-    public func removeValue(app: String, key: String) async throws { values[app]?[key] = nil }
-    public func keys(app: String, prefix: String) async throws -> [String] {
-        (values[app] ?? [:]).keys.filter { $0.hasPrefix(prefix) }.sorted()
-    }
-}
+/// The console's in-memory stores serve tests as they are; the names say
+/// what a test wants.
+public typealias InMemoryCustomPhraseStore = EphemeralCustomPhraseStore
+public typealias InMemoryAppDataStore = EphemeralAppDataStore
 
 /// An engine wired to fakes: a manual clock, a recording sink, in-memory stores.
 public struct EngineHarness: Sendable {

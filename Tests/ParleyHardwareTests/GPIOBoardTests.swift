@@ -1,3 +1,4 @@
+import ParleyCore
 import Glibc
 import Logging
 import Testing
@@ -184,9 +185,9 @@ struct GPIOBoardTests {
         ])
         let events = await firstEvents(board, 3)
         #expect(events == [
-            .button(ButtonGesture(.press, pressedAt: t0, recognizedAt: t0.adding(milliseconds: 420))),
-            .button(ButtonGesture(.doublePress, pressedAt: t0.adding(milliseconds: 1000), recognizedAt: t0.adding(milliseconds: 1350))),
-            .button(ButtonGesture(.longPress, pressedAt: t0.adding(milliseconds: 2000), recognizedAt: t0.adding(milliseconds: 2800))),
+            .button(ButtonEvent(.press, pressedAt: t0, recognizedAt: t0.adding(milliseconds: 420))),
+            .button(ButtonEvent(.doublePress, pressedAt: t0.adding(milliseconds: 1000), recognizedAt: t0.adding(milliseconds: 1350))),
+            .button(ButtonEvent(.longPress, pressedAt: t0.adding(milliseconds: 2000), recognizedAt: t0.adding(milliseconds: 2800))),
         ])
         #expect(board.droppedEvents == 0)
         board.shutdown()
@@ -242,7 +243,7 @@ struct GPIOEventPathTests {
             h.mock.sendEdges(17, [(true, pressed), (false, released)])
             let event = await iterator.next()
             let received = monotonicNow()
-            #expect(event == .button(ButtonGesture(.press, pressedAt: pressed, recognizedAt: released)))
+            #expect(event == .button(ButtonEvent(.press, pressedAt: pressed, recognizedAt: released)))
             latencies.append(received.nanoseconds(since: released))
         }
         board.shutdown()

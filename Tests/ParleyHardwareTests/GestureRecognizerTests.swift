@@ -1,3 +1,4 @@
+import ParleyCore
 import Testing
 
 @testable import ParleyHardware
@@ -6,9 +7,9 @@ import Testing
 func recognise(
     _ edges: [(ms: Int64, active: Bool)], until end: Int64,
     timings: GestureTimings = GestureTimings(debounceMilliseconds: 20, longPressMilliseconds: 800, doublePressWindowMilliseconds: 300)
-) -> [ButtonGesture] {
+) -> [ButtonEvent] {
     var recogniser = GestureRecognizer(timings: timings)
-    var gestures: [ButtonGesture] = []
+    var gestures: [ButtonEvent] = []
     for edge in edges {
         gestures += recogniser.edge(active: edge.active, at: .milliseconds(edge.ms))
     }
@@ -16,13 +17,13 @@ func recognise(
     return gestures
 }
 
-func kinds(_ gestures: [ButtonGesture]) -> [ButtonGesture.Kind] { gestures.map(\.kind) }
+func kinds(_ gestures: [ButtonEvent]) -> [ButtonGesture] { gestures.map(\.kind) }
 
 @Suite("Gesture recognition from event timestamps")
 struct GestureRecognizerTests {
     @Test func shortPressIsReportedWhenTheDoublePressWindowCloses() {
         let gestures = recognise([(1000, true), (1120, false)], until: 5000)
-        #expect(gestures == [ButtonGesture(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1420))])
+        #expect(gestures == [ButtonEvent(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1420))])
     }
 
     @Test func shortPressIsNotReportedBeforeTheWindowCloses() {
@@ -32,7 +33,7 @@ struct GestureRecognizerTests {
     @Test func withoutDoublePressAShortPressIsReportedOnRelease() {
         let timings = GestureTimings(debounceMilliseconds: 20, longPressMilliseconds: 800, doublePressWindowMilliseconds: 0)
         let gestures = recognise([(1000, true), (1120, false)], until: 1120, timings: timings)
-        #expect(gestures == [ButtonGesture(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1120))])
+        #expect(gestures == [ButtonEvent(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1120))])
     }
 
     @Test func longPressFiresWhileStillHeldAndTheReleaseIsIgnored() {
@@ -40,7 +41,7 @@ struct GestureRecognizerTests {
         #expect(recogniser.edge(active: true, at: .milliseconds(1000)).isEmpty)
         #expect(recogniser.deadline == .milliseconds(1020))  // debounce first
         #expect(recogniser.advance(to: .milliseconds(1799)).isEmpty)
-        #expect(recogniser.advance(to: .milliseconds(1800)) == [ButtonGesture(.longPress, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1800))])
+        #expect(recogniser.advance(to: .milliseconds(1800)) == [ButtonEvent(.longPress, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1800))])
         #expect(recogniser.edge(active: false, at: .milliseconds(2500)).isEmpty)
         #expect(recogniser.advance(to: .milliseconds(9000)).isEmpty)
     }
@@ -51,7 +52,7 @@ struct GestureRecognizerTests {
 
     @Test func doublePress() {
         let gestures = recognise([(1000, true), (1100, false), (1300, true), (1400, false)], until: 5000)
-        #expect(gestures == [ButtonGesture(.doublePress, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1400))])
+        #expect(gestures == [ButtonEvent(.doublePress, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1400))])
     }
 
     @Test func secondPressAfterTheWindowIsTwoPresses() {
@@ -71,7 +72,7 @@ struct GestureRecognizerTests {
             (1200, false), (1203, true), (1205, false), (1208, true), (1208, false),
         ]
         let gestures = recognise(edges, until: 5000)
-        #expect(gestures == [ButtonGesture(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1500))])
+        #expect(gestures == [ButtonEvent(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1500))])
     }
 
     @Test func bounceEndingInTheOtherLevelIsAcceptedWhenTheWindowCloses() {
@@ -79,7 +80,7 @@ struct GestureRecognizerTests {
         // The press is accepted at 1000 and the release when the window closes (1020).
         let timings = GestureTimings(debounceMilliseconds: 20, longPressMilliseconds: 800, doublePressWindowMilliseconds: 0)
         let gestures = recognise([(1000, true), (1005, false)], until: 5000, timings: timings)
-        #expect(gestures == [ButtonGesture(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1020))])
+        #expect(gestures == [ButtonEvent(.press, pressedAt: .milliseconds(1000), recognizedAt: .milliseconds(1020))])
     }
 
     @Test func bounceDoesNotMakeADoublePress() {
@@ -105,7 +106,7 @@ struct GestureRecognizerTests {
         _ = recogniser.edge(active: true, at: .milliseconds(0))
         _ = recogniser.edge(active: false, at: .milliseconds(100))
         let gestures = recogniser.edge(active: true, at: .milliseconds(10_000))
-        #expect(gestures == [ButtonGesture(.press, pressedAt: .milliseconds(0), recognizedAt: .milliseconds(450))])
+        #expect(gestures == [ButtonEvent(.press, pressedAt: .milliseconds(0), recognizedAt: .milliseconds(450))])
     }
 
     @Test func debouncerAloneFollowsTheSwitch() {

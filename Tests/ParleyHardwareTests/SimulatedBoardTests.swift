@@ -1,3 +1,4 @@
+import ParleyCore
 import Logging
 import Testing
 
@@ -25,11 +26,11 @@ struct SimulatedBoardTests {
         board.press(.doublePress)
         board.press(.longPress)
         let events = await firstEvents(board, 3)
-        #expect(events.map { event -> ButtonGesture.Kind? in
+        #expect(events.map { event -> ButtonGesture? in
             if case .button(let gesture) = event { return gesture.kind }
             return nil
         } == [.press, .doublePress, .longPress])
-        #expect(events.first == .button(ButtonGesture(.press, pressedAt: .milliseconds(42), recognizedAt: .milliseconds(42))))
+        #expect(events.first == .button(ButtonEvent(.press, pressedAt: .milliseconds(42), recognizedAt: .milliseconds(42))))
         board.shutdown()
     }
 

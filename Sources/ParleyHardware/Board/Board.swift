@@ -1,3 +1,4 @@
+import ParleyCore
 import Foundation
 
 /// A board file: the facts about one board (pins, active levels, timings, LED
@@ -131,7 +132,7 @@ public struct ButtonSettings: Equatable, Sendable {
     }
 
     /// What `gesture` means in `context` (SPEC sections 5 and 10).
-    public func action(for gesture: ButtonGesture.Kind, in context: ButtonContext) -> ButtonAction {
+    public func action(for gesture: ButtonGesture, in context: ButtonContext) -> ButtonAction {
         switch (gesture, context) {
         case (.longPress, _): return .cancel
         case (.press, .awaitingConfirmation): return .confirm

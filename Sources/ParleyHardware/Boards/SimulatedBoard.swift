@@ -1,3 +1,4 @@
+import ParleyCore
 import Logging
 import Synchronization
 
@@ -41,9 +42,9 @@ public final class SimulatedBoard: HardwareBoard {
     }
 
     /// Injects a recognised gesture, as the button would after recognition.
-    public func press(_ kind: ButtonGesture.Kind) {
+    public func press(_ kind: ButtonGesture) {
         let now = clock.now()
-        channel.send(.button(ButtonGesture(kind, pressedAt: now, recognizedAt: now)))
+        channel.send(.button(ButtonEvent(kind, pressedAt: now, recognizedAt: now)))
     }
 
     /// Moves the simulated mute switch.

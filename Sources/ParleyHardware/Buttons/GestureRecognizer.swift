@@ -1,3 +1,4 @@
+import ParleyCore
 /// Software debounce from edge timestamps alone.
 ///
 /// The first edge that changes the stable level is accepted at its own time;
@@ -85,7 +86,7 @@ public struct GestureRecognizer: Sendable {
     }
 
     /// A raw edge at `time`. Deadlines before `time` are handled first, in order.
-    public mutating func edge(active: Bool, at time: Timestamp) -> [ButtonGesture] {
+    public mutating func edge(active: Bool, at time: Timestamp) -> [ButtonEvent] {
         var gestures = advance(to: time)
         if let change = debouncer.edge(active: active, at: time) {
             gestures += transition(change.active, at: change.at)
@@ -94,15 +95,15 @@ public struct GestureRecognizer: Sendable {
     }
 
     /// Handles every deadline up to and including `now`.
-    public mutating func advance(to now: Timestamp) -> [ButtonGesture] {
-        var gestures: [ButtonGesture] = []
+    public mutating func advance(to now: Timestamp) -> [ButtonEvent] {
+        var gestures: [ButtonEvent] = []
         while let next = deadline, next <= now {
             gestures += fire(at: next)
         }
         return gestures
     }
 
-    private mutating func fire(at time: Timestamp) -> [ButtonGesture] {
+    private mutating func fire(at time: Timestamp) -> [ButtonEvent] {
         if let end = debouncer.deadline, end == time {
             if let change = debouncer.advance(to: time) { return transition(change.active, at: change.at) }
             return []
@@ -111,16 +112,16 @@ public struct GestureRecognizer: Sendable {
             longPressFired = true
             pendingFirst = nil
             isSecondPress = false
-            return [ButtonGesture(.longPress, pressedAt: start, recognizedAt: time)]
+            return [ButtonEvent(.longPress, pressedAt: start, recognizedAt: time)]
         }
         if let first = pendingFirst, pressStart == nil, first.released.adding(nanoseconds: windowNanoseconds) == time {
             pendingFirst = nil
-            return [ButtonGesture(.press, pressedAt: first.pressed, recognizedAt: time)]
+            return [ButtonEvent(.press, pressedAt: first.pressed, recognizedAt: time)]
         }
         return []
     }
 
-    private mutating func transition(_ active: Bool, at time: Timestamp) -> [ButtonGesture] {
+    private mutating func transition(_ active: Bool, at time: Timestamp) -> [ButtonEvent] {
         if active {
             pressStart = time
             longPressFired = false
@@ -136,10 +137,10 @@ public struct GestureRecognizer: Sendable {
         if isSecondPress, let first = pendingFirst {
             isSecondPress = false
             pendingFirst = nil
-            return [ButtonGesture(.doublePress, pressedAt: first.pressed, recognizedAt: time)]
+            return [ButtonEvent(.doublePress, pressedAt: first.pressed, recognizedAt: time)]
         }
         if windowNanoseconds == 0 {
-            return [ButtonGesture(.press, pressedAt: start, recognizedAt: time)]
+            return [ButtonEvent(.press, pressedAt: start, recognizedAt: time)]
         }
         pendingFirst = (start, time)
         return []

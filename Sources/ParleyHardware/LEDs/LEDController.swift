@@ -1,3 +1,4 @@
+import ParleyCore
 import Synchronization
 
 /// The LED state machine: from the device state to each LED's level, driven
