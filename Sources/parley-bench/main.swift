@@ -1,1 +1,0 @@
-print("parley-bench: not built yet")
