@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyDaemon", "ParleyCore", "ParleyApps",
+                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

@@ -35,6 +35,10 @@ struct Chat: AsyncParsableCommand {
     @Option(name: .customLong("device-name"), help: "The device's name, optional after \"hey\" (\"hey computer, ...\").")
     var deviceName: String = "computer"
 
+    @Option(name: .customLong("state"),
+            help: "A state folder (SQLite, as the daemon's) so donations, custom phrases and notes persist across sessions; without it the session's state is forgotten at exit.")
+    var stateDirectory: String?
+
     func validate() throws {
         _ = try Self.categories(voiceConfirm)
     }
@@ -68,7 +72,7 @@ struct Chat: AsyncParsableCommand {
         configuration.doublePressPhrase = doublePress
         configuration.voiceTrigger = "console"
         let clock = SteppedClock()
-        let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(), clock: clock,
+        let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(stateDirectory: stateDirectory), clock: clock,
                                         sink: ConsoleSink(), configuration: configuration)
         await engine.reloadPhrases()
 

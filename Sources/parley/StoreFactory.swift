@@ -1,10 +1,13 @@
 import ParleyCore
+import ParleyStore
 
-/// Where `parley chat` gets its state. Today: `EphemeralStores` (state for one
-/// console session only). The SQLite stores of ParleyStore implement the
-/// same protocols and plug in here.
+/// Where `parley chat` gets its state: the daemon's SQLite store in a folder
+/// given with `--state`, or, without it, `EphemeralStores` (state for one
+/// console session only, so typed conversations start from a known state).
 enum StoreFactory {
-    static func makeStores() throws -> ParleyStores {
-        EphemeralStores.make()
+    static func makeStores(stateDirectory: String?) throws -> ParleyStores {
+        guard let stateDirectory else { return EphemeralStores.make() }
+        let store = try StateStore(directory: stateDirectory)
+        return ParleyStores(donations: store, customPhrases: store, appData: store)
     }
 }

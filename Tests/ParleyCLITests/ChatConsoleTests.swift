@@ -110,6 +110,18 @@ import Testing
         #expect(outcome.stdout.last == "led: listening") // the last press opens a listening window
     }
 
+    @Test func stateGivenWithStatePersistsAcrossSessions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-chat-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try chat(["add a note with notes", "buy oat milk"], arguments: ["--state", folder.path])
+        #expect(first.status == 0)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("state.db").path))
+        let second = try chat(["read my notes with notes"], arguments: ["--state", folder.path])
+        #expect(device(second) == ["device: There is one note. The latest: buy oat milk."])
+        let ephemeral = try chat(["read my notes with notes"])
+        #expect(device(ephemeral) == ["device: There are no notes."])
+    }
+
     @Test func standardOutputCarriesOnlyTheContractLines() throws {
         let outcome = try chat(["the television is loud tonight", ":wait 5", ":double-press", ":bogus", ":wait x", "order soup with soup chef", ":quit", "tomato"])
         #expect(outcome.status == 0)
