@@ -48,7 +48,7 @@ let package = Package(
         .target(
             name: "ParleySpeech",
             dependencies: [
-                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio",
+                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio", "Yams",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

@@ -1,1 +1,11 @@
-print("parley-bench: not built yet")
+import ArgumentParser
+
+/// Benchmarks and evaluations, run in release mode (see BENCHMARKS.md).
+struct ParleyBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley-bench",
+        abstract: "Parley benchmarks and evaluations.",
+        subcommands: [SpeechCoffee.self, SpeechWake.self, SpeechSynthesis.self])
+}
+
+ParleyBench.main()
