@@ -44,6 +44,8 @@ public struct CommandEvaluation: Sendable {
     public var audioSeconds = 0.0
     public var decodeSeconds = 0.0
     public var failures: [(file: String, transcript: String, reason: String)] = []
+    /// Rejection confidence of every recording (see `CommandResult.confidence`).
+    public var confidences: [Double] = []
     public var accuracy: Double { total == 0 ? 0 : Double(understood) / Double(total) }
     public var realTimeFactor: Double { audioSeconds == 0 ? 0 : decodeSeconds / audioSeconds }
 
@@ -59,9 +61,10 @@ public struct CommandEvaluation: Sendable {
             e.decodeSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             e.audioSeconds += audio.seconds
             e.total += 1
+            e.confidences.append(result.confidence)
             let ok = expectNothing ? result.match == nil : isUnderstood(intent: item.intent, slots: item.slots, result: result.match)
             if ok { e.understood += 1 } else {
-                e.failures.append((item.file.lastPathComponent, result.transcript, result.rejection ?? "wrong: \(result.match?.slots ?? [:])"))
+                e.failures.append((item.file.lastPathComponent, result.transcript, (result.rejection ?? "wrong: \(result.match?.slots ?? [:])") + String(format: " conf=%.3f", result.confidence)))
             }
         }
         return e

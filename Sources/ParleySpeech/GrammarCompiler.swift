@@ -1,91 +1,161 @@
+import Foundation
 import ParleyCore
 
-/// Compiles a `PhraseModel` into a JSGF grammar for PocketSphinx
-/// (ps_set_jsgf_string). One JSGF rule per phrase rule and per slot
-/// vocabulary, so the grammar stays small however many templates share a
-/// vocabulary.
-public struct GrammarCompiler: Sendable {
-    /// Words the grammar can produce; each needs a pronunciation.
-    public private(set) var words = Set<String>()
-
-    public init() {}
-
-    /// The JSGF text. `garbage`, when given, adds a competing path of filler
-    /// words (see `RejectionModel`) that matches anything not in the model.
-    public mutating func jsgf(for model: PhraseModel, name: String = "parley", garbage: RejectionModel? = nil) throws -> String {
-        guard !model.rules.isEmpty else { throw SpeechError.badGrammar("the phrase model has no rules") }
-        words = []
-        var lines = ["#JSGF V1.0;", "grammar \(name);"]
-        var ruleNames: [String] = []
-        for (index, rule) in model.rules.enumerated() {
-            let ruleName = "r\(index)"
-            ruleNames.append("<\(ruleName)>")
-            lines.append("<\(ruleName)> = \(try expansion(rule.body, model)) ;")
-        }
-        for vocabulary in model.vocabularies.values.sorted(by: { $0.name < $1.name }) {
-            guard !vocabulary.values.isEmpty else { continue }
-            let alternatives = vocabulary.values.map { value -> String in
-                words.formUnion(value.spoken)
-                return value.spoken.map(Self.token).joined(separator: " ")
-            }
-            lines.append("<\(Self.slotRule(vocabulary.name))> = \(Set(alternatives).sorted().joined(separator: " | ")) ;")
-        }
-        var top = "( " + ruleNames.joined(separator: " | ") + " )"
-        if let garbage {
-            let filler = garbage.fillerWords
-            words.formUnion(filler)
-            lines.append("<garbage> = ( \(filler.joined(separator: " | ")) ) + ;")
-            top = "/\(garbage.commandWeight)/ \(top) | /\(garbage.garbageWeight)/ <garbage>"
-        }
-        lines.insert("public <command> = \(top) ;", at: 2)
-        return lines.joined(separator: "\n") + "\n"
+/// A word graph compiled from a `PhraseModel`: states, word arcs and empty
+/// arcs with probabilities. Built directly (rather than through JSGF text)
+/// so Parley controls the probabilities: the sphinxbase JSGF converter
+/// ignores alternative weights and mis-handles a `+` loop beside other
+/// alternatives, both of which the garbage path needs.
+public struct WordGraph: Sendable, Equatable {
+    public struct Arc: Sendable, Equatable {
+        public var from: Int
+        public var to: Int
+        /// Natural-log probability of taking the arc.
+        public var logProbability: Double
+        /// nil for an empty (null) arc.
+        public var word: String?
     }
+    public var stateCount = 0
+    public var arcs: [Arc] = []
+    public var start = 0
+    public var final = 0
+    public var words: Set<String> { Set(arcs.compactMap(\.word)) }
 
-    private mutating func expansion(_ node: PhraseNode, _ model: PhraseModel) throws -> String {
-        switch node {
-        case .words(let w):
-            guard !w.isEmpty else { throw SpeechError.badGrammar("empty word list") }
-            words.formUnion(w)
-            return w.map(Self.token).joined(separator: " ")
-        case .sequence(let nodes):
-            guard !nodes.isEmpty else { throw SpeechError.badGrammar("empty sequence") }
-            return "( " + (try nodes.map { try expansion($0, model) }).joined(separator: " ") + " )"
-        case .choice(let nodes):
-            guard !nodes.isEmpty else { throw SpeechError.badGrammar("empty choice") }
-            return "( " + (try nodes.map { try expansion($0, model) }).joined(separator: " | ") + " )"
-        case .optional(let inner):
-            return "[ " + (try expansion(inner, model)) + " ]"
-        case .slot(let vocabulary, _):
-            guard let v = model.vocabularies[vocabulary], !v.values.isEmpty else {
-                throw SpeechError.badGrammar("slot vocabulary '\(vocabulary)' is missing or empty")
-            }
-            return "<\(Self.slotRule(vocabulary))>"
-        }
-    }
-
-    static func slotRule(_ name: String) -> String {
-        "slot_" + String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })
-    }
-
-    /// JSGF tokens cannot contain grammar punctuation; words are already
-    /// normalised, so this only guards against surprises.
-    static func token(_ word: String) -> String {
-        String(word.filter { !"<>()[]|;=*+/{}\"".contains($0) })
+    mutating func newState() -> Int {
+        stateCount += 1
+        return stateCount - 1
     }
 }
 
-/// A garbage path that competes with the commands: filler "words", each one
-/// phone long, looped. When the decoder prefers it, the speech was not a
-/// command. The weights set how readily it wins (tuned in BENCHMARKS.md).
+/// Compiles a `PhraseModel` into a `WordGraph` for the FSG search
+/// (fsg_model_t, ps_set_fsg): alternatives share probability equally, and an
+/// optional garbage path (`RejectionModel`) competes with every command.
+public struct GrammarCompiler: Sendable {
+    public var rejection: RejectionModel?
+
+    public init(rejection: RejectionModel? = nil) { self.rejection = rejection }
+
+    public func graph(for model: PhraseModel) throws -> WordGraph {
+        guard !model.rules.isEmpty else { throw SpeechError.badGrammar("the phrase model has no rules") }
+        // 1. Thompson construction of every rule (with empty arcs).
+        var nfa = WordGraph()
+        nfa.start = nfa.newState()
+        nfa.final = nfa.newState()
+        for rule in model.rules {
+            let entry = nfa.newState()
+            nfa.arcs.append(.init(from: nfa.start, to: entry, logProbability: 0, word: nil))
+            let exit = try add(rule.body, from: entry, to: &nfa, model: model, rule: rule.id)
+            nfa.arcs.append(.init(from: exit, to: nfa.final, logProbability: 0, word: nil))
+        }
+        // 2. Minimal deterministic word graph (Brzozowski): shares the common
+        //    prefixes and suffixes of all templates, so the search has far
+        //    fewer arcs to keep alive.
+        let dfa = WordAutomaton(nfa).reversed().determinized().reversed().determinized()
+        // 3. Probabilities: equal share of each state's outgoing arcs.
+        var g = WordGraph()
+        g.stateCount = dfa.stateCount + 1
+        g.start = dfa.start
+        g.final = dfa.stateCount  // one final state reached by empty arcs
+        let commandShare = rejection.map { 1 - $0.garbageProbability } ?? 1
+        for state in 0..<dfa.stateCount {
+            let out = dfa.arcs[state]
+            let exits = out.count + (dfa.accepting.contains(state) ? 1 : 0)
+            var share = log(1 / Double(exits))
+            if state == dfa.start { share += log(commandShare) }
+            for (word, to) in out { g.arcs.append(.init(from: state, to: to, logProbability: share, word: word)) }
+            if dfa.accepting.contains(state) { g.arcs.append(.init(from: state, to: g.final, logProbability: share, word: nil)) }
+        }
+        if let rejection {
+            // start -> loop -(phone)-> after -> loop | final; each phone costs phonePenalty.
+            let loop = g.newState()
+            g.arcs.append(.init(from: g.start, to: loop, logProbability: log(rejection.garbageProbability), word: nil))
+            let perPhone = log(1 / Double(rejection.phones.count)) + log(rejection.phonePenalty)
+            let after = g.newState()
+            for phone in rejection.phones {
+                g.arcs.append(.init(from: loop, to: after, logProbability: perPhone, word: RejectionModel.fillerWord(phone)))
+            }
+            g.arcs.append(.init(from: after, to: loop, logProbability: 0, word: nil))
+            g.arcs.append(.init(from: after, to: g.final, logProbability: 0, word: nil))
+        }
+        return g
+    }
+
+    /// A graph of the garbage loop alone: the reference any speech is scored
+    /// against for rejection (a phone loop).
+    public static func phoneLoop(_ rejection: RejectionModel) -> WordGraph {
+        var g = WordGraph()
+        g.start = g.newState()
+        g.final = g.newState()
+        let share = log(1 / Double(rejection.phones.count)) + log(rejection.phonePenalty)
+        for phone in rejection.phones {
+            g.arcs.append(.init(from: g.start, to: g.final, logProbability: share, word: RejectionModel.fillerWord(phone)))
+        }
+        g.arcs.append(.init(from: g.final, to: g.start, logProbability: 0, word: nil))
+        return g
+    }
+
+    /// Adds `node` starting at `from`; returns its exit state.
+    private func add(_ node: PhraseNode, from: Int, to g: inout WordGraph, model: PhraseModel, rule: String) throws -> Int {
+        switch node {
+        case .words(let words):
+            guard !words.isEmpty else { throw SpeechError.badGrammar("\(rule): empty word list") }
+            var state = from
+            for word in words {
+                let next = g.newState()
+                g.arcs.append(.init(from: state, to: next, logProbability: 0, word: word))
+                state = next
+            }
+            return state
+        case .sequence(let nodes):
+            var state = from
+            for n in nodes { state = try add(n, from: state, to: &g, model: model, rule: rule) }
+            return state
+        case .choice(let nodes):
+            guard !nodes.isEmpty else { throw SpeechError.badGrammar("\(rule): empty choice") }
+            return try alternatives(nodes, from: from, to: &g, model: model, rule: rule)
+        case .optional(let inner):
+            let exit = g.newState()
+            g.arcs.append(.init(from: from, to: exit, logProbability: log(0.5), word: nil))
+            let entry = g.newState()
+            g.arcs.append(.init(from: from, to: entry, logProbability: log(0.5), word: nil))
+            let innerExit = try add(inner, from: entry, to: &g, model: model, rule: rule)
+            g.arcs.append(.init(from: innerExit, to: exit, logProbability: 0, word: nil))
+            return exit
+        case .slot(let vocabulary, _):
+            guard let v = model.vocabularies[vocabulary], !v.values.isEmpty else {
+                throw SpeechError.badGrammar("\(rule): slot vocabulary '\(vocabulary)' is missing or empty")
+            }
+            let spoken = Array(Set(v.values.map(\.spoken))).sorted { $0.joined(separator: " ") < $1.joined(separator: " ") }
+            return try alternatives(spoken.map { PhraseNode.words($0) }, from: from, to: &g, model: model, rule: rule)
+        }
+    }
+
+    private func alternatives(_ nodes: [PhraseNode], from: Int, to g: inout WordGraph, model: PhraseModel, rule: String) throws -> Int {
+        let exit = g.newState()
+        let share = log(1 / Double(nodes.count))
+        for n in nodes {
+            let entry = g.newState()
+            g.arcs.append(.init(from: from, to: entry, logProbability: share, word: nil))
+            let e = try add(n, from: entry, to: &g, model: model, rule: rule)
+            g.arcs.append(.init(from: e, to: exit, logProbability: 0, word: nil))
+        }
+        return exit
+    }
+}
+
+/// A garbage path that competes with the commands: a loop of one-phone
+/// filler "words". When the decoder prefers it, the speech was not a
+/// command. `garbageProbability` is the prior of taking the garbage branch
+/// and `phonePenalty` the extra cost of each garbage phone (tuned in
+/// BENCHMARKS.md).
 public struct RejectionModel: Sendable, Hashable {
-    public var commandWeight: Double
-    public var garbageWeight: Double
-    /// Phones used for the garbage loop.
+    public var garbageProbability: Double
+    public var phonePenalty: Double
     public var phones: [String]
 
-    public init(commandWeight: Double = 1.0, garbageWeight: Double = 1e-10, phones: [String] = RejectionModel.defaultPhones) {
-        self.commandWeight = commandWeight
-        self.garbageWeight = garbageWeight
+    public init(garbageProbability: Double = 0.5, phonePenalty: Double = 1, phones: [String] = RejectionModel.defaultPhones) {
+        self.garbageProbability = garbageProbability
+        self.phonePenalty = phonePenalty
         self.phones = phones
     }
 
@@ -96,11 +166,84 @@ public struct RejectionModel: Sendable, Hashable {
     /// Dictionary spelling of the filler word for a phone.
     public static func fillerWord(_ phone: String) -> String { "garbage_\(phone.lowercased())" }
     public static func isFiller(_ word: String) -> Bool { word.hasPrefix("garbage_") }
+}
 
-    var fillerWords: [String] { phones.map(Self.fillerWord) }
+/// A word automaton for determinisation and minimisation (no probabilities).
+struct WordAutomaton {
+    var stateCount: Int
+    var start: Int
+    var accepting: Set<Int>
+    /// Outgoing arcs per state; deterministic after `determinized()`.
+    var arcs: [[(String, Int)]]
+    /// Extra start states (a reversed automaton has one per accepting state).
+    var starts: Set<Int>
 
-    /// The dictionary entries for the filler words.
-    var pronunciations: [String: [[String]]] {
-        Dictionary(uniqueKeysWithValues: phones.map { (Self.fillerWord($0), [[$0]]) })
+    /// From a graph with empty arcs: removes them by closure.
+    init(_ g: WordGraph) {
+        var empty = [[Int]](repeating: [], count: g.stateCount)
+        var words = [[(String, Int)]](repeating: [], count: g.stateCount)
+        for arc in g.arcs {
+            if let w = arc.word { words[arc.from].append((w, arc.to)) } else { empty[arc.from].append(arc.to) }
+        }
+        func closure(_ s: Int) -> Set<Int> {
+            var seen: Set<Int> = [s]
+            var stack = [s]
+            while let x = stack.popLast() { for y in empty[x] where seen.insert(y).inserted { stack.append(y) } }
+            return seen
+        }
+        var arcs = [[(String, Int)]](repeating: [], count: g.stateCount)
+        var accepting = Set<Int>()
+        for s in 0..<g.stateCount {
+            for c in closure(s) {
+                arcs[s] += words[c]
+                if c == g.final { accepting.insert(s) }
+            }
+        }
+        self.init(stateCount: g.stateCount, start: g.start, accepting: accepting, arcs: arcs, starts: [g.start])
+    }
+
+    init(stateCount: Int, start: Int, accepting: Set<Int>, arcs: [[(String, Int)]], starts: Set<Int>) {
+        self.stateCount = stateCount
+        self.start = start
+        self.accepting = accepting
+        self.arcs = arcs
+        self.starts = starts
+    }
+
+    /// Same language read backwards.
+    func reversed() -> WordAutomaton {
+        var rev = [[(String, Int)]](repeating: [], count: stateCount)
+        for s in 0..<stateCount { for (w, t) in arcs[s] { rev[t].append((w, s)) } }
+        return WordAutomaton(stateCount: stateCount, start: accepting.first ?? 0, accepting: starts, arcs: rev, starts: accepting)
+    }
+
+    /// Subset construction from `starts`; only reachable states survive.
+    func determinized() -> WordAutomaton {
+        var index: [[Int]: Int] = [:]
+        var sets: [[Int]] = []
+        var newArcs: [[(String, Int)]] = []
+        var newAccepting = Set<Int>()
+        func id(_ set: [Int]) -> Int {
+            if let i = index[set] { return i }
+            index[set] = sets.count
+            sets.append(set)
+            newArcs.append([])
+            return sets.count - 1
+        }
+        let first = id(starts.sorted())
+        var next = 0
+        while next < sets.count {
+            let current = sets[next]
+            var byWord: [String: Set<Int>] = [:]
+            for s in current {
+                if accepting.contains(s) { newAccepting.insert(next) }
+                for (w, t) in arcs[s] { byWord[w, default: []].insert(t) }
+            }
+            var out: [(String, Int)] = []
+            for w in byWord.keys.sorted() { out.append((w, id(byWord[w]!.sorted()))) }
+            newArcs[next] = out
+            next += 1
+        }
+        return WordAutomaton(stateCount: sets.count, start: first, accepting: newAccepting, arcs: newArcs, starts: [first])
     }
 }

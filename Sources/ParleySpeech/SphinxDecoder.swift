@@ -68,10 +68,32 @@ public final class SphinxDecoder {
         knownWords.formUnion(missing)
     }
 
-    /// Registers a JSGF grammar under `name` (ps_set_jsgf_string).
-    public func setGrammar(name: String, jsgf: String, words: Set<String>) throws {
-        try ensureWords(words)
-        try checkSphinx(ps_set_jsgf_string(ps, name, jsgf), "ps_set_jsgf_string", "grammar \(name)")
+    /// Registers a word graph as an FSG search under `name` (fsg_model_init,
+    /// fsg_model_trans_add, ps_set_fsg). The decoder retains the model.
+    public func setGrammar(name: String, graph: WordGraph) throws {
+        try ensureWords(graph.words)
+        let lmath = ps_get_logmath(ps)
+        let lw = Float(settings.languageWeight)
+        let fsg = try checkSphinx(fsg_model_init(name, lmath, lw, Int32(graph.stateCount)), "fsg_model_init", name)
+        defer { fsg_model_free(fsg) }
+        fsg.pointee.start_state = Int32(graph.start)
+        fsg.pointee.final_state = Int32(graph.final)
+        var wordIDs: [String: Int32] = [:]
+        for arc in graph.arcs {
+            let logp = Int32(Float(logmath_log(lmath, exp(arc.logProbability))) * lw)
+            if let word = arc.word {
+                let wid: Int32
+                if let known = wordIDs[word] { wid = known } else {
+                    wid = fsg_model_word_add(fsg, word)
+                    wordIDs[word] = wid
+                }
+                fsg_model_trans_add(fsg, Int32(arc.from), Int32(arc.to), logp, wid)
+            } else {
+                _ = fsg_model_null_trans_add(fsg, Int32(arc.from), Int32(arc.to), logp)
+            }
+        }
+        _ = fsg_model_null_trans_closure(fsg, nil)
+        try checkSphinx(ps_set_fsg(ps, name, fsg), "ps_set_fsg", name)
     }
 
     /// Registers a keyphrase search (ps_set_keyphrase).
@@ -124,7 +146,6 @@ public final class SphinxDecoder {
         let words = String(cString: cString).split(separator: " ").map(String.init)
             .filter { !$0.hasPrefix("<") && !$0.hasPrefix("[") && !$0.hasPrefix("+") }
             .map { w in w.firstIndex(of: "(").map { String(w[..<$0]) } ?? w }
-        guard !words.isEmpty else { return nil }
         var posterior: Double?
         if withPosterior {
             let logProb = ps_get_prob(ps)
@@ -132,6 +153,37 @@ public final class SphinxDecoder {
             posterior = logmath_exp(logmath, logProb)
         }
         return Hypothesis(words: words, score: score, posterior: posterior)
+    }
+
+    /// A library score (logmath units) as a natural logarithm.
+    public func naturalLog(_ score: Int32) -> Double {
+        logmath_log_to_ln(ps_get_logmath(ps), score)
+    }
+
+    /// One word of the current hypothesis with its frames and acoustic score
+    /// (ps_seg_iter, ps_seg_frames, ps_seg_prob).
+    public struct Segment: Sendable, Equatable {
+        public var word: String
+        public var startFrame: Int
+        public var endFrame: Int
+        /// Acoustic score in natural log.
+        public var acoustic: Double
+        public var isFiller: Bool { word.hasPrefix("<") || word.hasPrefix("[") || word.hasPrefix("+") || word == "(NULL)" }
+    }
+
+    public func segments() -> [Segment] {
+        var result: [Segment] = []
+        var iter = ps_seg_iter(ps)
+        while let it = iter {
+            var s: Int32 = 0, e: Int32 = 0, ascr: Int32 = 0, lscr: Int32 = 0, lback: Int32 = 0
+            ps_seg_frames(it, &s, &e)
+            _ = ps_seg_prob(it, &ascr, &lscr, &lback)
+            let word = ps_seg_word(it).map { String(cString: $0) } ?? "(NULL)"
+            // Acoustic scores are logmath units shifted right by 10 bits (SENSCR_SHIFT).
+            result.append(Segment(word: word, startFrame: Int(s), endFrame: Int(e), acoustic: naturalLog(ascr) * 1024))
+            iter = ps_seg_next(it)
+        }
+        return result
     }
 
     /// End frame (10 ms units) of the last word of the current hypothesis.

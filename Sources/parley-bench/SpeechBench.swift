@@ -24,10 +24,12 @@ struct SpeechCoffee: ParsableCommand {
     var snrs: [String] = ["clean"]
     @Option(name: .customLong("set"), help: "Decoder setting name=value (repeatable).")
     var settings: [String] = []
-    @Option(help: "Garbage path weight (0 disables the garbage path).")
-    var garbage: Double = 1e-10
-    @Option(help: "Minimum posterior confidence (0 disables).")
-    var minConfidence: Double = 0
+    @Option(help: "Garbage path prior probability (0 disables the garbage path).")
+    var garbage: Double = 1
+    @Option(help: "Garbage path cost per phone.")
+    var phonePenalty: Double = 1
+    @Option(help: "Rejection threshold: command-vs-phone-loop score per frame.")
+    var threshold: Double = 0.2
     @Option(help: "Only the first N recordings.")
     var limit: Int?
     @Flag(help: "Run against a soup grammar and count recordings that produce an intent (false acceptance).")
@@ -40,8 +42,8 @@ struct SpeechCoffee: ParsableCommand {
         var set = try LabelledSet.load(labels: sharedData("coffee-maker/labels.json"), folder: sharedData("coffee-maker/clean"))
         if let limit { set.items = Array(set.items.prefix(limit)) }
         let model = falseAcceptance ? BenchGrammars.soup : try RhinoContext.load(sharedData("coffee-maker/grammar.yaml"), app: "Coffee Maker")
-        let rejection = garbage > 0 ? RejectionModel(garbageWeight: garbage) : nil
-        let recognizer = try CommandRecognizer(model: model, settings: settings, rejection: rejection, minimumConfidence: minConfidence)
+        let rejection = garbage > 0 ? RejectionModel(phonePenalty: phonePenalty) : nil
+        let recognizer = try CommandRecognizer(model: model, settings: settings, rejection: rejection, threshold: threshold)
         let noise = try NoiseMixer(noise: WAVFile.read(sharedData("noise/kitchen.wav")))
         for snr in snrs {
             let level = snr == "clean" ? nil : Double(snr)
@@ -52,6 +54,10 @@ struct SpeechCoffee: ParsableCommand {
             let value = falseAcceptance ? 1 - e.accuracy : e.accuracy
             print(String(format: "snr=%@ %@=%.1f%% (%d/%d) rtf=%.3f", snr, label, value * 100, falseAcceptance ? e.total - e.understood : e.understood, e.total, e.realTimeFactor))
             if verbose { for f in e.failures { print("  \(f.file): \"\(f.transcript)\" \(f.reason)") } }
+            let sorted = e.confidences.sorted()
+            if !sorted.isEmpty {
+                print("  confidence percentiles:", [0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99].map { String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))]) }.joined(separator: " "))
+            }
         }
         print(String(format: "peak-memory=%.1fMiB", peakMemoryMiB() ?? -1))
     }
