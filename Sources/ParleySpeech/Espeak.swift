@@ -70,3 +70,9 @@ private func espeakCallback(_ wav: UnsafeMutablePointer<Int16>?, _ count: Int32,
     guard let wav, count > 0, let sink = Espeak.shared.sink else { return 0 }
     return sink(UnsafeBufferPointer(start: wav, count: Int(count))) ? 0 : 1
 }
+
+/// espeak_SetParameter for rate and volume. Call inside Espeak.withEngine.
+func espeakParameter(rate: Int, volume: Int) {
+    _ = espeak_SetParameter(espeakRATE, Int32(rate), 0)
+    _ = espeak_SetParameter(espeakVOLUME, Int32(volume), 0)
+}

@@ -80,12 +80,93 @@ enum BenchGrammars {
     }
 }
 
+/// Wake word miss rate on the wake-computer recordings against false alarms
+/// per hour on speech without it (coffee recordings, looped with kitchen noise).
 struct SpeechWake: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "speech-wake", abstract: "Wake word miss rate vs false alarms per hour.")
-    func run() throws { throw ValidationError("not yet") }
+
+    @Option(help: "Wake phrase.")
+    var wake = "computer"
+    @Option(name: .customLong("sensitivity"), parsing: .upToNextOption, help: "Sensitivities to sweep (0...1).")
+    var sensitivities: [Double] = [0.3, 0.4, 0.5, 0.6, 0.7]
+    @Option(help: "Passes over the coffee recordings for the negative set (each pass at another noise level).")
+    var passes: Int = 4
+
+    func run() throws {
+        let positives = try FileManager.default.contentsOfDirectory(at: sharedData("wake-computer/clean"), includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
+        let coffee = try FileManager.default.contentsOfDirectory(at: sharedData("coffee-maker/clean"), includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
+        let noise = try NoiseMixer(noise: WAVFile.read(sharedData("noise/kitchen.wav")))
+        let snrs: [Double?] = [nil, 20, 10, 5, 15, 25]
+        // Negative stream: every coffee recording, each pass at another SNR.
+        var negative: [Int16] = []
+        for pass in 0..<passes {
+            for (i, file) in coffee.enumerated() {
+                var audio = try WAVFile.read(file)
+                if let snr = snrs[pass % snrs.count] { audio = noise.mix(audio, snr: snr, seed: UInt64(pass * 1000 + i)) }
+                negative += audio.samples
+            }
+        }
+        let hours = Double(negative.count) / 16_000 / 3600
+        let positiveAudio = try positives.map { try WAVFile.read($0) }
+        print(String(format: "negative speech: %.2f h; positives: %d recordings", hours, positives.count))
+        let mode: WakeMode = .named(wake, heyOptional: true)
+        for s in sensitivities {
+            var misses = 0
+            var detector = try WakeDetector(mode: mode, sensitivity: s)
+            for audio in positiveAudio {
+                // Half a second of silence either side, as in a stream.
+                let padded = PCMAudio(samples: [Int16](repeating: 0, count: 8000) + audio.samples + [Int16](repeating: 0, count: 8000))
+                if try detector.detections(in: padded).isEmpty { misses += 1 }
+            }
+            detector = try WakeDetector(mode: mode, sensitivity: s)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let alarms = try detector.detections(in: PCMAudio(samples: negative)).count
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            print(String(format: "sensitivity=%.2f threshold=%.0e miss=%.1f%% (%d/%d) false-alarms/h=%.2f (%d) rtf=%.3f",
+                         s, WakeDetector.threshold(sensitivity: s), Double(misses) * 100 / Double(positives.count), misses, positives.count,
+                         Double(alarms) / hours, alarms, seconds / (hours * 3600)))
+        }
+    }
 }
 
+/// Time from the request to the first audio chunk of espeak-ng, and the
+/// synthesis real-time factor, for typical device lines.
 struct SpeechSynthesis: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "speech-synthesis", abstract: "Time to first audio of espeak-ng.")
-    func run() throws { throw ValidationError("not yet") }
+    @Option(help: "Repetitions per line.")
+    var repeats = 5
+
+    func run() throws {
+        let lines = [
+            "Your twelve ounce latte is ready.",
+            "That will be $4.50. Your coffee will be ready in 10 min.",
+            "Which soup would you like? Clam chowder, tomato, or minestrone?",
+            "Okay, I set a timer for 7:30.",
+        ]
+        let synth = try SpeechSynthesizer()
+        _ = try synth.render16k("warm up")
+        var firsts: [Double] = []
+        var rtfs: [Double] = []
+        let rate = Double(try synth.sampleRate)
+        for line in lines {
+            for _ in 0..<repeats {
+                let start = DispatchTime.now().uptimeNanoseconds
+                var first: UInt64?
+                var samples = 0
+                try synth.speak(line) { chunk in
+                    if first == nil { first = DispatchTime.now().uptimeNanoseconds }
+                    samples += chunk.count
+                    return true
+                }
+                let end = DispatchTime.now().uptimeNanoseconds
+                firsts.append(Double((first ?? end) - start) / 1e6)
+                rtfs.append(Double(end - start) / 1e9 / (Double(samples) / rate))
+            }
+        }
+        func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
+        print(String(format: "first-audio median=%.1fms max=%.1fms synthesis-rtf median=%.3f (%d runs)",
+                     median(firsts), firsts.max() ?? 0, median(rtfs), firsts.count))
+    }
 }
