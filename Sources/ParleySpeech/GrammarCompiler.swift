@@ -21,6 +21,24 @@ public struct WordGraph: Sendable, Equatable {
     public var final = 0
     public var words: Set<String> { Set(arcs.compactMap(\.word)) }
 
+    /// Whether the graph can produce exactly `words` (empty arcs followed freely).
+    public func accepts(_ words: [String]) -> Bool {
+        var empty = [Int: [Int]]()
+        for arc in arcs where arc.word == nil { empty[arc.from, default: []].append(arc.to) }
+        func closure(_ states: Set<Int>) -> Set<Int> {
+            var seen = states
+            var stack = Array(states)
+            while let s = stack.popLast() { for t in empty[s] ?? [] where seen.insert(t).inserted { stack.append(t) } }
+            return seen
+        }
+        var current = closure([start])
+        for word in words {
+            current = closure(Set(arcs.filter { $0.word == word && current.contains($0.from) }.map(\.to)))
+            if current.isEmpty { return false }
+        }
+        return current.contains(final)
+    }
+
     mutating func newState() -> Int {
         stateCount += 1
         return stateCount - 1

@@ -160,8 +160,9 @@ public final class RecognitionService: @unchecked Sendable {
             let wakeEnd = Int(time * 16_000)
             let back = min(recent.count, streamSamples - wakeEnd + Int(settings.preRoll * 16_000))
             utterance = Array(recent.suffix(back))
+            // The endpointer only sees audio after the detection, so the tail
+            // of the wake phrase cannot end the command early.
             endpointer = Endpointer()
-            _ = endpointer.feed(utterance)
             phase = .command
             try wake.reset()
         case .command, .answer:

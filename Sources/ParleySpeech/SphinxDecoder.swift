@@ -186,19 +186,6 @@ public final class SphinxDecoder {
         return result
     }
 
-    /// End frame (10 ms units) of the last word of the current hypothesis.
-    public func lastSegmentEndFrame() -> Int? {
-        var iter = ps_seg_iter(ps)
-        var end: Int32 = -1
-        while let it = iter {
-            var s: Int32 = 0, e: Int32 = 0
-            ps_seg_frames(it, &s, &e)
-            end = e
-            iter = ps_seg_next(it)
-        }
-        return end >= 0 ? Int(end) : nil
-    }
-
     /// Decodes a whole utterance with the active search.
     public func decode(_ samples: [Int16], withPosterior: Bool = false) throws -> Hypothesis? {
         try startUtterance()

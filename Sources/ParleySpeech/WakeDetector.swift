@@ -65,8 +65,10 @@ public final class WakeDetector {
         samplesSeen += frames.count
         var detections: [Double] = []
         if decoder.hypothesis() != nil {
-            let end = decoder.lastSegmentEndFrame().map { utteranceStart + $0 * 160 } ?? samplesSeen
-            detections.append(Double(end) / Double(PCMAudio.sampleRate))
+            // The end of these frames: the keyword search reports a detection
+            // as soon as the phrase ends, so this is at most one frame late.
+            // (Its segment frames are not reliable across restarts.)
+            detections.append(Double(samplesSeen) / Double(PCMAudio.sampleRate))
             try reset()
         } else if samplesSeen - utteranceStart > restartSamples {
             try reset()
@@ -80,8 +82,11 @@ public final class WakeDetector {
         inUtterance = false
     }
 
-    /// Streams a whole recording in 100 ms frames.
+    /// Streams a whole recording in 100 ms frames; times are seconds from
+    /// the start of the recording.
     public func detections(in audio: PCMAudio) throws -> [Double] {
+        try reset()
+        let origin = Double(samplesSeen) / Double(PCMAudio.sampleRate)
         var result: [Double] = []
         var index = 0
         while index < audio.samples.count {
@@ -90,6 +95,6 @@ public final class WakeDetector {
             index = end
         }
         try reset()
-        return result
+        return result.map { $0 - origin }
     }
 }
