@@ -7,13 +7,13 @@ public struct DecoderSettings: Sendable, Hashable {
     /// Pronouncing dictionary (-dict). The decoder is given a reduced copy
     /// with only the words in use; this is the source.
     public var dictionary = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
-    public var beam = 1e-48
-    public var wordBeam = 7e-29
-    public var phoneBeam = 1e-48
+    public var beam = 1e-80
+    public var wordBeam = 1e-50
+    public var phoneBeam = 1e-80
     public var maxHMMsPerFrame = -1
     public var downsampling = 1
     public var topN = 4
-    public var languageWeight = 6.5
+    public var languageWeight = 3.0
     public var phoneLookahead = 5
     public var cmnInit: String? = nil
     public var removeNoise = true

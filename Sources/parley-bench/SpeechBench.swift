@@ -9,6 +9,11 @@ func sharedData(_ path: String) -> URL {
     return URL(fileURLWithPath: root).appendingPathComponent(path)
 }
 
+/// Unbuffered line output, so long runs show progress when redirected.
+func emit(_ items: String...) {
+    FileHandle.standardOutput.write(Data((items.joined(separator: " ") + "\n").utf8))
+}
+
 func decoderSettings(_ overrides: [String]) throws -> DecoderSettings {
     var s = DecoderSettings()
     for o in overrides { try s.apply(o) }
@@ -52,14 +57,14 @@ struct SpeechCoffee: ParsableCommand {
                                               expectNothing: falseAcceptance)
             let label = falseAcceptance ? "false-accept" : "accuracy"
             let value = falseAcceptance ? 1 - e.accuracy : e.accuracy
-            print(String(format: "snr=%@ %@=%.1f%% (%d/%d) rtf=%.3f", snr, label, value * 100, falseAcceptance ? e.total - e.understood : e.understood, e.total, e.realTimeFactor))
-            if verbose { for f in e.failures { print("  \(f.file): \"\(f.transcript)\" \(f.reason)") } }
+            emit(String(format: "snr=%@ %@=%.1f%% (%d/%d) rtf=%.3f", snr, label, value * 100, falseAcceptance ? e.total - e.understood : e.understood, e.total, e.realTimeFactor))
+            if verbose { for f in e.failures { emit("  \(f.file): \"\(f.transcript)\" \(f.reason)") } }
             let sorted = e.confidences.sorted()
             if !sorted.isEmpty {
-                print("  confidence percentiles:", [0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99].map { String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))]) }.joined(separator: " "))
+                emit("  confidence percentiles:", [0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99].map { String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))]) }.joined(separator: " "))
             }
         }
-        print(String(format: "peak-memory=%.1fMiB", peakMemoryMiB() ?? -1))
+        emit(String(format: "peak-memory=%.1fMiB", peakMemoryMiB() ?? -1))
     }
 }
 
@@ -110,7 +115,7 @@ struct SpeechWake: ParsableCommand {
         }
         let hours = Double(negative.count) / 16_000 / 3600
         let positiveAudio = try positives.map { try WAVFile.read($0) }
-        print(String(format: "negative speech: %.2f h; positives: %d recordings", hours, positives.count))
+        emit(String(format: "negative speech: %.2f h; positives: %d recordings", hours, positives.count))
         let mode: WakeMode = .named(wake, heyOptional: true)
         for s in sensitivities {
             var misses = 0
@@ -124,7 +129,7 @@ struct SpeechWake: ParsableCommand {
             let start = DispatchTime.now().uptimeNanoseconds
             let alarms = try detector.detections(in: PCMAudio(samples: negative)).count
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            print(String(format: "sensitivity=%.2f threshold=%.0e miss=%.1f%% (%d/%d) false-alarms/h=%.2f (%d) rtf=%.3f",
+            emit(String(format: "sensitivity=%.2f threshold=%.0e miss=%.1f%% (%d/%d) false-alarms/h=%.2f (%d) rtf=%.3f",
                          s, WakeDetector.threshold(sensitivity: s), Double(misses) * 100 / Double(positives.count), misses, positives.count,
                          Double(alarms) / hours, alarms, seconds / (hours * 3600)))
         }
@@ -166,7 +171,7 @@ struct SpeechSynthesis: ParsableCommand {
             }
         }
         func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
-        print(String(format: "first-audio median=%.1fms max=%.1fms synthesis-rtf median=%.3f (%d runs)",
+        emit(String(format: "first-audio median=%.1fms max=%.1fms synthesis-rtf median=%.3f (%d runs)",
                      median(firsts), firsts.max() ?? 0, median(rtfs), firsts.count))
     }
 }

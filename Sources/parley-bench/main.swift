@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// Benchmarks and evaluations, run in release mode (see BENCHMARKS.md).
 struct ParleyBench: ParsableCommand {
