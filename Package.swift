@@ -44,7 +44,11 @@ let package = Package(
 
         // MARK: Device and storage wrappers.
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore"]),
-        .target(name: "ParleyAudio", dependencies: ["CALSA", .product(name: "Logging", package: "swift-log")]),
+        // CParleyShims: futex helpers for the audio ring (syscall(2) is variadic).
+        .target(name: "CParleyShims"),
+        .target(
+            name: "ParleyAudio",
+            dependencies: ["CALSA", "CParleyShims", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ParleySpeech",
             dependencies: [
@@ -53,7 +57,7 @@ let package = Package(
             ]),
         .target(
             name: "ParleyHardware",
-            dependencies: ["CGPIOD", "Yams", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CGPIOD", "ParleyCore", "Yams", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Wiring and executables.
         .target(
@@ -69,7 +73,10 @@ let package = Package(
             dependencies: ["ParleyDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         .executableTarget(
             name: "parley",
-            dependencies: ["ParleyDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleySpeech", "ParleyAudio",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "parley-bench",
             dependencies: [
@@ -80,11 +87,15 @@ let package = Package(
         // MARK: Tests: one target per module, plus the command-line contracts.
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
-        .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit"]),
+        .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit", "Yams"]),
         .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestKit"]),
-        .testTarget(name: "ParleyAudioTests", dependencies: ["ParleyAudio", "CALSA"]),
-        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyApps", "ParleyTestKit"]),
-        .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware"]),
+        // Test-only malloc interposer counting allocations per thread (audio loop proof).
+        .target(name: "CParleyMallocCounter", path: "Tests/CParleyMallocCounter"),
+        .testTarget(
+            name: "ParleyAudioTests",
+            dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
+        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
     ],

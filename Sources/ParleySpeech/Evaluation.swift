@@ -50,12 +50,12 @@ public struct CommandEvaluation: Sendable {
     public var realTimeFactor: Double { audioSeconds == 0 ? 0 : decodeSeconds / audioSeconds }
 
     /// Runs `recognizer` on every item, optionally mixed with noise at `snr` dB.
-    public static func run(_ set: LabelledSet, recognizer: CommandRecognizer, noise: NoiseMixer? = nil, snr: Double? = nil,
+    public static func run(_ set: LabelledSet, recognizer: CommandRecognizer, noise: PCMAudio? = nil, snr: Double? = nil,
                            expectNothing: Bool = false) throws -> CommandEvaluation {
         var e = CommandEvaluation()
         for (index, item) in set.items.enumerated() {
-            var audio = try WAVFile.read(item.file)
-            if let noise, let snr { audio = noise.mix(audio, snr: snr, seed: UInt64(index) &+ 0x5EED) }
+            var audio = try PCMAudio.read(item.file)
+            if let noise, let snr { audio = audio.mixed(with: noise, snr: snr, seed: UInt64(index) &+ 0x5EED) }
             let start = DispatchTime.now().uptimeNanoseconds
             let result = try recognizer.recognize(audio.samples)
             e.decodeSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9

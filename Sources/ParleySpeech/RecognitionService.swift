@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 import ParleyCore
 
 /// What the always-on recogniser reports.
@@ -22,6 +23,8 @@ public struct ListeningSettings: Sendable, Hashable {
     public var rejectionThreshold = 0.2
     /// Audio kept from before the wake detection and given to the command stage.
     public var preRoll = 0.3
+    /// Seconds after the wake phrase within which the command must start.
+    public var commandTimeout = 4.0
     public init() {}
 }
 
@@ -52,6 +55,9 @@ public final class RecognitionService: @unchecked Sendable {
     private enum Phase { case listening, command, answer }
     private var phase = Phase.listening
     private var endpointer = Endpointer()
+    private var heardSpeech = false
+    private var capturedSamples = 0
+    private var startTimeout = 4.0
     private var utterance: [Int16] = []
     private var recent: [Int16] = []
     private var streamSamples = 0
@@ -136,14 +142,21 @@ public final class RecognitionService: @unchecked Sendable {
         }
     }
 
+    /// ParleyAudio's endpointer decides where the command ends.
+    private func beginCapture(timeout: Double) {
+        endpointer = Endpointer()
+        heardSpeech = false
+        capturedSamples = 0
+        startTimeout = timeout
+    }
+
     private func startAnswer(_ model: PhraseModel, timeout: Double) throws {
         if let answers { try answers.update(model: model) } else {
             answers = try CommandRecognizer(model: model, settings: settings.decoder, rejection: settings.rejection,
                                             threshold: settings.rejectionThreshold)
         }
         phase = .answer
-        endpointer = Endpointer()
-        endpointer.startTimeout = timeout
+        beginCapture(timeout: timeout)
         utterance = []
     }
 
@@ -162,20 +175,28 @@ public final class RecognitionService: @unchecked Sendable {
             utterance = Array(recent.suffix(back))
             // The endpointer only sees audio after the detection, so the tail
             // of the wake phrase cannot end the command early.
-            endpointer = Endpointer()
+            beginCapture(timeout: settings.commandTimeout)
             phase = .command
             try wake.reset()
         case .command, .answer:
             utterance.append(contentsOf: frames)
-            switch endpointer.feed(frames) {
-            case .waiting, .speaking: return
-            case .timedOut:
-                events(.timedOut)
-            case .ended:
+            capturedSamples += frames.count
+            var ended = false
+            endpointer.process(frames) { event in
+                switch event {
+                case .speechStarted: heardSpeech = true
+                case .speechEnded: ended = true
+                }
+            }
+            if ended {
                 let recognizer = phase == .command ? commands : answers
                 if let result = try recognizer?.recognize(utterance) {
                     events(phase == .command ? .command(result) : .answer(result))
                 }
+            } else if !heardSpeech && Double(capturedSamples) / 16_000 >= startTimeout {
+                events(.timedOut)
+            } else {
+                return
             }
             phase = .listening
             utterance = []

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 
 /// Voice settings for speech out.
 public struct VoiceSettings: Sendable, Hashable {
@@ -50,25 +51,6 @@ public struct SpeechSynthesizer: Sendable {
     public func render16k(_ text: String) throws -> PCMAudio {
         var samples: [Int16] = []
         try speak(text) { chunk in samples.append(contentsOf: chunk); return true }
-        return PCMAudio(samples: Resampler.resample(samples, from: try sampleRate, to: PCMAudio.sampleRate))
-    }
-}
-
-/// Linear-interpolation resampler (enough for feeding synthetic speech to
-/// the recogniser; playback uses the device rate directly).
-public enum Resampler {
-    public static func resample(_ x: [Int16], from: Int, to: Int) -> [Int16] {
-        guard from != to, !x.isEmpty else { return x }
-        let count = Int(Double(x.count) * Double(to) / Double(from))
-        var out = [Int16](repeating: 0, count: count)
-        let step = Double(from) / Double(to)
-        for i in 0..<count {
-            let position = Double(i) * step
-            let j = Int(position)
-            let frac = position - Double(j)
-            let a = Double(x[min(j, x.count - 1)]), b = Double(x[min(j + 1, x.count - 1)])
-            out[i] = Int16(a + (b - a) * frac)
-        }
-        return out
+        return PCMAudio(samples: PolyphaseResampler.resample(samples, from: try sampleRate, to: PCMAudio.sampleRate))
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ParleyAudio
 import ParleyCore
 import ParleySpeech
 
@@ -49,7 +50,7 @@ struct SpeechCoffee: ParsableCommand {
         let model = falseAcceptance ? BenchGrammars.soup : try RhinoContext.load(sharedData("coffee-maker/grammar.yaml"), app: "Coffee Maker")
         let rejection = garbage > 0 ? RejectionModel(phonePenalty: phonePenalty) : nil
         let recognizer = try CommandRecognizer(model: model, settings: settings, rejection: rejection, threshold: threshold)
-        let noise = try NoiseMixer(noise: WAVFile.read(sharedData("noise/kitchen.wav")))
+        let noise = try PCMAudio.read(sharedData("noise/kitchen.wav"))
         for snr in snrs {
             let level = snr == "clean" ? nil : Double(snr)
             if snr != "clean" && level == nil { throw ValidationError("--snr \(snr): expected a number or 'clean'") }
@@ -102,19 +103,19 @@ struct SpeechWake: ParsableCommand {
             .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
         let coffee = try FileManager.default.contentsOfDirectory(at: sharedData("coffee-maker/clean"), includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
-        let noise = try NoiseMixer(noise: WAVFile.read(sharedData("noise/kitchen.wav")))
+        let noise = try PCMAudio.read(sharedData("noise/kitchen.wav"))
         let snrs: [Double?] = [nil, 20, 10, 5, 15, 25]
         // Negative stream: every coffee recording, each pass at another SNR.
         var negative: [Int16] = []
         for pass in 0..<passes {
             for (i, file) in coffee.enumerated() {
-                var audio = try WAVFile.read(file)
-                if let snr = snrs[pass % snrs.count] { audio = noise.mix(audio, snr: snr, seed: UInt64(pass * 1000 + i)) }
+                var audio = try PCMAudio.read(file)
+                if let snr = snrs[pass % snrs.count] { audio = audio.mixed(with: noise, snr: snr, seed: UInt64(pass * 1000 + i)) }
                 negative += audio.samples
             }
         }
         let hours = Double(negative.count) / 16_000 / 3600
-        let positiveAudio = try positives.map { try WAVFile.read($0) }
+        let positiveAudio = try positives.map { try PCMAudio.read($0) }
         emit(String(format: "negative speech: %.2f h; positives: %d recordings", hours, positives.count))
         let mode: WakeMode = .named(wake, heyOptional: true)
         for s in sensitivities {

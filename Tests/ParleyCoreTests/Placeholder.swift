@@ -1,1 +1,1 @@
-// ParleyCoreTests: tests for this module live in this folder.
+// ParleyCoreTests

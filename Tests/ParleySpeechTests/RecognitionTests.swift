@@ -26,7 +26,7 @@ import Testing
         let items = try labelled(8)
         var understood = 0
         for item in items {
-            let result = try recognizer.recognize(WAVFile.read(item.file).samples)
+            let result = try recognizer.recognize(PCMAudio.read(item.file).samples)
             if isUnderstood(intent: item.intent, slots: item.slots, result: result.match) { understood += 1 }
         }
         #expect(understood >= 7, "understood \(understood) of \(items.count)")
@@ -36,14 +36,14 @@ import Testing
         let recognizer = try CommandRecognizer(model: Self.soup)
         var accepted = 0
         let items = try labelled(10)
-        for item in items where try recognizer.recognize(WAVFile.read(item.file).samples).match != nil { accepted += 1 }
+        for item in items where try recognizer.recognize(PCMAudio.read(item.file).samples).match != nil { accepted += 1 }
         #expect(accepted <= 2, "accepted \(accepted) of \(items.count)")
     }
 
     @Test func grammarUpdateSwitchesWhatIsHeard() throws {
         let recognizer = try CommandRecognizer(model: Self.soup, rejection: nil)
         let item = try labelled(1)[0]
-        let audio = try WAVFile.read(item.file).samples
+        let audio = try PCMAudio.read(item.file).samples
         #expect(!isUnderstood(intent: item.intent, slots: item.slots, result: try recognizer.recognize(audio).match))
         try recognizer.update(model: Self.coffee)
         #expect(isUnderstood(intent: item.intent, slots: item.slots, result: try recognizer.recognize(audio).match))
@@ -54,14 +54,14 @@ import Testing
         let files = Array(try SharedData.wavFiles(in: SharedData.wakeComputer).prefix(10))
         var hits = 0
         for file in files {
-            let audio = try WAVFile.read(file)
+            let audio = try PCMAudio.read(file)
             let padded = PCMAudio(samples: [Int16](repeating: 0, count: 8000) + audio.samples + [Int16](repeating: 0, count: 8000))
             let found = try detector.detections(in: padded)
             if let first = found.first, first > 0.5, first <= padded.seconds { hits += 1 }
         }
         #expect(hits >= 8, "spotted \(hits) of \(files.count)")
         var alarms = 0
-        for item in try labelled(6) { alarms += try detector.detections(in: WAVFile.read(item.file)).count }
+        for item in try labelled(6) { alarms += try detector.detections(in: PCMAudio.read(item.file)).count }
         #expect(alarms == 0)
         #expect(throws: SpeechError.self) { try WakeDetector(mode: .direct, sensitivity: 2) }
     }
@@ -77,9 +77,9 @@ import Testing
         let service = try RecognitionService(model: Self.coffee, settings: settings) { event in
             box.lock.lock(); box.events.append(event); box.lock.unlock()
         }
-        let wake = try WAVFile.read(try SharedData.wavFiles(in: SharedData.wakeComputer)[0])
+        let wake = try PCMAudio.read(try SharedData.wavFiles(in: SharedData.wakeComputer)[0])
         let item = try labelled(1)[0]
-        let command = try WAVFile.read(item.file)
+        let command = try PCMAudio.read(item.file)
         let silence = [Int16](repeating: 0, count: 8000)
         let stream = silence + wake.samples + command.samples + silence + silence
         var index = 0

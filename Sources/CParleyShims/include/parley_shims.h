@@ -1,0 +1,32 @@
+// CParleyShims: the few C helpers ParleyAudio cannot express in Swift.
+// Every helper is prefixed `parley_` and says why it exists.
+#pragma once
+#include <stdint.h>
+
+/// Adds one to the 32-bit word at `word` (atomically, release order) and wakes
+/// every thread blocked in `parley_futex_wait` on it. Exists because the
+/// futex(2) system call is only reachable through the variadic syscall(2),
+/// which Swift cannot call. Used by the audio ring to wake its reader without
+/// a lock on the capture thread.
+void parley_futex_bump_and_wake(uint32_t *word);
+
+/// Blocks while the word at `word` still equals `expected`, at most
+/// `timeout_ns` nanoseconds (negative: no limit). Returns 0 when woken or the
+/// value already differed, 1 on timeout. Retries EINTR by itself.
+int parley_futex_wait(uint32_t *word, uint32_t expected, int64_t timeout_ns);
+
+/// Atomic (acquire) load of the word, for the waiter's "expected" snapshot.
+uint32_t parley_futex_load(uint32_t *word);
+
+/// Names the calling thread (pthread_setname_np, at most 15 bytes kept).
+/// Exists because Glibc's Swift overlay does not expose the _GNU_SOURCE
+/// declaration.
+int parley_set_thread_name(const char *name);
+
+/// eventfd(2) with EFD_NONBLOCK | EFD_CLOEXEC, for waking an audio thread out
+/// of poll(2); sys/eventfd.h is not part of the Glibc Swift module.
+int parley_eventfd_create(void);
+
+/// The kernel thread id of the caller (gettid(2)), for diagnostics and the
+/// allocation-counting test; not exposed by the Glibc Swift module.
+int32_t parley_gettid(void);

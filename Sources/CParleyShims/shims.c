@@ -1,0 +1,62 @@
+#define _GNU_SOURCE
+#include "parley_shims.h"
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+void parley_futex_bump_and_wake(uint32_t *word) {
+    __atomic_add_fetch(word, 1u, __ATOMIC_RELEASE);
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+uint32_t parley_futex_load(uint32_t *word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+int parley_futex_wait(uint32_t *word, uint32_t expected, int64_t timeout_ns) {
+    struct timespec deadline, now, rel;
+    if (timeout_ns >= 0) {
+        clock_gettime(CLOCK_MONOTONIC, &deadline);
+        deadline.tv_sec += timeout_ns / 1000000000;
+        deadline.tv_nsec += timeout_ns % 1000000000;
+        if (deadline.tv_nsec >= 1000000000) { deadline.tv_sec++; deadline.tv_nsec -= 1000000000; }
+    }
+    for (;;) {
+        if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != expected) return 0;
+        struct timespec *timeout = NULL;
+        if (timeout_ns >= 0) {
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            int64_t left = (int64_t)(deadline.tv_sec - now.tv_sec) * 1000000000
+                + (deadline.tv_nsec - now.tv_nsec);
+            if (left <= 0) return 1;
+            rel.tv_sec = left / 1000000000;
+            rel.tv_nsec = left % 1000000000;
+            timeout = &rel;
+        }
+        long r = syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, timeout, NULL, 0);
+        if (r == 0) return 0;
+        if (errno == EAGAIN) return 0;       // value changed before we slept
+        if (errno == ETIMEDOUT) return 1;
+        // EINTR: loop and recompute the remaining time.
+    }
+}
+
+#include <pthread.h>
+#include <string.h>
+#include <sys/eventfd.h>
+
+int parley_set_thread_name(const char *name) {
+    char shortName[16];
+    strncpy(shortName, name, 15);
+    shortName[15] = '\0';
+    return pthread_setname_np(pthread_self(), shortName);
+}
+
+int parley_eventfd_create(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int32_t parley_gettid(void) { return (int32_t)gettid(); }

@@ -1,2 +1,0 @@
-/// Namespace for the ParleyApps module; see README "Architecture".
-public enum ParleyAppsModule {}

@@ -1,0 +1,88 @@
+import Foundation
+import ParleyIntents
+
+/// The running timer, kept in the app's data store.
+struct RunningTimer: Codable {
+    var end: Date
+    var seconds: Int
+    static let key = "timer.current"
+
+    static func load(_ context: IntentContext) async throws -> RunningTimer? {
+        guard let data = try await context.appData.value(app: context.app, key: key) else { return nil }
+        let timer = try JSONDecoder().decode(RunningTimer.self, from: data)
+        return timer.end > context.now ? timer : nil
+    }
+}
+
+/// Starts a timer; when it ends the device chimes and says so.
+public struct StartTimer: AppIntent {
+    public static let title = "Start a timer"
+    public static let category = IntentCategory.set
+    public static let parameterSummary = "Start a {duration} timer"
+
+    @Parameter(title: "Duration", prompt: "For how long?",
+               bounds: ParameterBounds(minimum: 1, maximum: 12 * 3600 + 1800, belowMinimum: "A timer needs at least one second.",
+                                       aboveMaximum: "Timers can run for twelve hours at most."))
+    public var duration: SpokenDuration
+
+    public init() {}
+
+    public func perform(context: IntentContext) async throws -> IntentResult {
+        let timer = RunningTimer(end: context.now + Double(duration.seconds), seconds: duration.seconds)
+        try await context.appData.setValue(try JSONEncoder().encode(timer), app: context.app, key: RunningTimer.key)
+        let spoken = SpokenDuration.describe(duration.seconds)
+        await context.schedule(id: "timer", at: timer.end, announcement: "The \(SpokenDuration.adjective(duration.seconds)) timer is done.")
+        return IntentResult(dialog: "\(capitalisedFirst(spoken)), starting now.",
+                            output: ["end": .date(timer.end), "duration": .duration(Double(duration.seconds))])
+    }
+}
+
+/// Says how much time is left.
+public struct TimeLeft: AppIntent {
+    public static let title = "Time left"
+    public static let category = IntentCategory.get
+    public init() {}
+
+    public func perform(context: IntentContext) async throws -> IntentResult {
+        guard let timer = try await RunningTimer.load(context) else { return IntentResult(dialog: "No timer is running.") }
+        let left = Int(timer.end.timeIntervalSince(context.now).rounded(.up))
+        return IntentResult(dialog: "\(capitalisedFirst(SpokenDuration.describe(left))) left.",
+                            detail: "The \(SpokenDuration.adjective(timer.seconds)) timer ends then.",
+                            output: ["remaining": .duration(Double(left))])
+    }
+}
+
+/// Cancels the running timer.
+public struct CancelTimer: AppIntent {
+    public static let title = "Cancel the timer"
+    public static let category = IntentCategory.set
+    public init() {}
+
+    public func perform(context: IntentContext) async throws -> IntentResult {
+        guard let timer = try await RunningTimer.load(context) else { return IntentResult(dialog: "No timer is running.") }
+        try await context.appData.removeValue(app: context.app, key: RunningTimer.key)
+        await context.cancelScheduled(id: "timer")
+        return IntentResult(dialog: "Timer cancelled.", detail: "The \(SpokenDuration.adjective(timer.seconds)) timer will not ring.")
+    }
+}
+
+public struct TimerApp: ParleyApp {
+    public init() {}
+    public let identifier = "Timer"
+    public let name = "Timer"
+    public let synonyms = ["the timer", "kitchen timer"]
+    public var intents: [any AppIntent.Type] { [StartTimer.self, TimeLeft.self, CancelTimer.self] }
+    public var shortcuts: [AppShortcut] {
+        [
+            AppShortcut(intent: StartTimer.self, phrases: [
+                "start a {duration} timer", "set a {duration} timer", "set a timer for {duration}",
+                "start a timer for {duration}", "start a timer", "set a timer",
+            ], shortTitle: "Start a timer"),
+            AppShortcut(intent: TimeLeft.self, phrases: [
+                "how much time is left on the timer", "how much time is left on the {app}", "how long is left on the timer",
+            ], shortTitle: "Tell the time left"),
+            AppShortcut(intent: CancelTimer.self, phrases: ["cancel the timer", "stop the timer", "cancel the {app}"],
+                        shortTitle: "Cancel the timer"),
+        ]
+    }
+}

@@ -1,0 +1,142 @@
+import CParleyShims
+import Synchronization
+
+/// A preallocated ring of 16 kHz mono Int16 samples with a few seconds of
+/// history: one producer (the capture thread) and readers that address audio
+/// by absolute sample position, so the recogniser can fetch the audio from
+/// just before a wake phrase.
+///
+/// The writer never waits: it overwrites the oldest samples. A reader copies
+/// what it wants and then re-reads the write position; if the writer lapped
+/// the copied region meanwhile, the read is reported as (partly) lost, in
+/// the manner of a seqlock. Readers block in `waitForSamples` on a futex the
+/// writer bumps once per period (no lock on the writer's side).
+public final class AudioRing: @unchecked Sendable {
+    // @unchecked: `storage` is written only by the single producer; readers
+    // validate every copy against `written` (see type comment).
+
+    /// Samples the ring holds.
+    public let capacity: Int
+    /// Sample rate of the audio in the ring (16 kHz for capture).
+    public let sampleRate: Int
+    private let mask: Int
+    private let storage: UnsafeMutablePointer<Int16>
+    private let written = Atomic<Int64>(0)
+    private let futexWord: UnsafeMutablePointer<UInt32>
+
+    /// A ring holding at least `seconds` of audio at `sampleRate` (rounded up to a power of two).
+    public init(seconds: Double, sampleRate: Int = 16_000) {
+        let wanted = max(1024, Int((seconds * Double(sampleRate)).rounded(.up)))
+        var size = 1
+        while size < wanted { size <<= 1 }
+        capacity = size
+        mask = size - 1
+        self.sampleRate = sampleRate
+        storage = .allocate(capacity: size)
+        storage.initialize(repeating: 0, count: size)
+        futexWord = .allocate(capacity: 1)
+        futexWord.initialize(to: 0)
+    }
+
+    deinit {
+        storage.deallocate()
+        futexWord.deallocate()
+    }
+
+    /// Total samples ever written: the position one past the newest sample.
+    public var writePosition: Int64 { written.load(ordering: .acquiring) }
+
+    /// The oldest position still held.
+    public var oldestPosition: Int64 { max(0, writePosition - Int64(capacity)) }
+
+    /// Producer only: appends samples (overwriting the oldest) and wakes readers.
+    /// Allocation- and lock-free.
+    public func write(_ samples: UnsafeBufferPointer<Int16>) {
+        guard let base = samples.baseAddress, samples.count > 0 else { return }
+        var source = base
+        var remaining = samples.count
+        if remaining > capacity {               // keep only the newest `capacity`
+            source += remaining - capacity
+            remaining = capacity
+        }
+        let start = written.load(ordering: .relaxed)
+        var index = Int(start) & mask
+        while remaining > 0 {
+            let chunk = min(remaining, capacity - index)
+            (storage + index).update(from: source, count: chunk)
+            source += chunk
+            remaining -= chunk
+            index = (index + chunk) & mask
+        }
+        written.store(start + Int64(samples.count), ordering: .releasing)
+        parley_futex_bump_and_wake(futexWord)
+    }
+
+    /// The outcome of a read.
+    public struct Read: Sendable, Equatable {
+        /// Position of the first sample copied (later than asked if older audio was gone).
+        public var position: Int64
+        /// Samples copied into the destination.
+        public var count: Int
+        /// Samples between the asked position and `position` that were lost.
+        public var lost: Int64
+    }
+
+    /// Copies samples from absolute `position` (at most `destination.count`,
+    /// at most up to `writePosition`). Audio older than the ring holds is
+    /// skipped and reported in `lost`. Safe from any reader thread.
+    public func read(from position: Int64, into destination: UnsafeMutableBufferPointer<Int16>) -> Read {
+        guard let out = destination.baseAddress else { return Read(position: position, count: 0, lost: 0) }
+        let end = written.load(ordering: .acquiring)
+        var start = max(position, end - Int64(capacity))
+        start = min(start, end)
+        let count = Int(min(Int64(destination.count), end - start))
+        var index = Int(start) & mask
+        var copied = 0
+        while copied < count {
+            let chunk = min(count - copied, capacity - index)
+            (out + copied).update(from: storage + index, count: chunk)
+            copied += chunk
+            index = (index + chunk) & mask
+        }
+        // Seqlock-style validation: anything the writer overwrote meanwhile is lost.
+        let after = written.load(ordering: .acquiring)
+        let firstValid = after - Int64(capacity)
+        if firstValid > start {
+            let overwritten = Int(min(Int64(count), firstValid - start))
+            if overwritten > 0 {
+                (out).update(from: out + overwritten, count: count - overwritten)
+                return Read(position: start + Int64(overwritten), count: count - overwritten, lost: start + Int64(overwritten) - position)
+            }
+        }
+        return Read(position: start, count: count, lost: start - position)
+    }
+
+    /// Convenience for readers that accept an allocation: up to `count` samples from `position`.
+    public func samples(from position: Int64, count: Int) -> [Int16] {
+        var result = [Int16](repeating: 0, count: count)
+        let read = result.withUnsafeMutableBufferPointer { self.read(from: position, into: $0) }
+        result.removeLast(count - read.count)
+        return result
+    }
+
+    /// The newest `count` samples (fewer if not yet written), e.g. the audio just before a detection.
+    public func latest(_ count: Int) -> [Int16] {
+        let end = writePosition
+        return samples(from: max(0, end - Int64(min(count, capacity))), count: min(count, capacity))
+    }
+
+    /// Blocks the calling (reader) thread until `writePosition > position` or
+    /// the timeout passes; returns whether new samples are there. Do not call
+    /// from the cooperative thread pool: it is for the recogniser's own thread.
+    public func waitForSamples(after position: Int64, timeoutNanoseconds: Int64) -> Bool {
+        let deadline = AudioThread.monotonicNanoseconds() + timeoutNanoseconds
+        while true {
+            let generation = parley_futex_load(futexWord)
+            if writePosition > position { return true }
+            let left = deadline - AudioThread.monotonicNanoseconds()
+            if left <= 0 { return false }
+            _ = parley_futex_wait(futexWord, generation, left)
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+
+/// Speech start and end, as sample positions in the capture timeline (the
+/// ring's `writePosition` numbering) at `sampleRate`.
+public enum EndpointEvent: Sendable, Equatable {
+    /// Speech began at `start` (already moved back by the pre-roll); reported
+    /// once the onset was confirmed, at `reportedAt`.
+    case speechStarted(start: Int64, reportedAt: Int64)
+    /// Speech ended: the segment is `start..<end` (`end` is the end of the
+    /// last voiced frame plus the post-roll); reported after the trailing
+    /// silence, at `reportedAt`.
+    case speechEnded(start: Int64, end: Int64, reportedAt: Int64)
+}
+
+/// Tuning of the endpointer. Levels are frame energies in dB on the Int16
+/// scale (0 dB = RMS of one LSB), relative to the tracked noise floor.
+public struct EndpointerConfiguration: Sendable, Equatable {
+    public var sampleRate: Int = 16_000
+    /// Analysis frame (10 ms at 16 kHz).
+    public var frameSamples: Int = 160
+    /// A frame counts towards an onset when it is above the noise level by
+    /// the larger of this margin and `startSpread` × the noise's own spread
+    /// (so fluctuating noise such as a kitchen needs a larger margin than a
+    /// quiet room).
+    public var startThresholdDB: Double = 10
+    public var startSpread: Double = 4
+    /// Once in speech, frames above the larger of this margin and
+    /// `continueSpread` × spread keep it going (hysteresis).
+    public var continueThresholdDB: Double = 4
+    public var continueSpread: Double = 2
+    /// Onset: at least `onsetFrames` loud frames among the last `onsetWindow`.
+    public var onsetFrames: Int = 6
+    public var onsetWindow: Int = 10
+    /// Of those loud frames, at least this many must be voiced (periodic with
+    /// a pitch of 80-400 Hz): kitchen clatter and fans are loud but rarely
+    /// voiced. 0 turns the voicing check off.
+    public var onsetVoicedFrames: Int = 2
+    /// Normalised autocorrelation a frame needs to count as voiced.
+    public var voicingThreshold: Double = 0.6
+    /// Silence after the last voiced frame before speech end is reported.
+    /// Default 600 ms: long enough to bridge the pauses people make inside a
+    /// spoken command (on the coffee-maker recordings, 90% of the longest
+    /// in-utterance pauses are at most 350 ms), short enough that the reply
+    /// feels immediate (turn-taking gaps between people are 200-700 ms).
+    public var trailingSilenceMilliseconds: Int = 600
+    /// Audio before the first loud frame that belongs to the segment (soft onsets).
+    public var preRollMilliseconds: Int = 200
+    /// Audio after the last loud frame that belongs to the segment (soft
+    /// word endings under the noise); capped by the trailing silence.
+    public var postRollMilliseconds: Int = 300
+    /// Time constant of the noise level and spread, learned on non-speech frames.
+    public var noiseAdaptationMilliseconds: Int = 1_000
+    /// The noise level never stays below the minimum smoothed frame level
+    /// over this window (minimum statistics), so a room that got louder is
+    /// followed within this time even though its frames look like speech.
+    public var noiseWindowMilliseconds: Int = 2_000
+    /// The floor never goes below this (digital silence would make every click speech).
+    public var minimumFloorDB: Double = 20
+    /// Segments longer than this end regardless (a stuck noise source).
+    public var maximumSegmentMilliseconds: Int = 15_000
+
+    public init() {}
+
+    public init(trailingSilenceMilliseconds: Int) {
+        self.trailingSilenceMilliseconds = trailingSilenceMilliseconds
+    }
+}
+
+/// A voice activity detector that adapts to the room and reports speech
+/// start and end. Per 10 ms frame it measures the level of the high-passed
+/// signal (a DC blocker at ~130 Hz removes offset and rumble), smooths it,
+/// and compares it with a noise model learned on non-speech frames: the
+/// noise level (exponential average, never below the minimum of the last
+/// two seconds) and its spread (average absolute deviation). Onset needs
+/// several loud frames in a short window; hysteresis keeps speech going
+/// through quieter phonemes; the end is reported after the trailing silence.
+///
+/// Storage is allocated in `init`; `process` allocates nothing (checked by
+/// a test), so it may run on the capture thread or the recogniser's thread.
+/// Not thread-safe: one instance per stream, used by one thread.
+public final class Endpointer {
+    public let configuration: EndpointerConfiguration
+    private let levels: UnsafeMutablePointer<Double>   // smoothed levels over the minimum-statistics window (ring)
+    private let levelCapacity: Int
+    private var levelIndex = 0
+    private var levelCount = 0
+    private let onsetHistory: UnsafeMutablePointer<Bool>    // loud/quiet of the last `onsetWindow` frames
+    private let voicedHistory: UnsafeMutablePointer<Bool>   // voiced loud frames among them
+    private let onsetCapacity: Int
+    private let recent: UnsafeMutablePointer<Double>        // last 480 high-passed samples (30 ms), ring
+    private var recentIndex = 0
+    private let decimated: UnsafeMutablePointer<Double>     // those 30 ms at 8 kHz, for the pitch check
+    private var onsetIndex = 0
+    private var frameEnergy: Double = 0
+    private var frameFill = 0
+    private var previousInput: Double = 0
+    private var previousOutput: Double = 0
+    private var smoothed: Double = -1
+    private var noiseLevel: Double = -1
+    private var noiseSpread: Double = 2
+    private var framesSeen: Int64 = 0
+    private var inSpeech = false
+    private var runStart: Int64 = 0          // first loud frame of the current loud run (frames)
+    private var lastLoudFrame: Int64 = -1_000
+    private var segmentStart: Int64 = 0
+    private var lastVoicedEnd: Int64 = 0
+    private let trailingFrames: Int
+    private let preRollSamples: Int64
+    private let postRollSamples: Int64
+    private let maxSegmentSamples: Int64
+    private let adaptation: Double
+
+    public init(configuration: EndpointerConfiguration = EndpointerConfiguration()) {
+        self.configuration = configuration
+        let frameMs = Double(configuration.frameSamples) * 1000 / Double(configuration.sampleRate)
+        levelCapacity = max(1, Int(Double(configuration.noiseWindowMilliseconds) / frameMs))
+        levels = .allocate(capacity: levelCapacity)
+        levels.initialize(repeating: 0, count: levelCapacity)
+        onsetCapacity = max(1, configuration.onsetWindow)
+        onsetHistory = .allocate(capacity: onsetCapacity)
+        onsetHistory.initialize(repeating: false, count: onsetCapacity)
+        voicedHistory = .allocate(capacity: onsetCapacity)
+        voicedHistory.initialize(repeating: false, count: onsetCapacity)
+        recent = .allocate(capacity: 480)
+        recent.initialize(repeating: 0, count: 480)
+        decimated = .allocate(capacity: 240)
+        decimated.initialize(repeating: 0, count: 240)
+        trailingFrames = max(1, Int((Double(configuration.trailingSilenceMilliseconds) / frameMs).rounded()))
+        preRollSamples = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
+        postRollSamples = Int64(min(configuration.postRollMilliseconds, configuration.trailingSilenceMilliseconds)
+                                * configuration.sampleRate / 1000)
+        maxSegmentSamples = Int64(configuration.maximumSegmentMilliseconds) * Int64(configuration.sampleRate) / 1000
+        adaptation = min(1, frameMs / Double(max(1, configuration.noiseAdaptationMilliseconds)))
+    }
+
+    deinit {
+        levels.deallocate()
+        onsetHistory.deallocate()
+        voicedHistory.deallocate()
+        recent.deallocate()
+        decimated.deallocate()
+    }
+
+    /// The current noise level estimate (dB).
+    public var noiseFloorDB: Double { max(configuration.minimumFloorDB, noiseLevel) }
+
+    /// Whether a segment is open.
+    public var isInSpeech: Bool { inSpeech }
+
+    /// Feeds the next samples of the stream; calls `emit` for each event.
+    public func process(_ samples: UnsafeBufferPointer<Int16>, emit: (EndpointEvent) -> Void) {
+        let frame = configuration.frameSamples
+        guard let base = samples.baseAddress else { return }
+        for index in 0..<samples.count {
+            let x = Double(base[index])
+            let y = x - previousInput + 0.95 * previousOutput      // DC blocker / high-pass
+            previousInput = x
+            previousOutput = y
+            recent[recentIndex] = y
+            recentIndex = recentIndex == 479 ? 0 : recentIndex + 1
+            frameEnergy += y * y
+            frameFill += 1
+            if frameFill == frame {
+                finishFrame(emit: emit)
+                frameEnergy = 0
+                frameFill = 0
+            }
+        }
+    }
+
+    /// Convenience for arrays (tests, evaluation).
+    public func process(_ samples: [Int16], emit: (EndpointEvent) -> Void) {
+        samples.withUnsafeBufferPointer { process($0, emit: emit) }
+    }
+
+    /// Pitch check on the last 30 ms: decimate to 8 kHz (pair average, a
+    /// crude low-pass that keeps the fundamental and first formant) and look
+    /// for a normalised autocorrelation peak at lags of 2.5-12.5 ms.
+    private func isVoiced() -> Bool {
+        var j = recentIndex
+        for i in 0..<240 {
+            let a = recent[j]
+            j = j == 479 ? 0 : j + 1
+            let b = recent[j]
+            j = j == 479 ? 0 : j + 1
+            decimated[i] = a + b
+        }
+        var best = 0.0
+        do {
+            let x = decimated
+            for lag in 20...100 {
+                var xy = 0.0, xx = 0.0, yy = 0.0
+                for n in 0..<(240 - lag) {
+                    let a = x[n], b = x[n + lag]
+                    xy += a * b
+                    xx += a * a
+                    yy += b * b
+                }
+                let denominator = (xx * yy).squareRoot()
+                if denominator > 0 { best = max(best, xy / denominator) }
+            }
+        }
+        return best >= configuration.voicingThreshold
+    }
+
+    private func finishFrame(emit: (EndpointEvent) -> Void) {
+        let config = configuration
+        let frame = Int64(config.frameSamples)
+        let level = 10 * log10(frameEnergy / Double(config.frameSamples) + 1)
+        // Light smoothing (two-frame time constant) so single-frame spikes do not count.
+        smoothed = smoothed < 0 ? level : smoothed + 0.5 * (level - smoothed)
+        levels[levelIndex] = smoothed
+        levelIndex = (levelIndex + 1) % levelCapacity
+        levelCount = min(levelCount + 1, levelCapacity)
+        var windowMinimum = Double.infinity
+        for i in 0..<levelCount { windowMinimum = min(windowMinimum, levels[i]) }
+        if noiseLevel < 0 { noiseLevel = smoothed }
+        noiseLevel = max(noiseLevel, windowMinimum)
+
+        let floor = noiseFloorDB
+        let startThreshold = floor + max(config.startThresholdDB, config.startSpread * noiseSpread)
+        let continueThreshold = floor + max(config.continueThresholdDB, config.continueSpread * noiseSpread)
+        let frameStart = framesSeen * frame
+        let frameEnd = frameStart + frame
+        framesSeen += 1
+
+        if !inSpeech {
+            let loud = smoothed > startThreshold
+            let voiced = loud && config.onsetVoicedFrames > 0 && isVoiced()
+            // Learn the noise outside speech (deviations clamped so a burst cannot run away with it).
+            let deviation = min(smoothed - noiseLevel, 10)
+            noiseLevel += adaptation * deviation
+            noiseSpread += adaptation * (abs(deviation) - noiseSpread)
+            if loud {
+                // A new run starts after 150 ms without loud frames; the segment is back-dated to it.
+                if framesSeen - 1 - lastLoudFrame > 15 { runStart = framesSeen - 1 }
+                lastLoudFrame = framesSeen - 1
+            }
+            onsetHistory[onsetIndex] = loud
+            voicedHistory[onsetIndex] = voiced
+            onsetIndex = (onsetIndex + 1) % onsetCapacity
+            var count = 0
+            var voicedCount = 0
+            for i in 0..<onsetCapacity {
+                if onsetHistory[i] { count += 1 }
+                if voicedHistory[i] { voicedCount += 1 }
+            }
+            if count >= config.onsetFrames && voicedCount >= config.onsetVoicedFrames {
+                inSpeech = true
+                // Back-date to the start of the loud run (voicing may confirm late), then the pre-roll.
+                let firstLoudStart = runStart * frame
+                segmentStart = max(0, firstLoudStart - preRollSamples)
+                lastVoicedEnd = frameEnd
+                for i in 0..<onsetCapacity {
+                    onsetHistory[i] = false
+                    voicedHistory[i] = false
+                }
+                emit(.speechStarted(start: segmentStart, reportedAt: frameEnd))
+            }
+            return
+        }
+        if smoothed > continueThreshold {
+            lastVoicedEnd = frameEnd
+        }
+        let silentFrames = (frameEnd - lastVoicedEnd) / frame
+        if silentFrames >= Int64(trailingFrames) || frameEnd - segmentStart >= maxSegmentSamples {
+            inSpeech = false
+            emit(.speechEnded(start: segmentStart, end: min(lastVoicedEnd + postRollSamples, frameEnd), reportedAt: frameEnd))
+        }
+    }
+}

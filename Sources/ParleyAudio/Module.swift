@@ -1,2 +1,0 @@
-/// Namespace for the ParleyAudio module; see README "Architecture".
-public enum ParleyAudioModule {}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Behaviour the device owner can configure.
+public struct EngineConfiguration: Sendable {
+    /// Categories whose confirmation may be given by saying "yes". Orders and
+    /// payments are never among them: a voice alone never spends money.
+    public var voiceConfirmableCategories: Set<IntentCategory> {
+        didSet { voiceConfirmableCategories.subtract(Self.buttonOnlyCategories) }
+    }
+    public static let buttonOnlyCategories: Set<IntentCategory> = [.order, .payment]
+
+    /// Seconds to wait for an answer before asking once more, then giving up.
+    public var answerTimeout: TimeInterval = 8
+    /// Seconds to wait for the button after a confirmation.
+    public var confirmationTimeout: TimeInterval = 20
+    /// Seconds a push-to-talk window or a suggestion stays open.
+    public var buttonWindow: TimeInterval = 10
+    /// Whether to tip the short phrase after a long conversation.
+    public var tipsEnabled = true
+    /// Recognitions below this confidence are ignored as not heard.
+    public var minimumConfidence: Double = 0.5
+    /// A phrase run by a double press (nil: nothing).
+    public var doublePressPhrase: String?
+    /// Recorded in donations as how an intent was started by speech.
+    public var voiceTrigger = "voice"
+
+    public init(voiceConfirmableCategories: Set<IntentCategory> = [.delete, .create, .edit, .set, .play, .get, .generic]) {
+        self.voiceConfirmableCategories = voiceConfirmableCategories.subtracting(Self.buttonOnlyCategories)
+    }
+}

@@ -1,0 +1,53 @@
+/// What the LEDs show. Raw values are the names printed by `parley chat`
+/// (`led: <state>`) and used by board files.
+public enum DeviceState: String, Sendable, Hashable, CaseIterable, Codable {
+    case idle
+    case listening
+    case thinking
+    case speaking
+    case awaitingConfirmation = "awaiting-confirmation"
+    case success
+    case error
+    case muted
+}
+
+/// A button gesture from the hardware (or the console's `:press`).
+public enum ButtonGesture: String, Sendable, Hashable, CaseIterable {
+    case press
+    case longPress = "long-press"
+    case doublePress = "double-press"
+}
+
+/// An intent that ran, with the canonical values of its parameters.
+public struct PerformedIntent: Sendable, Hashable {
+    public var app: String
+    public var intent: String
+    public var parameters: [String: String]
+    public var output: [String: OutputValue]
+    public var trigger: String
+}
+
+/// What the recogniser should listen for next.
+public enum ListeningMode: Sendable, Hashable {
+    /// Wake phrases and commands (the full phrase model).
+    case commands
+    /// Answers to the open question only, no wake word needed.
+    case followUp(PhraseModel)
+}
+
+/// Everything the engine does that a person can perceive.
+public enum EngineEvent: Sendable, Hashable {
+    case spoke(String)
+    case led(DeviceState)
+    case performed(PerformedIntent)
+    /// A sound to play ("chime").
+    case sound(String)
+    case listening(ListeningMode)
+    /// A line for the log, never spoken.
+    case log(String)
+}
+
+/// Receives the engine's events in order (speaker, LEDs, console, tests).
+public protocol EngineOutputSink: Sendable {
+    func emit(_ event: EngineEvent) async
+}

@@ -1,0 +1,132 @@
+/// Builds the `PhraseModel` from the registry: App Shortcut phrases with each
+/// app name and synonym, every value of their parameter, the primary app's
+/// phrases without its name and its command templates, built-in commands and
+/// custom phrases. The speech module compiles this same model into grammars.
+public enum PhraseCompiler {
+    /// Built-in command names (targets `.builtin(name)`).
+    public enum Builtin {
+        public static let help = "help"
+        public static let appHelp = "appHelp"
+        public static let cancel = "cancel"
+        public static let `repeat` = "repeat"
+    }
+    /// The binding of the app in "what can <app> do".
+    public static let appBinding = "app"
+    static let connectors: Set<String> = ["with", "from", "in", "on", "using", "at", "to", "by", "via"]
+
+    public static let cancelPhrases = ["cancel", "stop", "never mind", "nevermind", "cancel that", "forget it", "stop it"]
+    public static let repeatPhrases = ["repeat", "repeat that", "say that again", "say it again", "come again", "pardon"]
+    static let helpPhrases = ["what can i say", "what can you do", "help", "what can i ask", "what do you do"]
+
+    public static func compile(_ registry: AppRegistry, customPhrases: [CustomPhrase] = [],
+                               dynamicOptions: [String: [ParameterOption]] = [:]) -> PhraseModel {
+        var model = PhraseModel()
+        addBuiltins(to: &model, registry: registry)
+        for custom in customPhrases {
+            let words = PhraseText.normalise(custom.phrase)
+            guard !words.isEmpty else { continue }
+            model.rules.append(PhraseRule(id: "custom/\(words.joined(separator: " "))",
+                target: .intent(app: custom.app, intent: custom.intent, fixed: custom.parameters), body: .words(words)))
+        }
+        for app in registry.apps {
+            let isPrimary = app.identifier == registry.primaryApp
+            let names = PhraseNode.choice(app.allNames.map { .words(PhraseText.normalise($0)) })
+            for (shortcutIndex, shortcut) in app.shortcuts.enumerated() {
+                let intentID = shortcut.intent.identifier
+                guard let descriptor = registry.descriptor(app: app.identifier, intent: intentID) else { continue }
+                for (phraseIndex, phrase) in shortcut.phrases.enumerated() {
+                    let tokens = PhraseToken.tokens(of: phrase)
+                    var variants = [tokens]
+                    if isPrimary, tokens.contains(.appName) { variants.append(withoutAppName(tokens)) }
+                    for (variantIndex, variant) in variants.enumerated() where !variant.isEmpty {
+                        let body = node(variant, names: names) { name in
+                            let vocabulary = AppRegistry.vocabularyName(app: app.identifier, intent: intentID, parameter: name)
+                            if model.vocabularies[vocabulary] == nil {
+                                let options = descriptor.parameter(name)?.staticOptions ?? dynamicOptions[vocabulary] ?? []
+                                model.vocabularies[vocabulary] = SlotVocabulary(name: vocabulary, values: slotValues(options))
+                            }
+                            return vocabulary
+                        }
+                        model.rules.append(PhraseRule(id: "\(app.identifier)/\(intentID)/\(shortcutIndex).\(phraseIndex).\(variantIndex)",
+                            target: .intent(app: app.identifier, intent: intentID, fixed: [:]), body: body))
+                    }
+                }
+            }
+            guard isPrimary else { continue }
+            for (index, template) in app.templates.enumerated() {
+                let intentID = template.intent.identifier
+                guard let descriptor = registry.descriptor(app: app.identifier, intent: intentID) else { continue }
+                let parsed = try? TemplateNotation.parse(template.pattern) { list in
+                    let vocabulary = AppRegistry.vocabularyName(app: app.identifier, intent: intentID, parameter: list)
+                    if model.vocabularies[vocabulary] == nil {
+                        model.vocabularies[vocabulary] = SlotVocabulary(name: vocabulary,
+                            values: slotValues(descriptor.parameter(list)?.staticOptions ?? []))
+                    }
+                    return vocabulary
+                }
+                guard let parsed else { continue }
+                model.rules.append(PhraseRule(id: "\(app.identifier)/\(intentID)/template.\(index)",
+                    target: .intent(app: app.identifier, intent: intentID, fixed: [:]), body: parsed))
+            }
+        }
+        return model
+    }
+
+    /// Every spoken form of every option, as slot values.
+    public static func slotValues(_ options: [ParameterOption]) -> [SlotValue] {
+        var seen = Set<[String]>()
+        var values: [SlotValue] = []
+        for option in options {
+            for form in option.allForms {
+                let words = PhraseText.normalise(form)
+                if !words.isEmpty, seen.insert(words).inserted { values.append(SlotValue(spoken: words, canonical: option.id)) }
+            }
+        }
+        return values
+    }
+
+    static func node(_ tokens: [PhraseToken], names: PhraseNode, vocabulary: (String) -> String) -> PhraseNode {
+        var nodes: [PhraseNode] = []
+        for token in tokens {
+            switch token {
+            case .word(let w): nodes.append(.words([w]))
+            case .appName: nodes.append(names)
+            case .parameter(let name): nodes.append(.slot(vocabulary: vocabulary(name), binding: name))
+            }
+        }
+        return TemplateNotation.merge(nodes)
+    }
+
+    /// "order {soup} with {app}" -> "order {soup}": the name and its connector go.
+    static func withoutAppName(_ tokens: [PhraseToken]) -> [PhraseToken] {
+        var result: [PhraseToken] = []
+        for token in tokens {
+            if token == .appName {
+                if case .word(let w)? = result.last, connectors.contains(w) { result.removeLast() }
+                continue
+            }
+            result.append(token)
+        }
+        return result
+    }
+
+    static func addBuiltins(to model: inout PhraseModel, registry: AppRegistry) {
+        func rule(_ name: String, _ phrases: [String]) {
+            model.rules.append(PhraseRule(id: "builtin/\(name)", target: .builtin(name),
+                body: .choice(phrases.map { .words(PhraseText.normalise($0)) })))
+        }
+        rule(Builtin.cancel, cancelPhrases)
+        rule(Builtin.repeat, repeatPhrases)
+        rule(Builtin.help, helpPhrases)
+        let vocabulary = "builtin.apps"
+        model.vocabularies[vocabulary] = SlotVocabulary(name: vocabulary, values: registry.apps.flatMap { app in
+            app.allNames.map { SlotValue(spoken: PhraseText.normalise($0), canonical: app.identifier) }
+        })
+        let slot = PhraseNode.slot(vocabulary: vocabulary, binding: appBinding)
+        model.rules.append(PhraseRule(id: "builtin/\(Builtin.appHelp)", target: .builtin(Builtin.appHelp), body: .choice([
+            .sequence([.words(["what", "can"]), slot, .words(["do"])]),
+            .sequence([.words(["what", "does"]), slot, .words(["do"])]),
+            .sequence([.words(["help", "with"]), slot]),
+        ])))
+    }
+}

@@ -1,0 +1,294 @@
+import Foundation
+import Yams
+
+/// Reads `parley.yaml`. Every key is checked: unknown keys, wrong types and
+/// impossible values are refused with the file, line, key and reason, so a
+/// typo never silently falls back to a default.
+public enum ConfigLoader {
+    public static let defaultPath = "/etc/parley/parley.yaml"
+    public static let environmentVariable = "PARLEY_CONFIG"
+
+    /// Which file to read: `--config`, else `$PARLEY_CONFIG`, else the default.
+    /// Only the default may be missing (then the defaults apply).
+    public static func location(flag: String?, environment: [String: String]) -> (path: String, required: Bool) {
+        if let flag, !flag.isEmpty { return (flag, true) }
+        if let env = environment[environmentVariable], !env.isEmpty { return (env, true) }
+        return (defaultPath, false)
+    }
+
+    /// Loads the configuration the daemon starts with; `source` is the file
+    /// read, or nil when the default file is absent and the defaults apply.
+    public static func load(
+        flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> (config: ParleyConfig, source: String?) {
+        let (path, required) = location(flag: flag, environment: environment)
+        if !required && !FileManager.default.fileExists(atPath: path) { return (ParleyConfig(), nil) }
+        return (try load(contentsOf: path), path)
+    }
+
+    public static func load(contentsOf path: String) throws -> ParleyConfig {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
+            throw ConfigError(.unreadable, file: path, line: nil, column: nil, key: "", reason: reason)
+        }
+        return try parse(text, file: path)
+    }
+
+    /// Parses YAML text; `file` names it in errors.
+    public static func parse(_ yaml: String, file: String) throws -> ParleyConfig {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw syntaxError(error, file: file)
+        }
+        var config = ParleyConfig()
+        guard let root, root.null == nil else { return config }  // an empty file: all defaults
+        let document = Field(node: root, key: "", file: file)
+        try document.forEachEntry { key, field in
+            switch key {
+            case "board": config.board = try field.name()
+            case "audio": try readAudio(field, into: &config.audio)
+            case "wake": try readWake(field, into: &config.wake)
+            case "primary_app": config.primaryApp = try field.optionalString()
+            case "voice": try readVoice(field, into: &config.voice)
+            case "confirm_by_voice": config.voiceConfirmableCategories = try readCategories(field)
+            case "timeouts": try readTimeouts(field, into: &config.timeouts)
+            case "tips": config.tips = try field.bool()
+            case "state_directory": config.stateDirectory = try field.absolutePath()
+            case "control_socket": config.controlSocket = try field.absolutePath()
+            case "control_group": config.controlGroup = try field.optionalString()
+            case "log_level":
+                config.logLevel = try field.oneOf(ParleyConfig.logLevels)
+            default: throw field.unknownKey()
+            }
+        }
+        return config
+    }
+
+    private static func readAudio(_ section: Field, into audio: inout ParleyConfig.Audio) throws {
+        try section.forEachEntry { key, field in
+            switch key {
+            case "capture": audio.capture = try field.audioEndpoint()
+            case "playback": audio.playback = try field.audioEndpoint()
+            case "sample_rate": audio.sampleRate = try field.int(in: 8_000...48_000)
+            case "endpoint_silence": audio.endpointSilence = try field.duration(in: .milliseconds(100)...(.seconds(5)))
+            default: throw field.unknownKey()
+            }
+        }
+    }
+
+    private static func readWake(_ section: Field, into wake: inout ParleyConfig.Wake) throws {
+        try section.forEachEntry { key, field in
+            switch key {
+            case "direct": wake.direct = try field.bool()
+            case "named": wake.named = try field.bool()
+            case "name":
+                let name = try field.string().lowercased()
+                let words = name.split(separator: " ")
+                guard !words.isEmpty, words.count <= 3, words.allSatisfy({ $0.allSatisfy { $0.isLetter || $0 == "'" } })
+                else { throw field.impossible("\"\(name)\" is not one to three words of letters") }
+                wake.name = words.joined(separator: " ")
+            case "sensitivity": wake.sensitivity = try field.double(in: 0...1)
+            case "window": wake.window = try field.duration(in: .milliseconds(500)...(.seconds(30)))
+            default: throw field.unknownKey()
+            }
+        }
+        if !wake.direct && !wake.named {
+            throw section.impossible("wake.direct and wake.named are both false: the device could never be woken by voice")
+        }
+    }
+
+    private static func readVoice(_ section: Field, into voice: inout ParleyConfig.Voice) throws {
+        try section.forEachEntry { key, field in
+            switch key {
+            case "name": voice.name = try field.name()
+            case "rate": voice.rate = try field.int(in: 80...450)
+            case "volume": voice.volume = try field.int(in: 0...200)
+            default: throw field.unknownKey()
+            }
+        }
+    }
+
+    private static func readTimeouts(_ section: Field, into timeouts: inout ParleyConfig.Timeouts) throws {
+        try section.forEachEntry { key, field in
+            switch key {
+            case "answer": timeouts.answer = try field.duration(in: .seconds(1)...(.seconds(120)))
+            case "confirmation": timeouts.confirmation = try field.duration(in: .seconds(1)...(.seconds(300)))
+            case "perform": timeouts.perform = try field.duration(in: .milliseconds(100)...(.seconds(600)))
+            default: throw field.unknownKey()
+            }
+        }
+    }
+
+    private static func readCategories(_ field: Field) throws -> Set<String> {
+        var result: Set<String> = []
+        for item in try field.sequence() {
+            let category = try item.oneOf(ParleyConfig.knownCategories.sorted())
+            if ParleyConfig.moneyCategories.contains(category) {
+                throw item.impossible("\(category) can never be confirmed by voice alone; it needs the button")
+            }
+            result.insert(category)
+        }
+        return result
+    }
+
+    private static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
+        switch error {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
+            return ConfigError(.syntax, file: file, line: mark.line, column: mark.column, key: "", reason: detail)
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return ConfigError(
+                .syntax, file: file, line: context.mark.line, column: context.mark.column, key: "",
+                reason: "duplicate key(s) \(duplicates.sorted().joined(separator: ", "))")
+        default:
+            return ConfigError(.syntax, file: file, line: nil, column: nil, key: "", reason: "\(error)")
+        }
+    }
+}
+
+/// One value of the document with its dotted key and position, and the
+/// typed reads that name both in their errors.
+struct Field {
+    let node: Node
+    let key: String
+    let file: String
+    var fallback: Mark? = nil
+
+    private var line: Int? { (node.mark ?? fallback)?.line }
+    private var column: Int? { (node.mark ?? fallback)?.column }
+
+    func error(_ kind: ConfigError.Kind, _ reason: String) -> ConfigError {
+        ConfigError(kind, file: file, line: line, column: column, key: key, reason: reason)
+    }
+
+    func unknownKey() -> ConfigError { error(.unknownKey, "not a Parley setting (see dist/parley.yaml)") }
+    func impossible(_ reason: String) -> ConfigError { error(.impossibleValue, reason) }
+    private func wrongType(_ expected: String) -> ConfigError {
+        error(.wrongType, "expected \(expected), found \(shape)")
+    }
+
+    /// What the node is, in words, for wrong-type messages.
+    private var shape: String {
+        switch node {
+        case .mapping: return "a mapping"
+        case .sequence: return "a list"
+        case .alias: return "an alias"
+        case .scalar(let scalar): return node.null != nil ? "nothing (null)" : "\"\(scalar.string)\""
+        }
+    }
+
+    /// Calls `body` for each key of a mapping, in file order; the field
+    /// passed on carries the value node and the dotted key, positioned at the
+    /// value (or at its key when the value is empty and has no position).
+    func forEachEntry(_ body: (String, Field) throws -> Void) throws {
+        guard case .mapping(let mapping) = node else { throw wrongType("a mapping of settings") }
+        for (keyNode, value) in mapping {
+            guard case .scalar(let name) = keyNode else {
+                throw Field(node: keyNode, key: key, file: file).wrongType("a key name")
+            }
+            let dotted = key.isEmpty ? name.string : "\(key).\(name.string)"
+            try body(name.string, Field(node: value, key: dotted, file: file, fallback: keyNode.mark))
+        }
+    }
+
+    func sequence() throws -> [Field] {
+        guard case .sequence(let items) = node else { throw wrongType("a list") }
+        return items.enumerated().map { Field(node: $1, key: "\(key)[\($0)]", file: file) }
+    }
+
+    func string() throws -> String {
+        guard case .scalar(let scalar) = node, node.null == nil else { throw wrongType("a text value") }
+        return scalar.string
+    }
+
+    func optionalString() throws -> String? {
+        if node.null != nil { return nil }
+        let value = try string()
+        return value.isEmpty ? nil : value
+    }
+
+    /// A name without spaces or slashes issues (board, voice).
+    func name() throws -> String {
+        let value = try string()
+        guard !value.isEmpty, !value.contains(where: \.isWhitespace) else {
+            throw impossible("\"\(value)\" is empty or contains spaces")
+        }
+        return value
+    }
+
+    func absolutePath() throws -> String {
+        let value = try string()
+        guard value.hasPrefix("/") else { throw impossible("\"\(value)\" is not an absolute path") }
+        return value
+    }
+
+    func bool() throws -> Bool {
+        guard let value = node.bool else { throw wrongType("true or false") }
+        return value
+    }
+
+    func int(in range: ClosedRange<Int>) throws -> Int {
+        guard let value = node.int else { throw wrongType("a whole number") }
+        guard range.contains(value) else {
+            throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)")
+        }
+        return value
+    }
+
+    func double(in range: ClosedRange<Double>) throws -> Double {
+        guard let value = node.float, value.isFinite else { throw wrongType("a number") }
+        guard range.contains(value) else {
+            throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// A duration: a number of seconds (`8`, `0.6`) or a number with a unit
+    /// (`600ms`, `8s`, `2min`).
+    func duration(in range: ClosedRange<Duration>) throws -> Duration {
+        guard case .scalar(let scalar) = node, node.null == nil else { throw wrongType("a duration such as 8s or 600ms") }
+        let text = scalar.string.trimmingCharacters(in: .whitespaces)
+        let units: [(String, Double)] = [("ms", 0.001), ("min", 60), ("s", 1)]
+        var seconds: Double?
+        if let plain = Double(text) {
+            seconds = plain
+        } else if let (suffix, factor) = units.first(where: { text.hasSuffix($0.0) }),
+            let number = Double(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces))
+        {
+            seconds = number * factor
+        }
+        guard let seconds, seconds.isFinite else { throw wrongType("a duration such as 8s or 600ms") }
+        let value = Duration.milliseconds(Int64((seconds * 1000).rounded()))
+        guard range.contains(value) else {
+            throw impossible("\(text) is not between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))")
+        }
+        return value
+    }
+
+    func oneOf(_ allowed: [String]) throws -> String {
+        let value = try string()
+        guard allowed.contains(value) else {
+            throw impossible("\"\(value)\" is not one of \(allowed.joined(separator: ", "))")
+        }
+        return value
+    }
+
+    func audioEndpoint() throws -> AudioEndpoint {
+        let value = try string()
+        guard let endpoint = AudioEndpoint(configValue: value) else {
+            throw impossible("\"\(value)\" is neither an ALSA device name nor file:<path>")
+        }
+        return endpoint
+    }
+
+    static func format(_ duration: Duration) -> String {
+        let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import ParleyCore
+
+// The control protocol between `parley` and `parleyd` (see CONTROL.md):
+// over a Unix stream socket, the client writes one JSON object per line and
+// reads exactly one JSON object per line in answer, in order. A connection
+// may carry any number of requests.
+
+/// A button gesture, as the board would report it.
+public enum ButtonPress: String, Sendable, Codable, CaseIterable {
+    case short, long, double
+}
+
+/// Which donations `donations forget` deletes.
+public enum ForgetScope: Sendable, Equatable {
+    /// One donation by the row id `donations list` shows.
+    case row(Int64)
+    case identifier(String)
+    case group(String)
+    case app(String)
+    case all
+}
+
+/// A request from the control tool.
+public enum ControlRequest: Sendable, Equatable {
+    case status
+    /// Text handled as if spoken after the wake word.
+    case say(String)
+    case press(ButtonPress)
+    case apps
+    /// The App Shortcut phrases the device understands now.
+    case shortcuts
+    /// The most recent log lines.
+    case logs(limit: Int)
+    case donations(app: String?, limit: Int?)
+    case forgetDonations(ForgetScope)
+    case phrases
+    case addPhrase(phrase: String, app: String, intent: String, parameters: [String: String])
+    case deletePhrase(String)
+}
+
+/// The JSON form of a request: `command` plus the fields it uses.
+struct WireRequest: Codable, Equatable {
+    var command: String
+    var text: String?
+    var limit: Int?
+    var app: String?
+    var intent: String?
+    var scope: String?
+    var value: String?
+    var phrase: String?
+    var parameters: [String: String]?
+
+    init(command: String) { self.command = command }
+}
+
+extension ControlRequest {
+    var wire: WireRequest {
+        switch self {
+        case .status: return WireRequest(command: "status")
+        case .say(let text): var w = WireRequest(command: "say"); w.text = text; return w
+        case .press(.short): return WireRequest(command: "press")
+        case .press(.long): return WireRequest(command: "long-press")
+        case .press(.double): return WireRequest(command: "double-press")
+        case .apps: return WireRequest(command: "apps")
+        case .shortcuts: return WireRequest(command: "shortcuts")
+        case .logs(let limit): var w = WireRequest(command: "logs"); w.limit = limit; return w
+        case .donations(let app, let limit):
+            var w = WireRequest(command: "donations"); w.app = app; w.limit = limit; return w
+        case .forgetDonations(let scope):
+            var w = WireRequest(command: "forget")
+            switch scope {
+            case .row(let id): w.scope = "row"; w.value = String(id)
+            case .identifier(let id): w.scope = "identifier"; w.value = id
+            case .group(let group): w.scope = "group"; w.value = group
+            case .app(let app): w.scope = "app"; w.value = app
+            case .all: w.scope = "all"
+            }
+            return w
+        case .phrases: return WireRequest(command: "phrases")
+        case .addPhrase(let phrase, let app, let intent, let parameters):
+            var w = WireRequest(command: "add-phrase")
+            w.phrase = phrase; w.app = app; w.intent = intent; w.parameters = parameters
+            return w
+        case .deletePhrase(let phrase): var w = WireRequest(command: "delete-phrase"); w.phrase = phrase; return w
+        }
+    }
+
+    /// Decodes a request line; the error text goes back to the client.
+    init(wire w: WireRequest) throws(ControlProtocolError) {
+        func need(_ value: String?, _ field: String) throws(ControlProtocolError) -> String {
+            guard let value, !value.isEmpty else { throw .init("\(w.command) needs \"\(field)\"") }
+            return value
+        }
+        switch w.command {
+        case "status": self = .status
+        case "say": self = .say(try need(w.text, "text"))
+        case "press": self = .press(.short)
+        case "long-press": self = .press(.long)
+        case "double-press": self = .press(.double)
+        case "apps": self = .apps
+        case "shortcuts": self = .shortcuts
+        case "logs": self = .logs(limit: max(1, min(w.limit ?? 50, 10_000)))
+        case "donations": self = .donations(app: w.app, limit: w.limit)
+        case "forget":
+            switch w.scope {
+            case "row":
+                guard let id = Int64(try need(w.value, "value")) else { throw .init("forget row needs a numeric value") }
+                self = .forgetDonations(.row(id))
+            case "identifier": self = .forgetDonations(.identifier(try need(w.value, "value")))
+            case "group": self = .forgetDonations(.group(try need(w.value, "value")))
+            case "app": self = .forgetDonations(.app(try need(w.value, "value")))
+            case "all": self = .forgetDonations(.all)
+            default: throw .init("forget needs \"scope\": row, identifier, group, app or all")
+            }
+        case "phrases": self = .phrases
+        case "add-phrase":
+            self = .addPhrase(
+                phrase: try need(w.phrase, "phrase"), app: try need(w.app, "app"),
+                intent: try need(w.intent, "intent"), parameters: w.parameters ?? [:])
+        case "delete-phrase": self = .deletePhrase(try need(w.phrase, "phrase"))
+        default: throw .init("unknown command \"\(w.command)\"")
+        }
+    }
+}
+
+public struct ControlProtocolError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// An app as `parley apps` lists it.
+public struct AppSummary: Sendable, Codable, Equatable {
+    public var name: String
+    public var synonyms: [String]
+    public var intents: [String]
+    public var primary: Bool
+    public init(name: String, synonyms: [String], intents: [String], primary: Bool) {
+        self.name = name
+        self.synonyms = synonyms
+        self.intents = intents
+        self.primary = primary
+    }
+}
+
+/// One phrase the device understands now, and what it starts.
+public struct ShortcutSummary: Sendable, Codable, Equatable {
+    public var phrase: String
+    public var app: String
+    public var intent: String
+    public init(phrase: String, app: String, intent: String) {
+        self.phrase = phrase
+        self.app = app
+        self.intent = intent
+    }
+}
+
+/// The audio path's health as `parley status` shows it.
+public struct AudioStatus: Sendable, Codable, Equatable {
+    public var capture: String
+    public var playback: String
+    /// "running", "recovering", "stopped", "not wired" …
+    public var state: String
+    public var overruns: Int
+    public init(capture: String, playback: String, state: String, overruns: Int) {
+        self.capture = capture
+        self.playback = playback
+        self.state = state
+        self.overruns = overruns
+    }
+}
+
+/// `parley status`.
+public struct DaemonStatus: Sendable, Codable, Equatable {
+    public var version: String
+    public var pid: Int32
+    public var uptimeSeconds: Double
+    /// The conversation state ("idle", "listening", "awaiting confirmation" …).
+    public var state: String
+    public var board: String
+    public var configFile: String?
+    public var stateDirectory: String
+    public var audio: AudioStatus
+    public var recognitions: Int
+    /// Most recent first: "Soup Chef/OrderSoup".
+    public var lastIntents: [String]
+    /// Phrases in the current recognition grammar.
+    public var grammarSize: Int
+    public var donations: Int
+    public var customPhrases: Int
+    /// Integration points with nothing plugged in ("recogniser", "gpio" …).
+    public var notWired: [String]
+}
+
+/// A response: `ok` and either `error` or the field for the command.
+public struct ControlResponse: Sendable, Codable, Equatable {
+    public var ok: Bool
+    public var error: String?
+    /// A human sentence for commands without data ("Pressed.", "Forgot 3 donations.").
+    public var message: String?
+    /// `say`: the lines the device spoke in answer.
+    public var spoken: [String]?
+    public var status: DaemonStatus?
+    public var apps: [AppSummary]?
+    public var shortcuts: [ShortcutSummary]?
+    public var logs: [String]?
+    public var donations: [Donation]?
+    public var phrases: [CustomPhrase]?
+    /// `forget`: how many donations were deleted.
+    public var count: Int?
+
+    public init(ok: Bool = true) { self.ok = ok }
+
+    public static func failure(_ message: String) -> ControlResponse {
+        var response = ControlResponse(ok: false)
+        response.error = message
+        return response
+    }
+
+    public static func message(_ text: String) -> ControlResponse {
+        var response = ControlResponse()
+        response.message = text
+        return response
+    }
+}
+
+/// Line framing and JSON for both ends.
+enum ControlCoding {
+    static func encode<T: Encodable>(_ value: T) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var data = try encoder.encode(value)
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from line: Data) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(type, from: line)
+    }
+}

@@ -1,0 +1,222 @@
+import Dispatch
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Answers control requests; the daemon's ``DaemonController`` implements it.
+public protocol ControlHandling: Sendable {
+    func handle(_ request: ControlRequest) async -> ControlResponse
+}
+
+/// The Unix socket `parley` talks to.
+///
+/// The socket file gets mode 0660 (owner and `control_group` only) inside a
+/// directory created 0750 if missing. Connections are rare and short, so
+/// each runs on its own thread with blocking reads; a request is handed to
+/// the async handler and the thread waits for the answer. `stop()` wakes
+/// the blocked `accept`/`read` calls with `shutdown(2)` and joins the threads.
+public final class ControlServer: Sendable {
+    public let path: String
+    private let group: String?
+    private let handler: any ControlHandling
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let threads = DispatchGroup()
+
+    private struct State {
+        var listener: Int32 = -1
+        var clients: Set<Int32> = []
+        var stopping = false
+    }
+
+    public init(path: String, group: String? = nil, handler: any ControlHandling, logger: Logger) {
+        self.path = path
+        self.group = group
+        self.handler = handler
+        self.logger = logger
+    }
+
+    /// Creates the socket and starts accepting connections.
+    public func start() throws {
+        try prepareDirectory()
+        try removeStaleSocket()
+        let fd = try UnixSocket.makeSocket(path)
+        do {
+            let bound = try UnixSocket.withAddress(path) { address, length in bind(fd, address, length) }
+            if bound < 0 { throw SystemCallError(call: "bind", path: path, errno: errno) }
+            try systemCall("chmod 0660", path) { chmod(path, 0o660) }
+            if let group { try applyGroup(group) }
+            try systemCall("listen", path) { listen(fd, 16) }
+        } catch {
+            close(fd)
+            throw error
+        }
+        state.withLock { $0.listener = fd }
+        threads.enter()
+        let thread = Thread { [self] in
+            acceptLoop(fd)
+            threads.leave()
+        }
+        thread.name = "parley-control"
+        thread.start()
+        logger.info("control socket listening", metadata: ["path": "\(path)"])
+    }
+
+    /// Stops accepting, ends open connections, waits up to `timeout` for
+    /// their threads and removes the socket file.
+    public func stop(timeout: Duration = .seconds(1)) {
+        let (listener, clients) = state.withLock { s -> (Int32, Set<Int32>) in
+            s.stopping = true
+            return (s.listener, s.clients)
+        }
+        guard listener >= 0 else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
+        let millis = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        if threads.wait(timeout: .now() + .milliseconds(millis)) == .timedOut {
+            logger.warning("control connections still busy at shutdown")
+        }
+        state.withLock { s in
+            if s.listener >= 0 { close(s.listener) }
+            s.listener = -1
+        }
+        unlink(path)
+    }
+
+    private func prepareDirectory() throws {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) else { return }
+        try FileManager.default.createDirectory(
+            atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+    }
+
+    /// A socket file left by a daemon that died is removed; a live one means
+    /// another daemon runs, and this one must not steal its socket.
+    private func removeStaleSocket() throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw ControlServerError("\(path) exists and is not a socket; remove it or set control_socket")
+        }
+        if let fd = try? UnixSocket.connect(to: path) {
+            close(fd)
+            throw ControlServerError("another parleyd is already listening on \(path)")
+        }
+        unlink(path)
+    }
+
+    private func applyGroup(_ name: String) throws {
+        guard let entry = getgrnam(name) else {
+            throw ControlServerError("control_group \"\(name)\" does not exist")
+        }
+        let gid = entry.pointee.gr_gid
+        try systemCall("chown :\(name)", path) { chown(path, uid_t.max, gid) }
+    }
+
+    private func acceptLoop(_ listener: Int32) {
+        while true {
+            let client = accept(listener, nil, nil)
+            if client < 0 {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if !state.withLock({ $0.stopping }) {
+                    logger.error("control socket accept failed", metadata: ["errno": "\(errno)"])
+                }
+                return
+            }
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+            let accepted = state.withLock { s -> Bool in
+                guard !s.stopping else { return false }
+                s.clients.insert(client)
+                return true
+            }
+            guard accepted else { close(client); return }
+            threads.enter()
+            let thread = Thread { [self] in
+                serve(client)
+                state.withLock { _ = $0.clients.remove(client) }
+                close(client)
+                threads.leave()
+            }
+            thread.name = "parley-control-client"
+            thread.start()
+        }
+    }
+
+    /// One connection: a response line for every request line until EOF.
+    private func serve(_ fd: Int32) {
+        var reader = LineReader(fd: fd, path: path)
+        do {
+            while let line = try reader.next() {
+                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
+                let response = respond(to: line)
+                try UnixSocket.writeAll(fd, try ControlCoding.encode(response), path: path)
+            }
+        } catch {
+            if !state.withLock({ $0.stopping }) {
+                logger.debug("control connection ended", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    private func respond(to line: Data) -> ControlResponse {
+        let request: ControlRequest
+        do {
+            let wire = try ControlCoding.decode(WireRequest.self, from: line)
+            request = try ControlRequest(wire: wire)
+        } catch let error as ControlProtocolError {
+            return .failure(error.description)
+        } catch {
+            return .failure("not a JSON request object with a \"command\" field")
+        }
+        let handler = self.handler
+        return blockingAwait { await handler.handle(request) }
+    }
+}
+
+public struct ControlServerError: Error, CustomStringConvertible, Equatable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs async work from a plain thread and waits for it (never called from
+/// the cooperative pool: only the control threads use it).
+private func blockingAwait<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let result = await body()
+        box.value.withLock { $0 = result }
+        done.signal()
+    }
+    done.wait()
+    return box.value.withLock { $0! }
+}
+
+private final class ResultBox<T: Sendable>: Sendable {
+    let value = Mutex<T?>(nil)
+}
+
+/// The control socket as a service of the daemon's service group.
+public struct ControlSocketService: Service {
+    public let server: ControlServer
+    private let onListening: @Sendable () -> Void
+
+    /// `onListening` runs once the socket accepts connections (readiness).
+    public init(server: ControlServer, onListening: @escaping @Sendable () -> Void = {}) {
+        self.server = server
+        self.onListening = onListening
+    }
+
+    public func run() async throws {
+        try server.start()
+        onListening()
+        // Returns when graceful shutdown starts (SIGTERM) or throws on cancellation.
+        try? await gracefulShutdown()
+        server.stop()
+    }
+}

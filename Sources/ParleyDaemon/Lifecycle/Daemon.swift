@@ -1,0 +1,90 @@
+import Foundation
+import Logging
+import ParleyStore
+import ServiceLifecycle
+
+/// parleyd: opens the state, builds the components and runs every
+/// long-running part in one service group. SIGTERM or SIGINT starts a
+/// graceful shutdown: the control socket closes, an open conversation is
+/// cancelled, LEDs go off, the components stop, the database is closed; all
+/// within ``shutdownLimit`` (then the group cancels what is left).
+public struct Daemon: Sendable {
+    public let config: ParleyConfig
+    public let configFile: String?
+    public let logs: LogRing
+    public let logger: Logger
+    public let notifier: SystemdNotifier
+
+    /// The graceful part of shutdown; cancellation gets a little more, so
+    /// the whole stop stays under systemd's and the issue's 2 seconds.
+    public static let shutdownLimit: Duration = .milliseconds(1_500)
+
+    public init(config: ParleyConfig, configFile: String?, logs: LogRing, logger: Logger,
+                notifier: SystemdNotifier = SystemdNotifier()) {
+        self.config = config
+        self.configFile = configFile
+        self.logs = logs
+        self.logger = logger
+        self.notifier = notifier
+    }
+
+    /// Runs until a shutdown signal; `makeComponents` plugs in the engine,
+    /// audio, speech and board (see ``DaemonComponents``).
+    public func run(
+        makeComponents: @Sendable (ParleyConfig, StateStore, Logger) async throws -> DaemonComponents
+    ) async throws {
+        let store = try StateStore(directory: config.stateDirectory)
+        let components = try await makeComponents(config, store, logger)
+        let controller = DaemonController(
+            config: config, configFile: configFile, store: store, components: components, logs: logs, logger: logger)
+        let server = ControlServer(
+            path: config.controlSocket, group: config.controlGroup, handler: controller, logger: logger)
+        let notifier = self.notifier
+        let logger = self.logger
+        let control = ControlSocketService(server: server) {
+            logger.notice("parleyd ready", metadata: [
+                "socket": "\(config.controlSocket)", "state": "\(config.stateDirectory)",
+                "board": "\(config.board)", "not-wired": "\(components.notWired.joined(separator: ","))",
+            ])
+            notifier.notify("READY=1\nSTATUS=listening")
+        }
+        let services: [any Service] =
+            [StoreCloser(store: store, logger: logger)] + components.services
+            + [ConversationStopper(components: components, notifier: notifier, logger: logger), control]
+        var groupConfig = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        groupConfig.maximumGracefulShutdownDuration = Self.shutdownLimit
+        groupConfig.maximumCancellationDuration = .milliseconds(300)
+        try await ServiceGroup(configuration: groupConfig).run()
+        logger.notice("parleyd stopped")
+    }
+}
+
+/// Last to stop: closes the database once nothing else can write.
+struct StoreCloser: Service {
+    let store: StateStore
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        await store.close()
+        logger.info("state closed")
+    }
+}
+
+/// First to react to shutdown after the socket: nothing half-done survives
+/// a stop (the open conversation is cancelled without performing, LEDs off).
+struct ConversationStopper: Service {
+    let components: DaemonComponents
+    let notifier: SystemdNotifier
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        notifier.notify("STOPPING=1")
+        logger.notice("stopping")
+        await components.conversation?.cancelAll()
+        await components.board?.allOff()
+    }
+}

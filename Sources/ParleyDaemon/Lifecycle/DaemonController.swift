@@ -1,0 +1,148 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyStore
+
+/// Answers control requests from the store and the plugged-in components.
+public struct DaemonController: ControlHandling {
+    public let config: ParleyConfig
+    public let configFile: String?
+    public let store: StateStore
+    public let components: DaemonComponents
+    public let logs: LogRing
+    private let started: ContinuousClock.Instant
+    private let logger: Logger
+
+    public init(
+        config: ParleyConfig, configFile: String?, store: StateStore, components: DaemonComponents,
+        logs: LogRing, logger: Logger
+    ) {
+        self.config = config
+        self.configFile = configFile
+        self.store = store
+        self.components = components
+        self.logs = logs
+        self.logger = logger
+        self.started = .now
+    }
+
+    public func handle(_ request: ControlRequest) async -> ControlResponse {
+        do {
+            return try await respond(to: request)
+        } catch let error as ControlClientError {
+            return .failure(error.description)
+        } catch {
+            logger.warning("control request failed", metadata: ["request": "\(request.wire.command)", "error": "\(error)"])
+            return .failure("\(error)")
+        }
+    }
+
+    private func missing(_ port: String) -> ControlResponse {
+        .failure("this parleyd has no \(port) plugged in (see `parley status`, \"not wired\")")
+    }
+
+    private func respond(to request: ControlRequest) async throws -> ControlResponse {
+        switch request {
+        case .status:
+            var response = ControlResponse()
+            response.status = try await status()
+            return response
+        case .say(let text):
+            guard let conversation = components.conversation else { return missing("conversation engine") }
+            logger.info("say", metadata: ["text": "\(text)"])
+            var response = ControlResponse()
+            response.spoken = try await conversation.hear(text)
+            return response
+        case .press(let press):
+            if let board = components.board {
+                try await board.simulate(press)
+            } else if let conversation = components.conversation {
+                try await conversation.press(press)
+            } else {
+                return missing("board or conversation engine")
+            }
+            return .message("\(press.rawValue.capitalized) press sent.")
+        case .apps:
+            guard let catalog = components.catalog else { return missing("app catalog") }
+            var response = ControlResponse()
+            response.apps = await catalog.apps()
+            return response
+        case .shortcuts:
+            guard let catalog = components.catalog else { return missing("app catalog") }
+            var response = ControlResponse()
+            response.shortcuts = await catalog.shortcuts()
+            return response
+        case .logs(let limit):
+            var response = ControlResponse()
+            response.logs = logs.recent(limit)
+            return response
+        case .donations(let app, let limit):
+            var response = ControlResponse()
+            response.donations = try await store.donations(app: app, intent: nil, limit: limit)
+            return response
+        case .forgetDonations(let scope):
+            let count: Int
+            switch scope {
+            case .row(let id): count = try await store.deleteDonation(rowID: id) ? 1 : 0
+            case .identifier(let id): count = try await store.delete(.identifier(id))
+            case .group(let group): count = try await store.delete(.group(group))
+            case .app(let app): count = try await store.delete(.app(app))
+            case .all: count = try await store.delete(.all)
+            }
+            logger.notice("donations forgotten", metadata: ["scope": "\(scope)", "count": "\(count)"])
+            var response = ControlResponse.message("Forgot \(count) donation\(count == 1 ? "" : "s").")
+            response.count = count
+            return response
+        case .phrases:
+            var response = ControlResponse()
+            response.phrases = try await store.customPhrases()
+            return response
+        case .addPhrase(let phrase, let app, let intent, let parameters):
+            let custom = CustomPhrase(phrase: phrase, app: app, intent: intent, parameters: parameters, created: Date())
+            guard let catalog = components.catalog else { return missing("app catalog (phrases are checked against it)") }
+            try await catalog.addPhrase(custom)
+            return .message("Added \"\(phrase)\".")
+        case .deletePhrase(let phrase):
+            let deleted: Bool
+            if let catalog = components.catalog {
+                deleted = try await catalog.deletePhrase(phrase)
+            } else {
+                deleted = try await store.deletePhrase(phrase)
+            }
+            guard deleted else { return .failure("no custom phrase \"\(phrase)\"") }
+            return .message("Deleted \"\(phrase)\".")
+        }
+    }
+
+    public func status() async throws -> DaemonStatus {
+        let audio = await components.audio?.audioStatus()
+            ?? AudioStatus(
+                capture: config.audio.capture.description, playback: config.audio.playback.description,
+                state: "not wired", overruns: 0)
+        return DaemonStatus(
+            version: ParleyVersion.current, pid: getpid(),
+            uptimeSeconds: Self.seconds(ContinuousClock.now - started),
+            state: await components.conversation?.stateDescription() ?? "not wired",
+            board: config.board, configFile: configFile, stateDirectory: config.stateDirectory,
+            audio: audio,
+            recognitions: await components.recogniser?.recognitions() ?? 0,
+            lastIntents: await components.conversation?.lastIntents() ?? [],
+            grammarSize: await grammarSize(),
+            donations: try await store.donationCount(),
+            customPhrases: try await store.customPhrases().count,
+            notWired: components.notWired)
+    }
+
+    private func grammarSize() async -> Int {
+        if let recogniser = components.recogniser { return await recogniser.grammarSize() }
+        return await components.catalog?.grammarSize() ?? 0
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+public enum ParleyVersion {
+    public static let current = "0.1.0"
+}

@@ -1,0 +1,95 @@
+import ParleyCore
+import ServiceLifecycle
+
+// Integration points: what the daemon needs from the conversation engine,
+// audio, recogniser, speaker and board. Each module (or a small adapter in
+// ParleyDaemon) conforms after the branches are merged; parleyd plugs them
+// into ``DaemonComponents``. A port left nil is reported by `parley status`
+// under "not wired" and its commands answer that it is missing.
+
+/// The conversation engine (ParleyCore) as the daemon drives it.
+public protocol ConversationPort: Sendable {
+    /// Handles `text` as if spoken after the wake word, through the same
+    /// engine as speech; returns what the device said in answer (up to the
+    /// point where it waits for the next input).
+    func hear(_ text: String) async throws -> [String]
+    /// A button gesture (confirm, cancel, the double-press action).
+    func press(_ press: ButtonPress) async throws
+    /// "idle", "listening", "awaiting answer", "awaiting confirmation" …
+    func stateDescription() async -> String
+    /// The most recently performed intents, newest first ("Soup Chef/OrderSoup").
+    func lastIntents() async -> [String]
+    /// Ends any open conversation without performing anything (shutdown).
+    func cancelAll() async
+}
+
+/// What the device knows: apps, their App Shortcut phrases, custom phrases.
+public protocol CatalogPort: Sendable {
+    func apps() async -> [AppSummary]
+    func shortcuts() async -> [ShortcutSummary]
+    /// Validates (app and intent exist, no clash with a known phrase),
+    /// stores and makes the phrase recognisable; throws with a spoken-style
+    /// reason when refused.
+    func addPhrase(_ phrase: CustomPhrase) async throws
+    /// Removes a phrase from the store and the grammar; false if unknown.
+    func deletePhrase(_ phrase: String) async throws -> Bool
+    /// Phrase rules the device understands now (the command grammar's size).
+    func grammarSize() async -> Int
+}
+
+/// Audio capture and playback health.
+public protocol AudioPort: Sendable {
+    func audioStatus() async -> AudioStatus
+}
+
+/// The recogniser's counters.
+public protocol RecogniserPort: Sendable {
+    /// Utterances recognised since start.
+    func recognitions() async -> Int
+    /// Phrases in the current grammar.
+    func grammarSize() async -> Int
+}
+
+/// The board (GPIO or simulated): simulated presses go through it so they
+/// take the same path as a real button (debounce, LEDs, gesture detection).
+public protocol BoardPort: Sendable {
+    func simulate(_ press: ButtonPress) async throws
+    /// Turns every LED off (shutdown).
+    func allOff() async
+}
+
+/// Everything plugged into the daemon. `services` are the long-running
+/// parts of the other modules (capture thread, recogniser, speaker, GPIO
+/// watcher, timers) run in the same service group as the control socket.
+public struct DaemonComponents: Sendable {
+    public var conversation: (any ConversationPort)?
+    public var catalog: (any CatalogPort)?
+    public var audio: (any AudioPort)?
+    public var recogniser: (any RecogniserPort)?
+    public var board: (any BoardPort)?
+    public var services: [any Service]
+
+    public init(
+        conversation: (any ConversationPort)? = nil, catalog: (any CatalogPort)? = nil,
+        audio: (any AudioPort)? = nil, recogniser: (any RecogniserPort)? = nil,
+        board: (any BoardPort)? = nil, services: [any Service] = []
+    ) {
+        self.conversation = conversation
+        self.catalog = catalog
+        self.audio = audio
+        self.recogniser = recogniser
+        self.board = board
+        self.services = services
+    }
+
+    /// Names of the ports with nothing plugged in.
+    public var notWired: [String] {
+        var names: [String] = []
+        if conversation == nil { names.append("conversation") }
+        if catalog == nil { names.append("catalog") }
+        if audio == nil { names.append("audio") }
+        if recogniser == nil { names.append("recogniser") }
+        if board == nil { names.append("board") }
+        return names
+    }
+}

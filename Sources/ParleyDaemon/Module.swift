@@ -1,2 +1,0 @@
-/// Namespace for the ParleyDaemon module; see README "Architecture".
-public enum ParleyDaemonModule {}

@@ -1,0 +1,107 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyHardware
+import ServiceLifecycle
+
+/// Finds the board file `board:` names: a path as given, else a folder of
+/// that name in the board directories (`$PARLEY_BOARD_DIR`, /etc/parley/board,
+/// /usr/share/parley/board, and `board/` of the source tree the running
+/// executable was built in).
+public enum BoardLocator {
+    public static func searchDirectories(environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> [String]
+    {
+        var directories: [String] = []
+        if let custom = environment["PARLEY_BOARD_DIR"], !custom.isEmpty { directories.append(custom) }
+        directories += ["/etc/parley/board", "/usr/share/parley/board"]
+        // .build/<configuration>/parleyd → the package root's board/.
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var folder = executable.deletingLastPathComponent()
+        for _ in 0..<4 {
+            folder = folder.deletingLastPathComponent()
+            let candidate = folder.appendingPathComponent("board").path
+            if FileManager.default.fileExists(atPath: candidate + "/sim") { directories.append(candidate); break }
+        }
+        return directories
+    }
+
+    public static func locate(_ board: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> URL
+    {
+        if board.contains("/") { return URL(fileURLWithPath: board) }
+        let directories = searchDirectories(environment: environment)
+        for directory in directories {
+            let candidate = URL(fileURLWithPath: directory).appendingPathComponent(board)
+            if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+        }
+        throw BoardNotFound(name: board, searched: directories)
+    }
+
+    public struct BoardNotFound: Error, CustomStringConvertible {
+        public var name: String
+        public var searched: [String]
+        public var description: String {
+            "board \"\(name)\" not found in \(searched.joined(separator: ", ")) (set board: to a name there or a path)"
+        }
+    }
+}
+
+/// The board plugged into the daemon: gestures and the mute switch go to the
+/// engine, the engine's states go to the LEDs; `parley press` goes through
+/// the simulated board like a real press.
+public final class BoardBridge: BoardPort, Service {
+    public let hardware: any HardwareBoard
+    private let engine: ConversationEngine
+    private let logger: Logger
+
+    public init(hardware: any HardwareBoard, engine: ConversationEngine, logger: Logger) {
+        self.hardware = hardware
+        self.engine = engine
+        self.logger = logger
+        if !hardware.isButtonAvailable {
+            logger.error("button unavailable: \(hardware.unavailableReason ?? "unknown reason")")
+        }
+    }
+
+    public func show(_ state: DeviceState) {
+        hardware.setState(state)
+    }
+
+    public func simulate(_ press: ButtonPress) async throws {
+        if let simulated = hardware as? SimulatedBoard {
+            simulated.press(EngineBridge.gesture(press))
+        } else {
+            // Real GPIO: the press cannot be injected on the line; give it to the engine.
+            await engine.button(EngineBridge.gesture(press))
+        }
+    }
+
+    public func allOff() async {
+        hardware.shutdown()
+    }
+
+    public var ledState: String { hardware.displayedState.rawValue }
+
+    /// Forwards board events to the engine until shutdown.
+    public func run() async throws {
+        await engine.setMuted(hardware.isMuted)
+        await withGracefulShutdownHandler {
+            for await event in hardware.events {
+                switch event {
+                case .button(let gesture):
+                    logger.info("button", metadata: ["gesture": "\(gesture.kind.rawValue)"])
+                    await engine.button(gesture.kind)
+                case .mute(let muted):
+                    logger.notice(muted ? "muted" : "unmuted")
+                    await engine.setMuted(muted)
+                }
+            }
+        } onGracefulShutdown: { [hardware] in
+            hardware.shutdown()  // finishes the event stream
+        }
+        // The stream also ends when the conversation stopper turned the LEDs
+        // off first; a service must not return before its shutdown.
+        try? await gracefulShutdown()
+    }
+}

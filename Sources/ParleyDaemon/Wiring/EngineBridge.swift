@@ -1,0 +1,204 @@
+import Foundation
+import ServiceLifecycle
+import Logging
+import ParleyCore
+import ParleyIntents
+import Synchronization
+
+/// Where the engine's events go besides the bridge's own bookkeeping: the
+/// speaker, the LEDs, the recogniser. Each is optional (not wired yet, or a
+/// machine without it).
+public struct EngineOutputs: Sendable {
+    /// Speaks a line (espeak-ng to the playback device); returns when queued.
+    public var speak: (@Sendable (String) async -> Void)?
+    /// Plays a named sound ("chime").
+    public var sound: (@Sendable (String) async -> Void)?
+    /// Shows a state on the LEDs.
+    public var led: (@Sendable (ParleyCore.DeviceState) -> Void)?
+    /// Switches the recogniser between commands and follow-up answers.
+    public var listening: (@Sendable (ListeningMode) async -> Void)?
+
+    public init() {}
+}
+
+/// The conversation engine plugged into the daemon: the control socket's
+/// `say`, `press`, `apps`, `shortcuts` and phrases go through it, and its
+/// events fan out to speaker, LEDs and recogniser.
+public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink {
+    private struct State {
+        var outputs = EngineOutputs()
+        /// Lines spoken since the current `say` request began (nil: none open).
+        var collecting: [String]?
+        var lastIntents: [String] = []
+        var led: ParleyCore.DeviceState = .idle
+    }
+
+    private let state = Mutex(State())
+    private let engineBox = Mutex<ConversationEngine?>(nil)
+    public let registry: AppRegistry
+    public let wakeName: String
+    private let logger: Logger
+
+    public init(registry: AppRegistry, wakeName: String, logger: Logger) {
+        self.registry = registry
+        self.wakeName = wakeName
+        self.logger = logger
+    }
+
+    /// The engine, created with this bridge as its sink (two-step because
+    /// the engine needs the sink at creation).
+    public var engine: ConversationEngine {
+        guard let engine = engineBox.withLock({ $0 }) else { preconditionFailure("EngineBridge.attach was not called") }
+        return engine
+    }
+
+    public func attach(_ engine: ConversationEngine) {
+        engineBox.withLock { $0 = engine }
+    }
+
+    public func setOutputs(_ outputs: EngineOutputs) {
+        state.withLock { $0.outputs = outputs }
+    }
+
+    // MARK: EngineOutputSink
+
+    public func emit(_ event: EngineEvent) async {
+        let outputs = state.withLock { $0.outputs }
+        switch event {
+        case .spoke(let text):
+            state.withLock { $0.collecting?.append(text) }
+            logger.info("spoke", metadata: ["text": "\(text)"])
+            await outputs.speak?(text)
+        case .led(let led):
+            state.withLock { $0.led = led }
+            logger.debug("led", metadata: ["state": "\(led.rawValue)"])
+            outputs.led?(led)
+        case .performed(let performed):
+            let name = "\(performed.app)/\(performed.intent)"
+            state.withLock { s in
+                s.lastIntents.insert(name, at: 0)
+                if s.lastIntents.count > 5 { s.lastIntents.removeLast() }
+            }
+            let parameters = performed.parameters.keys.sorted().map { "\($0)=\(performed.parameters[$0]!)" }
+            logger.notice("performed", metadata: [
+                "intent": "\(name)", "parameters": "\(parameters.joined(separator: " "))",
+                "trigger": "\(performed.trigger)",
+            ])
+        case .sound(let name):
+            await outputs.sound?(name)
+        case .listening(let mode):
+            await outputs.listening?(mode)
+        case .log(let message):
+            logger.info("\(message)")
+        }
+    }
+
+    // MARK: ConversationPort
+
+    public func hear(_ text: String) async throws -> [String] {
+        state.withLock { $0.collecting = [] }
+        await engine.hear(withoutWake(text))
+        return state.withLock { s in
+            defer { s.collecting = nil }
+            return s.collecting ?? []
+        }
+    }
+
+    /// "hey, coffee time" / "hey computer, coffee time" → "coffee time":
+    /// `parley say` text is handled as what follows the wake word.
+    func withoutWake(_ text: String) -> String {
+        var words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        func bare(_ word: String) -> String { PhraseText.normalised(word) }
+        guard let first = words.first, bare(first) == "hey" else { return text }
+        words.removeFirst()
+        let name = PhraseText.normalise(wakeName)
+        if !name.isEmpty, words.count >= name.count, words.prefix(name.count).map(bare) == name {
+            words.removeFirst(name.count)
+        }
+        return words.joined(separator: " ")
+    }
+
+    public func press(_ press: ButtonPress) async throws {
+        await engine.button(Self.gesture(press))
+    }
+
+    static func gesture(_ press: ButtonPress) -> ParleyCore.ButtonGesture {
+        switch press {
+        case .short: .press
+        case .long: .longPress
+        case .double: .doublePress
+        }
+    }
+
+    public func stateDescription() async -> String {
+        let open = await engine.isConversationOpen
+        let led = state.withLock { $0.led }
+        return open && led == .idle ? "conversation open" : led.rawValue
+    }
+
+    public func lastIntents() async -> [String] { state.withLock { $0.lastIntents } }
+
+    public func cancelAll() async {
+        if await engine.isConversationOpen { await engine.button(.longPress) }
+    }
+
+    // MARK: CatalogPort
+
+    public func apps() async -> [AppSummary] {
+        registry.apps.map { app in
+            AppSummary(
+                name: app.name, synonyms: app.synonyms, intents: app.intents.map { $0.identifier },
+                primary: registry.primaryApp == app.identifier)
+        }
+    }
+
+    public func shortcuts() async -> [ShortcutSummary] {
+        var result: [ShortcutSummary] = []
+        for app in registry.apps {
+            for shortcut in app.shortcuts {
+                for phrase in shortcut.phrases {
+                    let spoken = phrase.replacingOccurrences(of: "{app}", with: app.name)
+                    result.append(ShortcutSummary(phrase: spoken, app: app.name, intent: shortcut.intent.identifier))
+                }
+            }
+        }
+        for custom in (try? await engine.stores.customPhrases.customPhrases()) ?? [] {
+            result.append(ShortcutSummary(phrase: custom.phrase, app: custom.app, intent: custom.intent))
+        }
+        return result
+    }
+
+    public func addPhrase(_ phrase: CustomPhrase) async throws {
+        try await engine.addCustomPhrase(phrase.phrase, app: phrase.app, intent: phrase.intent, parameters: phrase.parameters)
+    }
+
+    public func deletePhrase(_ phrase: String) async throws -> Bool {
+        let deleted = try await engine.stores.customPhrases.deletePhrase(phrase)
+        if deleted { await engine.reloadPhrases() }
+        return deleted
+    }
+
+    /// Phrases in the current command model (for `parley status`).
+    public func grammarSize() async -> Int {
+        await engine.phraseModel().rules.count
+    }
+}
+
+/// Moves the engine's clock-driven work (answer time-outs, confirmation
+/// windows, timers) along: `tick()` every `interval` until shutdown.
+public struct EngineTickService: Service {
+    let engine: ConversationEngine
+    let interval: Duration
+
+    public init(engine: ConversationEngine, interval: Duration = .milliseconds(200)) {
+        self.engine = engine
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            await engine.tick()
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace for the ParleyHardware module; see README "Architecture".
-public enum ParleyHardwareModule {}

@@ -1,2 +1,0 @@
-/// Namespace for the ParleyIntents module; see README "Architecture".
-public enum ParleyIntentsModule {}

@@ -1,2 +1,0 @@
-/// Namespace for the ParleyStore module; see README "Architecture".
-public enum ParleyStoreModule {}

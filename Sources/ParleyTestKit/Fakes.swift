@@ -1,0 +1,95 @@
+import Foundation
+import ParleyCore
+
+/// Records the engine's events for assertions.
+public actor RecordingSink: EngineOutputSink {
+    public private(set) var events: [EngineEvent] = []
+    public init() {}
+    public func emit(_ event: EngineEvent) async { events.append(event) }
+
+    /// Spoken lines so far.
+    public var spoken: [String] { events.compactMap { if case .spoke(let s) = $0 { s } else { nil } } }
+    public var leds: [DeviceState] { events.compactMap { if case .led(let s) = $0 { s } else { nil } } }
+    public var performed: [PerformedIntent] { events.compactMap { if case .performed(let p) = $0 { p } else { nil } } }
+    public var sounds: [String] { events.compactMap { if case .sound(let s) = $0 { s } else { nil } } }
+    /// Removes and returns the events since the last call.
+    public func drain() -> [EngineEvent] { defer { events = [] }; return events }
+}
+
+/// Donations in memory, for tests. `failWrites` makes recording throw.
+public actor InMemoryDonationStore: DonationStore {
+    public private(set) var rows: [Donation] = []
+    public var failWrites = false
+    public init(_ rows: [Donation] = []) { self.rows = rows }
+    public func setFailWrites(_ fail: Bool) { failWrites = fail }
+
+    public func record(_ donation: Donation) async throws -> Int64 {
+        struct WriteFailed: Error {}
+        if failWrites { throw WriteFailed() }
+        var row = donation
+        row.rowID = Int64(rows.count + 1)
+        rows.append(row)
+        return row.rowID!
+    }
+    public func donations(app: String?, intent: String?, limit: Int?) async throws -> [Donation] {
+        let matching = rows.reversed().filter { (app == nil || $0.app == app) && (intent == nil || $0.intent == intent) }
+        return limit.map { Array(matching.prefix($0)) } ?? Array(matching)
+    }
+    public func delete(_ scope: DonationScope) async throws -> Int {
+        let before = rows.count
+        rows.removeAll { $0.matches(scope) }
+        return before - rows.count
+    }
+}
+
+/// The console's in-memory stores serve tests as they are; the names say
+/// what a test wants.
+public typealias InMemoryCustomPhraseStore = EphemeralCustomPhraseStore
+public typealias InMemoryAppDataStore = EphemeralAppDataStore
+
+/// An engine wired to fakes: a manual clock, a recording sink, in-memory stores.
+public struct EngineHarness: Sendable {
+    public let engine: ConversationEngine
+    public let clock: ManualClock
+    public let sink: RecordingSink
+    public let donations: InMemoryDonationStore
+    public let appData: InMemoryAppDataStore
+
+    public init(apps: [any ParleyApp], primaryApp: String? = nil, configuration: EngineConfiguration = EngineConfiguration(),
+                donations: [Donation] = [], clock: ManualClock = ManualClock()) throws {
+        self.clock = clock
+        sink = RecordingSink()
+        self.donations = InMemoryDonationStore(donations)
+        appData = InMemoryAppDataStore()
+        let stores = ParleyStores(donations: self.donations, customPhrases: InMemoryCustomPhraseStore(), appData: appData)
+        engine = ConversationEngine(registry: try AppRegistry(apps: apps, primaryApp: primaryApp), stores: stores,
+                                    clock: clock, sink: sink, configuration: configuration)
+    }
+
+    /// Says a line and returns what the device said in reply.
+    @discardableResult
+    public func say(_ text: String) async -> [String] {
+        _ = await sink.drain()
+        await engine.hear(text)
+        return await spokenSinceDrain()
+    }
+
+    /// Presses the button and returns what the device said.
+    @discardableResult
+    public func press(_ gesture: ButtonGesture = .press) async -> [String] {
+        _ = await sink.drain()
+        await engine.button(gesture)
+        return await spokenSinceDrain()
+    }
+
+    /// Advances the clock, lets the engine react, returns what it said.
+    @discardableResult
+    public func wait(_ seconds: TimeInterval) async -> [String] {
+        _ = await sink.drain()
+        clock.advance(by: seconds)
+        await engine.tick()
+        return await spokenSinceDrain()
+    }
+
+    private func spokenSinceDrain() async -> [String] { await sink.spoken }
+}

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `parley-bench`: benchmarks, run in release mode. One subcommand per
+/// benchmark, each in its own file.
+@main
+struct ParleyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parley-bench",
+        abstract: "Parley's benchmarks (build with -c release).",
+        subcommands: [ResolveBenchmark.self, AudioBenchCommand.self, SpeechCoffee.self, SpeechWake.self, SpeechSynthesis.self])
+}

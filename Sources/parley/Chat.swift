@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import ParleyApps
+import ParleyCore
+
+/// `parley chat`: the text console standing in for microphone, speaker,
+/// LEDs and button. The contract other tools rely on:
+/// - each input line is an utterance (a leading "hey" is optional);
+/// - `:press`, `:long-press`, `:double-press` are button gestures,
+///   `:wait N` advances the clock N seconds, `:quit` or end of input ends;
+/// - standard output carries only `device: <text>`, `led: <state>` and
+///   `performed: <App>.<Intent> <JSON>` lines; logs go to standard error;
+/// - exit status 0 when input ends.
+struct Chat: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Talk to the device by typing (see the console contract in --help).",
+        discussion: """
+            Type what you would say. Commands: :press, :long-press, :double-press, :wait N, :mute, :unmute, :quit.
+            Output lines: "device: <text>", "led: <state>", "performed: <App>.<Intent> <JSON>".
+            """)
+
+    @Option(name: .customLong("primary-app"), help: "The primary app, whose phrases need not name it ('none' for no primary app).")
+    var primaryApp: String = "Coffee Maker"
+
+    @Option(name: .customLong("voice-confirm"),
+            help: "Comma-separated categories that a spoken yes may confirm (e.g. delete,create), or 'none'. Orders and payments always need the button.")
+    var voiceConfirm: String?
+
+    @Flag(name: .customLong("no-tips"), help: "Do not suggest shorter phrases after long conversations.")
+    var noTips = false
+
+    @Option(name: .customLong("double-press"), help: "A phrase run by a double press.")
+    var doublePress: String?
+
+    @Option(name: .customLong("device-name"), help: "The device's name, optional after \"hey\" (\"hey computer, ...\").")
+    var deviceName: String = "computer"
+
+    func validate() throws {
+        _ = try Self.categories(voiceConfirm)
+    }
+
+    /// Parses the --voice-confirm list.
+    static func categories(_ text: String?) throws -> Set<IntentCategory>? {
+        guard let text else { return nil }
+        if text.trimmingCharacters(in: .whitespaces).lowercased() == "none" { return [] }
+        var result = Set<IntentCategory>()
+        for item in text.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !item.isEmpty {
+            guard let category = IntentCategory(rawValue: item) else {
+                throw ValidationError("--voice-confirm: unknown category '\(item)'; expected some of \(IntentCategory.allCases.map(\.rawValue).joined(separator: ", ")) or 'none'")
+            }
+            if EngineConfiguration.buttonOnlyCategories.contains(category) {
+                throw ValidationError("--voice-confirm: '\(item)' is confirmed with the button only; a voice alone never spends money")
+            }
+            result.insert(category)
+        }
+        return result
+    }
+
+    func run() async throws {
+        let registry: AppRegistry
+        do {
+            registry = try AppRegistry(apps: BundledApps.all, primaryApp: primaryApp.lowercased() == "none" ? nil : primaryApp)
+        } catch {
+            throw ValidationError("--primary-app: \(error)")
+        }
+        var configuration = try Self.categories(voiceConfirm).map(EngineConfiguration.init(voiceConfirmableCategories:)) ?? EngineConfiguration()
+        configuration.tipsEnabled = !noTips
+        configuration.doublePressPhrase = doublePress
+        configuration.voiceTrigger = "console"
+        let clock = SteppedClock()
+        let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(), clock: clock,
+                                        sink: ConsoleSink(), configuration: configuration)
+        await engine.reloadPhrases()
+
+        while let raw = readLine(strippingNewline: true) {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard line.hasPrefix(":") else {
+                await engine.hear(Self.withoutWake(line, deviceName: deviceName))
+                continue
+            }
+            let parts = line.dropFirst().split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            switch parts.first ?? "" {
+            case "press": await engine.button(.press)
+            case "long-press": await engine.button(.longPress)
+            case "double-press": await engine.button(.doublePress)
+            case "mute": await engine.setMuted(true)
+            case "unmute": await engine.setMuted(false)
+            case "quit": return
+            case "wait":
+                guard parts.count == 2, let seconds = Double(parts[1]), seconds >= 0 else {
+                    ConsoleSink.log("parley chat: ':wait' needs a number of seconds, e.g. ':wait 10' (got '\(line)')")
+                    continue
+                }
+                clock.advance(by: seconds)
+                await engine.tick()
+            default:
+                ConsoleSink.log("parley chat: unknown command '\(line)'; expected :press, :long-press, :double-press, :wait N, :mute, :unmute or :quit")
+            }
+        }
+    }
+
+    /// "Hey, order soup" and "Hey computer, order soup" -> "order soup": the
+    /// wake words are optional at the console.
+    static func withoutWake(_ line: String, deviceName: String) -> String {
+        let words = line.split(separator: " ").map(String.init)
+        guard let first = words.first, PhraseText.normalised(first) == "hey" else { return line }
+        let name = PhraseText.normalise(deviceName)
+        let rest = Array(words.dropFirst())
+        if !name.isEmpty, rest.count >= name.count, rest.prefix(name.count).map(PhraseText.normalised) == name {
+            return rest.dropFirst(name.count).joined(separator: " ")
+        }
+        return rest.joined(separator: " ")
+    }
+}
+
+/// Prints the engine's events in the console format.
+struct ConsoleSink: EngineOutputSink {
+    func emit(_ event: EngineEvent) async {
+        switch event {
+        case .spoke(let text): Self.out("device: \(text)")
+        case .led(let state): Self.out("led: \(state.rawValue)")
+        case .performed(let performed):
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let json = (try? encoder.encode(performed.parameters)).flatMap { String(data: $0, encoding: .utf8) } ?? "{}"
+            Self.out("performed: \(performed.app).\(performed.intent) \(json)")
+        case .sound(let name): Self.log("sound: \(name)")
+        case .log(let message): Self.log(message)
+        case .listening: break
+        }
+    }
+
+    static func out(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    static func log(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}

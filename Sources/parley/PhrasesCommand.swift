@@ -1,0 +1,59 @@
+import ArgumentParser
+import ParleyDaemon
+
+/// `parley phrases [list|add|delete]`: a person's own phrases ("Add to Siri").
+struct PhrasesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "phrases", abstract: "List, add or delete custom phrases.",
+        subcommands: [List.self, Add.self, Delete.self], defaultSubcommand: List.self)
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List custom phrases.")
+        @OptionGroup var options: ControlOptions
+
+        func run() throws {
+            let phrases = try options.send(.phrases).phrases ?? []
+            output(options, phrases.isEmpty ? "No custom phrases." : phrases.map { p in
+                let parameters = p.parameters.keys.sorted().map { "\($0)=\(p.parameters[$0]!)" }.joined(separator: " ")
+                return "\"\(p.phrase)\"  → \(p.app) / \(p.intent)  \(parameters)"
+            }.joined(separator: "\n"))
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give an intent with fixed values a phrase of your own.",
+            discussion: "Example: parley phrases add \"coffee time\" --app \"Coffee Maker\" --intent OrderDrink size=large drink=latte")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The phrase.") var phrase: String
+        @Option(help: "The app.") var app: String
+        @Option(help: "The intent.") var intent: String
+        @Argument(help: "Fixed parameter values as name=value.") var values: [String] = []
+
+        func parameters() throws -> [String: String] {
+            var result: [String: String] = [:]
+            for value in values {
+                guard let equals = value.firstIndex(of: "="), equals != value.startIndex else {
+                    throw ValidationError("\"\(value)\" is not name=value")
+                }
+                result[String(value[..<equals])] = String(value[value.index(after: equals)...])
+            }
+            return result
+        }
+
+        func validate() throws { _ = try parameters() }
+
+        func run() throws {
+            let request = ControlRequest.addPhrase(phrase: phrase, app: app, intent: intent, parameters: try parameters())
+            output(options, try options.send(request).message ?? "")
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a custom phrase.")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The phrase.") var phrase: String
+
+        func run() throws { output(options, try options.send(.deletePhrase(phrase)).message ?? "") }
+    }
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import ParleyDaemon
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show what the daemon is doing: state, audio, recognitions, last intents.")
+
+    @OptionGroup var options: ControlOptions
+
+    func run() throws {
+        guard let s = try options.send(.status).status else { return }
+        output(options, Self.format(s))
+    }
+
+    static func format(_ s: DaemonStatus) -> String {
+        var lines = [
+            "parleyd \(s.version), pid \(s.pid), up \(formatUptime(s.uptimeSeconds))",
+            "state:        \(s.state)",
+            "board:        \(s.board)",
+            "audio:        \(s.audio.state), capture \(s.audio.capture), playback \(s.audio.playback), \(s.audio.overruns) overruns",
+            "recognitions: \(s.recognitions)",
+            "grammar:      \(s.grammarSize) phrases",
+            "last intents: \(s.lastIntents.isEmpty ? "none" : s.lastIntents.joined(separator: ", "))",
+            "stored:       \(s.donations) donations, \(s.customPhrases) custom phrases in \(s.stateDirectory)",
+            "config:       \(s.configFile ?? "defaults")",
+        ]
+        if !s.notWired.isEmpty { lines.append("not wired:    \(s.notWired.joined(separator: ", "))") }
+        return lines.joined(separator: "\n")
+    }
+
+    static func formatUptime(_ seconds: Double) -> String {
+        let total = Int(seconds)
+        let (h, m, sec) = (total / 3600, total / 60 % 60, total % 60)
+        return h > 0 ? "\(h)h \(m)m" : m > 0 ? "\(m)m \(sec)s" : "\(sec)s"
+    }
+}

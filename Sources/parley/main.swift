@@ -1,1 +1,0 @@
-print("parley: not built yet")

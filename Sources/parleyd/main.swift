@@ -1,1 +1,0 @@
-print("parleyd: not built yet")

@@ -1,1 +1,0 @@
-// ParleyAppsTests: tests for this module live in this folder.

@@ -1,0 +1,137 @@
+import CParleyMallocCounter
+import Foundation
+import Testing
+import ParleyTestKit
+@testable import ParleyAudio
+
+@Suite struct EndpointerTests {
+    /// Deterministic noise at `amplitude` with a 200 Hz "voiced" tone burst in `speech`.
+    func signal(seconds: Double, noise: Double, speech: Range<Double>, toneAmplitude: Double = 6_000, seed: UInt64 = 9) -> [Int16] {
+        var rng = SplitMix64(seed: seed)
+        return (0..<Int(seconds * 16_000)).map { i in
+            let t = Double(i) / 16_000
+            var v = (Double(rng.next() % 2_001) - 1_000) / 1_000 * noise
+            if speech.contains(t) { v += toneAmplitude * sin(2 * Double.pi * 200 * t) }
+            return Int16(max(-32_768, min(32_767, v)))
+        }
+    }
+
+    func events(_ samples: [Int16], _ config: EndpointerConfiguration = .init()) -> [EndpointEvent] {
+        let endpointer = Endpointer(configuration: config)
+        var out: [EndpointEvent] = []
+        // Feed in uneven chunks, as a reader of the ring would.
+        var i = 0
+        var chunk = 97
+        while i < samples.count {
+            let n = min(chunk, samples.count - i)
+            endpointer.process(Array(samples[i..<i + n])) { out.append($0) }
+            i += n
+            chunk = chunk == 97 ? 480 : 97
+        }
+        return out
+    }
+
+    @Test func reportsOneSegmentWithTimestampsAndTheConfiguredTrailingSilence() {
+        for trailing in [300, 600, 900] {
+            let config = EndpointerConfiguration(trailingSilenceMilliseconds: trailing)
+            let found = events(signal(seconds: 5, noise: 300, speech: 1.5..<3.0), config)
+            #expect(found.count == 2)
+            guard case .speechStarted(let start, let startReported) = found.first,
+                  case .speechEnded(let segmentStart, let end, let reported) = found.last else {
+                Issue.record("unexpected events \(found)")
+                continue
+            }
+            #expect(segmentStart == start)
+            #expect(start <= 24_000 && start >= 24_000 - 3_200 - 800)     // pre-roll 200 ms (+ one frame)
+            #expect(startReported > 24_000 && startReported <= 24_000 + 1_600)
+            #expect(end >= 48_000 && end <= 48_000 + 4_800 + 960, "end \(end)")  // post-roll 300 ms + level decay
+            let delay = reported - 48_000
+            #expect(delay >= Int64(trailing * 16) && delay <= Int64(trailing * 16) + 480, "delay \(delay) samples")
+        }
+    }
+
+    @Test func adaptsToALouderRoom() {
+        // Quiet room for 3 s, then the noise jumps 20 dB (a fan starts) for 6 s, then speech.
+        var quiet = signal(seconds: 3, noise: 100, speech: 0..<0)
+        quiet += signal(seconds: 11, noise: 1_000, speech: 8.0..<9.5, toneAmplitude: 12_000, seed: 10)
+        let found = events(quiet)
+        // The level jump may open one segment, but the floor follows the room and the
+        // real utterance (8.0-9.5 s into the loud part, i.e. 11-12.5 s) is found as its own segment.
+        let ends = found.compactMap { event -> (Int64, Int64)? in
+            if case .speechEnded(let s, let e, _) = event { return (s, e) }
+            return nil
+        }
+        let utterance = ends.first { segment in
+            let (start, end) = segment
+            return start >= 10 * 16_000 && start <= 11 * 16_000 && end >= 200_000
+        }
+        #expect(utterance != nil, "segments \(ends)")
+        #expect(ends.count <= 2)
+    }
+
+    @Test func silenceAndSteadyNoiseYieldNothing() {
+        #expect(events([Int16](repeating: 0, count: 16_000 * 3)).isEmpty)
+        #expect(events(signal(seconds: 6, noise: 2_000, speech: 0..<0)).isEmpty)
+    }
+
+    @Test func realRecordingsCleanAndNoisy() throws {
+        // A small share of the evaluation, as a regression guard: the first ten recordings.
+        let files = Array(try SharedData.wavFiles(in: SharedData.coffeeClean).prefix(10))
+        let results = try EndpointEvaluation.run(recordings: files, noise: SharedData.kitchenNoise, snrs: [24],
+                                                 configuration: EndpointerConfiguration())
+        #expect(results.map(\.label) == ["clean", "24 dB"])
+        #expect(results[0].recordings == 10)
+        #expect(results[0].oneSegmentShare >= 0.8)
+        #expect(results[1].someSegmentShare >= 0.7)
+        #expect(results[0].medianEndDelaySeconds >= 0.6 && results[0].medianEndDelaySeconds < 0.8)
+    }
+
+    @Test func trueSpeechExtentFollowsTheDocumentedThreshold() {
+        var samples = [Int16](repeating: 0, count: 16_000)
+        for i in 960..<1_120 { samples[i] = 10_000 }            // a 10 ms click: not speech
+        for i in 4_000..<4_480 { samples[i] = 10_000 }          // loud 30 ms
+        for i in 8_000..<8_480 { samples[i] = 200 }             // 34 dB down for 30 ms: inside
+        for i in 12_000..<12_480 { samples[i] = 100 }           // 40 dB down: outside
+        #expect(SpeechExtent.of(samples) == 4_000..<8_480)
+        #expect(SpeechExtent.of(samples, minimumRunFrames: 1) == 960..<8_480)
+    }
+
+    @Test func voicingCheckRejectsLoudUnvoicedNoise() {
+        // A loud burst of white noise (a clatter) in a quiet room: loud but not voiced.
+        var rng = SplitMix64(seed: 5)
+        let samples = (0..<Int(4 * 16_000)).map { i -> Int16 in
+            let t = Double(i) / 16_000
+            let amplitude = (1.5..<2.5).contains(t) ? 8_000.0 : 100.0
+            return Int16((Double(rng.next() % 2_001) - 1_000) / 1_000 * amplitude)
+        }
+        #expect(events(samples).isEmpty)
+        var withoutVoicing = EndpointerConfiguration()
+        withoutVoicing.onsetVoicedFrames = 0
+        #expect(events(samples, withoutVoicing).count == 2)      // energy alone calls it speech
+    }
+}
+
+@Suite struct EndpointerAllocationTests {
+    @Test func processingAllocatesNothing() throws {
+        let samples = try WAVFile.read(try SharedData.wavFiles(in: SharedData.coffeeClean)[0]).samples
+        let endpointer = Endpointer()
+        var starts = 0, ends = 0
+        try samples.withUnsafeBufferPointer { buffer in
+            // Warm up once (first use may touch lazily initialised runtime state).
+            endpointer.process(UnsafeBufferPointer(rebasing: buffer[0..<1_600])) { _ in }
+            let before = parley_malloc_count_current_thread()
+            var offset = 1_600
+            while offset < buffer.count {
+                let n = min(160, buffer.count - offset)
+                endpointer.process(UnsafeBufferPointer(rebasing: buffer[offset..<offset + n])) { event in
+                    if case .speechStarted = event { starts += 1 } else { ends += 1 }
+                }
+                offset += n
+            }
+            let after = parley_malloc_count_current_thread()
+            #expect(after == before, "\(after - before) allocations")
+            _ = try #require(buffer.count > 16_000)
+        }
+        #expect(starts >= 1)
+    }
+}

@@ -1,1 +1,0 @@
-// ParleyAudioTests: tests for this module live in this folder.

@@ -1,1 +1,0 @@
-// ParleyCLITests: tests for this module live in this folder.

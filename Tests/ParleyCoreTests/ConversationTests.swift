@@ -1,0 +1,389 @@
+import Foundation
+import ParleyApps
+import ParleyCore
+import ParleyTestKit
+import Testing
+
+/// Every conversation path of SPEC 5, through the engine `parley chat` uses.
+@Suite struct ConversationTests {
+    func harness(_ configuration: EngineConfiguration = EngineConfiguration(), donations: [Donation] = []) throws -> EngineHarness {
+        try EngineHarness(apps: BundledApps.all + [ChiliApp()], primaryApp: "Coffee Maker",
+                          configuration: configuration, donations: donations)
+    }
+
+    let soupConfirmation = "One clam chowder for pickup from Lewis Avenue, three dollars seventy five. Press the button to order, or say cancel."
+
+    @Test func aMissingValueIsAskedAsAShortListAndAnOrderNeedsTheButton() async throws {
+        let h = try harness()
+        #expect(await h.say("Order a latte with Barista.") == ["Which size? Small, medium or large?"])
+        #expect(await h.say("Large.") == ["A large latte from the corner café, four dollars twenty five. Press the button to order, or say cancel."])
+        #expect(await h.sink.leds.last == .awaitingConfirmation)
+        #expect(await h.say("yes") == ["A spoken yes can't place an order. Press the button to order, or say cancel."])
+        #expect(await h.sink.performed.isEmpty)
+        #expect(await h.press() == ["Ordered. It will be ready in eleven minutes. Your large latte, four dollars twenty five."])
+        let performed = try #require(await h.sink.performed.first)
+        #expect(performed.app == "CoffeeMaker")
+        #expect(performed.intent == "orderDrink")
+        #expect(performed.parameters == ["coffeeDrink": "latte", "size": "large"])
+        #expect(await h.sink.leds == [.thinking, .speaking, .success, .idle])
+    }
+
+    @Test func aWholeOrderIsUnderstoodFromOneSentence() async throws {
+        let h = try harness()
+        let lines = await h.say("can I get a twelve ounce dark roast double shot americano with a bit of cream")
+        #expect(lines == ["A twelve ounce dark roast double shot americano with a bit of cream from the corner café, four dollars. Press the button to order, or say cancel."])
+        await h.press()
+        #expect(await h.sink.performed.first?.parameters == ["size": "twelve ounce", "roast": "dark roast", "numberOfShots": "double shot",
+                                                             "coffeeDrink": "americano", "milkAmount": "a bit of cream"])
+    }
+
+    @Test func soupWithAnOrdinalAStoreDisambiguationAndATip() async throws {
+        let h = try harness()
+        #expect(await h.say("Hey, order soup with Soup Chef.") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        #expect(await h.say("The first one.") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+        #expect(await h.say("Lewis.") == [soupConfirmation])
+        let done = await h.press()
+        #expect(done == ["Ordered. Your clam chowder will be ready at Lewis Avenue in ten minutes, total three dollars seventy five.",
+                         "Next time, just say: order clam chowder with Soup Chef."])
+        #expect(await h.sink.performed.first?.parameters == ["soup": "clamChowder", "quantity": "1", "orderType": "pickup", "store": "lewis"])
+        // The tip is given once.
+        await h.say("order soup with soup chef")
+        await h.say("chowder")
+        await h.say("the second one")
+        #expect(await h.press().count == 1)
+    }
+
+    @Test func synonymsAndDistinctiveWordsAreAccepted() async throws {
+        let h = try harness()
+        await h.say("order soup with soup chef")
+        #expect(await h.say("chicken soup please") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+        await h.say("sheridan")
+        await h.press()
+        #expect(await h.sink.performed.first?.parameters["soup"] == "chickenNoodle")
+        #expect(await h.sink.performed.first?.parameters["store"] == "sheridan")
+    }
+
+    @Test func disambiguationNamesOnlyWhatDiffers() async throws {
+        let h = try harness()
+        #expect(await h.say("serve chili with chili shack") == ["Which chili? Beef or veggie?"])
+        #expect(await h.say("the second one") == ["Served. One bowl of veggie chili."])
+        await h.say("serve chili with chili shack")
+        #expect(await h.say("beef") == ["Served. One bowl of beef chili."])
+        #expect(await h.sink.performed.first?.parameters == ["pot": "beef"])
+    }
+
+    @Test func customResolutionConfirmsSkipsAndRefusesValues() async throws {
+        let h = try harness()
+        #expect(await h.say("pour chili with chili shack") == ["Beef chili, right?"])
+        #expect(await h.say("yes") == ["Which topping? Cheese or onions?"])
+        #expect(await h.say("onion") == ["How many bowls?"])
+        #expect(await h.say("three") == ["Only two bowls are clean.", "How many bowls?"])
+        #expect(await h.say("two") == ["Poured two of beef chili with onions.", "Next time, just say: pour chili with Chili Shack."])
+        #expect(await h.sink.performed.first?.parameters == ["pot": "beef", "topping": "onions", "bowls": "2"])
+        await h.say("pour chili with chili shack")
+        #expect(await h.say("no") == ["Which chili? Beef chili or veggie chili?"])
+        #expect(await h.say("veggie") == ["How many bowls?"]) // no topping for veggie
+        #expect(await h.say("one") == ["Poured one of veggie chili."])
+    }
+
+    @Test func anUnsupportedValueGivesTheReasonAndAsksAgain() async throws {
+        let h = try harness()
+        try await h.engine.addCustomPhrase("soup for the team", app: "SoupChef", intent: "OrderSoup", parameters: ["soup": "tomato", "quantity": "12"])
+        #expect(await h.say("soup for the team") == ["Only ten soups can be ordered at once.", "How many soups?"])
+        #expect(await h.say("eleven") == ["Only ten soups can be ordered at once.", "How many soups?"])
+        #expect(await h.say("two") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+        await h.say("lewis")
+        await h.press()
+        #expect(await h.sink.performed.first?.parameters["quantity"] == "2")
+    }
+
+    @Test func childParametersAreAskedOnlyWhenTheirParentCallsForThem() async throws {
+        let h = try harness()
+        #expect(await h.say("order soup for delivery with soup chef") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        #expect(await h.say("tomato") == ["What is the delivery address?"])
+        #expect(await h.say("12 Main Street") == ["One tomato soup for delivery to 12 Main Street, five dollars twenty five. Press the button to order, or say cancel."])
+        await h.press()
+        #expect(await h.sink.performed.first?.parameters == ["soup": "tomato", "quantity": "1", "orderType": "delivery", "deliveryAddress": "12 Main Street"])
+    }
+
+    @Test func theUsualIsProposedAsAParameterConfirmation() async throws {
+        let past = (1...3).map { day in
+            Donation(app: "SoupChef", intent: "OrderSoup", parameters: ["soup": "tomato", "quantity": "1", "orderType": "pickup", "store": "lewis"],
+                     date: Date(timeIntervalSince1970: 1_700_000_000 + Double(day) * 3600), trigger: "voice")
+        }
+        let h = try harness(donations: past)
+        #expect(await h.say("order soup with soup chef") == ["Tomato, as usual?"])
+        #expect(await h.say("yes") == ["There are two stores near you. Which one: Lewis Avenue or Sheridan Boulevard?"])
+        await h.say("lewis")
+        await h.press()
+        #expect(await h.sink.performed.first?.parameters["soup"] == "tomato")
+
+        let other = try harness(donations: past)
+        await other.say("order soup with soup chef")
+        #expect(await other.say("no") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+    }
+
+    @Test func cancelWorksAtEveryStep() async throws {
+        let h = try harness()
+        for (setup, stopper) in [(["order soup with soup chef"], "cancel"),
+                                 (["order soup with soup chef", "tomato"], "never mind"),
+                                 (["order soup with soup chef", "tomato", "lewis"], "stop"),
+                                 (["order a latte with barista"], ":long-press"),
+                                 (["give me a large latte"], ":long-press")] {
+            for line in setup { await h.say(line) }
+            let reply = stopper == ":long-press" ? await h.press(.longPress) : await h.say(stopper)
+            #expect(reply == ["Cancelled."], "\(setup) then \(stopper)")
+            #expect(await h.sink.leds.last == .idle)
+            #expect(await h.engine.isConversationOpen == false)
+        }
+        await h.press() // a press afterwards orders nothing
+        #expect(await h.donations.rows.isEmpty)
+    }
+
+    @Test func repeatSaysTheLastLineAgain() async throws {
+        let h = try harness()
+        await h.say("order soup with soup chef")
+        #expect(await h.say("repeat that") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        await h.say("tomato"); await h.say("lewis")
+        #expect(await h.say("say that again") == ["One tomato soup for pickup from Lewis Avenue, three dollars twenty five. Press the button to order, or say cancel."])
+    }
+
+    @Test func silenceIsAskedAboutOnceThenThePoliteEnd() async throws {
+        let h = try harness()
+        await h.say("order soup with soup chef")
+        #expect(await h.wait(3).isEmpty)
+        #expect(await h.wait(5) == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        #expect(await h.wait(8) == ["No answer heard, so nothing was done."])
+        #expect(await h.sink.leds.last == .idle)
+        #expect(await h.engine.isConversationOpen == false)
+        // The same at the order confirmation.
+        await h.say("give me a large latte")
+        #expect(await h.wait(20).count == 1)
+        #expect(await h.wait(20) == ["No answer heard, so nothing was done."])
+        #expect(await h.donations.rows.isEmpty)
+    }
+
+    @Test func aThrowingOrCrashingAppGivesASpokenErrorAndTheDeviceKeepsWorking() async throws {
+        let h = try harness()
+        #expect(await h.say("burn chili with chili shack") == ["That didn't work. The stove is off."])
+        #expect(await h.sink.leds.suffix(2) == [.error, .idle])
+        #expect(await h.say("crash chili with chili shack") == ["That didn't work because of a problem in the app. Nothing was done."])
+        #expect(await h.say("serve chili with chili shack") == ["Which chili? Beef or veggie?"])
+    }
+
+    @Test func aSlowAppIsStoppedAtItsTimeLimit() async throws {
+        let h = try harness()
+        let running = Task { await h.engine.hear("slow chili with chili shack") }
+        await h.clock.waitForSleepers(1)
+        h.clock.advance(by: 10)
+        await running.value
+        #expect(await h.sink.spoken == ["That took too long and was stopped. Please try again later."])
+        #expect(await h.sink.performed.isEmpty)
+        #expect(await h.say("serve chili with chili shack") == ["Which chili? Beef or veggie?"])
+    }
+
+    @Test func everyPerformedIntentIsDonated() async throws {
+        let h = try harness()
+        await h.say("start a ten minute timer")
+        await h.say("give me a large latte")
+        await h.press()
+        let rows = await h.donations.rows
+        #expect(rows.map(\.intent) == ["StartTimer", "orderDrink"])
+        #expect(rows[0].parameters == ["duration": "600"])
+        #expect(rows[1].parameters == ["size": "large", "coffeeDrink": "latte"])
+        #expect(rows.allSatisfy { $0.trigger == "voice" && $0.date == h.clock.now })
+        // A failed donation write does not stop the action.
+        await h.donations.setFailWrites(true)
+        #expect(await h.say("how much time is left on the timer") == ["Ten minutes left. The ten minute timer ends then."])
+    }
+
+    @Test func aPressWhenIdleSuggestsTheUsualAndASecondPressOrders() async throws {
+        let clock = ManualClock()
+        let usual = ["soup": "tomato", "quantity": "1", "orderType": "pickup", "store": "lewis"]
+        let past = (1...2).map { week in
+            Donation(app: "SoupChef", intent: "OrderSoup", parameters: usual, date: clock.now - Double(week) * 7 * 86400, trigger: "voice")
+        }
+        let h = try EngineHarness(apps: BundledApps.all, primaryApp: "Coffee Maker", donations: past, clock: clock)
+        let suggestion = await h.press()
+        #expect(suggestion == ["Your usual at this time: one tomato soup for pickup from Lewis Avenue, three dollars twenty five. Press again to order."])
+        #expect(await h.sink.leds.last == .awaitingConfirmation)
+        await h.press()
+        let performed = try #require(await h.sink.performed.first)
+        #expect(performed.parameters == usual)
+        #expect(performed.trigger == "button")
+    }
+
+    @Test func aUsualMissingARequiredValueIsNotSuggested() async throws {
+        let clock = ManualClock()
+        let past = (1...2).map { week in
+            Donation(app: "SoupChef", intent: "OrderSoup", parameters: ["quantity": "1"], date: clock.now - Double(week) * 7 * 86400, trigger: "voice")
+        }
+        let h = try EngineHarness(apps: BundledApps.all, donations: past, clock: clock)
+        #expect(await h.press().isEmpty)
+        #expect(await h.sink.leds == [.listening])
+        #expect(await h.press().isEmpty)
+        #expect(await h.sink.performed.isEmpty)
+    }
+
+    @Test func aPressWhenIdleWithNoHabitOpensAListeningWindow() async throws {
+        let h = try harness()
+        #expect(await h.press().isEmpty)
+        #expect(await h.sink.leds == [.listening])
+        #expect(await h.wait(10).isEmpty)
+        #expect(await h.sink.leds == [.idle])
+    }
+
+    @Test func whatCanISayListsTheMostUsedFirst() async throws {
+        let past = (1...3).map { _ in Donation(app: "Timer", intent: "TimeLeft", parameters: [:], date: .distantPast, trigger: "voice") }
+        let h = try harness(donations: past)
+        let lines = await h.say("what can I say?")
+        #expect(lines == ["You can say: how much time is left on the timer, order a latte, order soup with Soup Chef, start a one minute timer or cancel the timer."])
+        #expect(await h.say("what can soup chef do") == ["Soup Chef can order soup. For example, say: order soup with Soup Chef."])
+        #expect(await h.say("what can the timer do") == ["Timer can start a timer, tell the time left and cancel the timer. For example, say: how much time is left on the timer."])
+    }
+
+    @Test func aTimerChimesWhenItEnds() async throws {
+        let h = try harness()
+        #expect(await h.say("Hey, start a ten minute timer.") == ["Ten minutes, starting now."])
+        #expect(await h.wait(300).isEmpty)
+        #expect(await h.say("how much time is left on the timer") == ["Five minutes left. The ten minute timer ends then."])
+        #expect(await h.wait(300) == ["The ten minute timer is done."])
+        #expect(await h.sink.sounds == ["chime"])
+        await h.say("start a timer")
+        #expect(await h.sink.spoken == ["For how long?"])
+        #expect(await h.say("an hour and a half") == ["One hour thirty minutes, starting now."])
+        #expect(await h.say("cancel the timer") == ["Timer cancelled. The one hour thirty minute timer will not ring."])
+        #expect(await h.wait(5400).isEmpty)
+    }
+
+    @Test func notesAreCreatedFoundAndDeletedWithConfirmation() async throws {
+        let h = try harness()
+        #expect(await h.say("add a note with notes") == ["What should the note say?"])
+        #expect(await h.say("buy oat milk") == ["Noted. The note says: buy oat milk."])
+        #expect(await h.say("read my notes with notes") == ["There is one note. The latest: buy oat milk."])
+        await h.say("find a note in notes")
+        #expect(await h.say("milk") == ["One note: buy oat milk."])
+        #expect(await h.say("delete a note from notes") == ["Which note? Buy oat milk?"])
+        #expect(await h.say("the first one") == ["The note \"buy oat milk\" will be deleted for good. Say yes or press the button to delete it, or say cancel."])
+        #expect(await h.say("yes") == ["Deleted. The note \"buy oat milk\" is gone."])
+        #expect(await h.say("read my notes") == ["There are no notes."])
+        #expect(await h.say("delete a note from notes") == ["That didn't work. There are no notes to delete."])
+    }
+
+    @Test func longListsAreAskedOpenlyAndMatchedBySpokenText() async throws {
+        let h = try harness()
+        for note in ["call the plumber", "buy eggs", "water the plants", "book the dentist", "pay the rent", "fix the bike"] {
+            await h.say("add a note with notes")
+            await h.say(note)
+            await h.wait(1) // distinct creation times, newest last
+        }
+        #expect(await h.say("delete a note from notes") == ["Which note?"])
+        #expect(await h.say("plumber") == ["The note \"call the plumber\" will be deleted for good. Say yes or press the button to delete it, or say cancel."])
+        #expect(await h.say("no") == ["Cancelled."])
+        await h.say("delete a note from notes")
+        #expect(await h.say("the bicycle") == ["Sorry? Which note?"])
+        #expect(await h.say("fix the bike") == ["The note \"fix the bike\" will be deleted for good. Say yes or press the button to delete it, or say cancel."])
+        #expect(await h.say("yes") == ["Deleted. The note \"fix the bike\" is gone."])
+        #expect(try await h.engine.deleteCustomPhrase("no such phrase") == false)
+    }
+
+    @Test func voiceConfirmationFollowsTheConfiguration() async throws {
+        let h = try harness(EngineConfiguration(voiceConfirmableCategories: []))
+        await h.say("add a note with notes")
+        await h.say("call the plumber")
+        await h.say("delete a note from notes")
+        #expect(await h.say("plumber") == ["The note \"call the plumber\" will be deleted for good. Press the button to delete it, or say cancel."])
+        #expect(await h.say("yes") == ["A spoken yes can't confirm this. Press the button to delete it, or say cancel."])
+        #expect(await h.press() == ["Deleted. The note \"call the plumber\" is gone."])
+        // Orders can never be voice-confirmed, whatever the configuration says.
+        #expect(EngineConfiguration(voiceConfirmableCategories: [.order, .payment, .delete]).voiceConfirmableCategories == [.delete])
+    }
+
+    @Test func dialogFollowsThePlatformRules() async throws {
+        let h = try harness()
+        var lines: [String] = []
+        for line in ["order soup with soup chef", "tomato", "lewis", ":press", "order a latte with barista", "medium", "cancel",
+                     "serve chili with chili shack", "veggie", "add a note with notes", "hello", "start a timer", "ten minutes"] {
+            lines += line == ":press" ? await h.press() : await h.say(line)
+        }
+        let names = ["Soup Chef", "Coffee Maker", "Barista", "Chili Shack", "Notes", "Timer"]
+        for line in lines {
+            let words = line.split(whereSeparator: { !$0.isLetter && $0 != "'" }).map(String.init)
+            #expect(!words.contains("I") && !words.contains("we") && !words.contains("We"), "\(line)")
+            #expect(!line.lowercased().contains("confirm"), "\(line)")
+        }
+        let questions = lines.filter { $0.hasSuffix("?") }
+        #expect(questions.count == 6)
+        for question in questions { #expect(!names.contains { question.contains($0) }, "\(question)") }
+        for confirmation in lines where confirmation.contains("Press the button") {
+            #expect(confirmation.contains("Press the button to order") && confirmation.contains("dollars"))
+        }
+    }
+
+    @Test func mutedAndUnsureSpeechIsIgnoredButTheButtonWorks() async throws {
+        let h = try harness()
+        await h.engine.hear("order soup with soup chef", confidence: 0.2)
+        #expect(await h.sink.spoken.isEmpty)
+        await h.engine.setMuted(true)
+        #expect(await h.say("order soup with soup chef").isEmpty)
+        #expect(await h.sink.leds == [])
+        await h.engine.setMuted(false)
+        #expect(await h.say("order soup with soup chef").count == 1)
+        #expect(await h.press(.longPress) == ["Cancelled."])
+        #expect(await h.say("the weather is nice").isEmpty)
+        #expect(await h.sink.leds.isEmpty)
+    }
+
+    @Test func customPhrasesThatClashAreRefused() async throws {
+        let h = try harness()
+        await #expect(throws: IntentError.self) {
+            try await h.engine.addCustomPhrase("Order soup with Soup Chef!", app: "SoupChef", intent: "OrderSoup", parameters: [:])
+        }
+        await #expect(throws: IntentError.self) {
+            try await h.engine.addCustomPhrase("lunch", app: "SoupChef", intent: "Nothing", parameters: [:])
+        }
+        try await h.engine.addCustomPhrase("coffee time", app: "CoffeeMaker", intent: "orderDrink",
+                                           parameters: ["coffeeDrink": "latte", "size": "large", "roast": "light roast", "milkAmount": "a bit of soy milk"])
+        #expect(await h.say("Hey, coffee time.") == ["A large light roast latte with a bit of soy milk from the corner café, four dollars fifty. Press the button to order, or say cancel."])
+        #expect(await h.press() == ["Ordered. It will be ready in eleven minutes. Your large light roast latte with a bit of soy milk, four dollars fifty."])
+    }
+
+    @Test func appsDonateExplicitlyWithIdentifiersAndGroups() async throws {
+        let h = try harness()
+        #expect(await h.say("taste chili with chili shack") == ["Tasty."])
+        let rows = await h.donations.rows
+        #expect(rows.count == 2)
+        #expect(rows[0].identifier == "taste-1" && rows[0].groupIdentifier == "tastings" && rows[0].trigger == "app")
+        #expect(rows[0].app == "Chili" && rows[0].intent == "ServeChili" && rows[0].parameters == ["pot": "beef"])
+        #expect(rows[1].identifier == "taste-run" && rows[1].groupIdentifier == "tastings" && rows[1].intent == "TasteChili")
+        #expect(try await h.donations.delete(.group("tastings")) == 2)
+    }
+
+    @Test func tipsCanBeTurnedOffAndDoublePressRunsItsPhrase() async throws {
+        var configuration = EngineConfiguration()
+        configuration.tipsEnabled = false
+        configuration.doublePressPhrase = "start a ten minute timer"
+        let h = try harness(configuration)
+        await h.say("order soup with soup chef")
+        await h.say("tomato")
+        await h.say("lewis")
+        #expect(await h.press() == ["Ordered. Your tomato soup will be ready at Lewis Avenue in ten minutes, total three dollars twenty five."])
+        #expect(await h.press(.doublePress) == ["Ten minutes, starting now."])
+        #expect(await h.sink.performed.first?.trigger == "button")
+    }
+
+    @Test func ledStatesHaveTheDocumentedNames() {
+        #expect(DeviceState.allCases.map(\.rawValue) == ["idle", "listening", "thinking", "speaking", "awaiting-confirmation", "success", "error", "muted"])
+    }
+
+    @Test func theRecogniserIsToldWhatAnswersToExpect() async throws {
+        let h = try harness()
+        #expect(await h.engine.listeningMode == .commands)
+        await h.say("order soup with soup chef")
+        guard case .followUp(let model) = await h.engine.listeningMode else {
+            Issue.record("expected a follow-up grammar"); return
+        }
+        #expect(model.words.isSuperset(of: ["clam", "chowder", "tomato", "first", "cancel", "repeat"]))
+        #expect(!model.words.contains("latte"))
+    }
+}

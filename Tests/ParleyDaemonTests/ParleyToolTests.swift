@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+
+@testable import ParleyDaemon
+
+/// The `parley` control subcommands as a person runs them.
+@Suite struct ParleyToolTests {
+    private func parley(_ arguments: [String], user nobody: Bool = false) async throws -> (Int32, String, String) {
+        let process = Process()
+        let tool = try Executables.url("parley")
+        if nobody {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", tool.path] + arguments
+        } else {
+            process.executableURL = tool
+            process.arguments = arguments
+        }
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return try await offPool {
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, stdout, stderr)
+        }
+    }
+
+    @Test func notRunningIsSaidPlainlyWithExit69() async throws {
+        let (status, _, stderr) = try await parley(["status", "--socket", "/tmp/parley-none/none.sock"])
+        #expect(status == 69)
+        #expect(stderr.contains("parleyd is not running"))
+        #expect(stderr.contains("/tmp/parley-none/none.sock"))
+    }
+
+    @Test func commandsTalkToTheDaemon() async throws {
+        let running = try RunningServer(); defer { running.stop() }
+        let (status, stdout, _) = try await parley(["status", "--socket", running.socket])
+        #expect(status == 0)
+        #expect(stdout.contains("board:        sim"))
+        let (forgetStatus, forgetOut, _) = try await parley(["donations", "forget", "--all", "--socket", running.socket])
+        #expect(forgetStatus == 0 && forgetOut.contains("Forgot 0 donations."))
+        let (badStatus, _, badErr) = try await parley(["donations", "forget", "--socket", running.socket])
+        #expect(badStatus != 0 && badErr.contains("exactly one"))
+        let (jsonStatus, json, _) = try await parley(["phrases", "--json", "--socket", running.socket])
+        #expect(jsonStatus == 0 && json.contains("\"ok\" : true"))
+    }
+
+    @Test func permissionDeniedIsSaidPlainlyWithExit77() async throws {
+        guard getuid() == 0 else { return }  // needs root to become another user
+        let running = try RunningServer(); defer { running.stop() }
+        chmod(running.dir.path, 0o755)
+        chmod((running.socket as NSString).deletingLastPathComponent, 0o755)
+        let (status, _, stderr) = try await parley(["status", "--socket", running.socket], user: true)
+        #expect(status == 77)
+        #expect(stderr.contains("permission denied on \(running.socket)"))
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+@testable import ParleyDaemon
+
+/// The real `parleyd` binary: starts with a configuration, answers on its
+/// socket, stops cleanly on SIGTERM; refuses a bad configuration.
+@Suite struct ParleydProcessTests {
+    @Test func startsAnswersAndStopsOnSIGTERM() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let configFile = dir.file("parley.yaml")
+        try """
+            board: sim
+            state_directory: \(dir.file("state"))
+            control_socket: \(dir.file("run/parley.sock"))
+            log_level: debug
+            """.write(toFile: configFile, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = try Executables.url("parleyd")
+        process.arguments = ["--config", configFile]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+
+        let socket = dir.file("run/parley.sock")
+        let status = try await offPool { () throws -> DaemonStatus? in
+            // Wait for readiness by attempts, not by time.
+            for _ in 0..<400 {
+                if let response = try? ControlClient(path: socket).send(.status) { return response.status }
+                usleep(25_000)
+            }
+            return nil
+        }
+        #expect(status?.configFile == configFile)
+        #expect(status?.stateDirectory == dir.file("state"))
+        #expect(status?.pid == process.processIdentifier)
+
+        process.terminate()  // SIGTERM
+        let log = try await offPool { () -> String in
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(!FileManager.default.fileExists(atPath: socket))
+        #expect(log.contains("NOTICE parleyd: parleyd ready"))
+        #expect(log.contains("NOTICE parleyd: parleyd stopped"))
+        #expect(FileManager.default.fileExists(atPath: dir.file("state/state.db")))
+        // The database was closed cleanly: the WAL was checkpointed away.
+        #expect(!FileManager.default.fileExists(atPath: dir.file("state/state.db-wal")))
+    }
+
+    @Test func aBadConfigurationStopsTheStartWithFileAndLine() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let configFile = dir.file("parley.yaml")
+        try "board: sim\nvoice:\n  rate: fast\n".write(toFile: configFile, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = try Executables.url("parleyd")
+        process.arguments = ["--check-config"]
+        process.environment = ["PARLEY_CONFIG": configFile]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = try await offPool { () -> String in
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(process.terminationStatus == 78)
+        #expect(message.contains("\(configFile):3:"))
+        #expect(message.contains("voice.rate"))
+        #expect(message.contains("whole number"))
+    }
+}

@@ -1,1 +1,0 @@
-// ParleyDaemonTests: tests for this module live in this folder.

@@ -1,0 +1,81 @@
+import Foundation
+import Logging
+import ParleyStore
+
+@testable import ParleyDaemon
+
+/// A fresh directory, removed by `remove()`. Kept short: socket paths are
+/// limited to 107 bytes.
+struct TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = "/tmp/pdt-" + String(UUID().uuidString.prefix(8))
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A control server on a real socket, answered by the real controller over
+/// a real store, with nothing plugged into the integration ports.
+struct RunningServer {
+    let dir: TemporaryDirectory
+    let store: StateStore
+    let server: ControlServer
+    let logs: LogRing
+    var socket: String { server.path }
+
+    init() throws {
+        dir = try TemporaryDirectory()
+        var config = ParleyConfig()
+        config.stateDirectory = dir.file("state")
+        config.controlSocket = dir.file("run/parley.sock")
+        store = try StateStore(directory: config.stateDirectory)
+        logs = LogRing(capacity: 10)
+        let logger = Logger(label: "test")
+        let controller = DaemonController(
+            config: config, configFile: nil, store: store, components: DaemonComponents(), logs: logs, logger: logger)
+        server = ControlServer(path: config.controlSocket, handler: controller, logger: logger)
+        try server.start()
+    }
+
+    func send(_ request: ControlRequest) async throws -> ControlResponse {
+        let socket = self.socket
+        return try await offPool { try ControlClient(path: socket).send(request) }
+    }
+
+    func stop() {
+        server.stop()
+        dir.remove()
+    }
+}
+
+/// The executables built beside the test bundle.
+enum Executables {
+    static func url(_ name: String) throws -> URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+        ].map { $0.appendingPathComponent(name) }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw TestFailure("\(name) not found beside the tests (\(candidates.map(\.path))); run `swift build --build-tests`")
+        }
+        return found
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs blocking client code on its own thread. The server answers through
+/// async tasks, so a test blocking a cooperative thread while waiting for
+/// the answer could starve the pool (2 cores) and deadlock.
+func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}

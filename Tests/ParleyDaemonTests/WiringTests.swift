@@ -1,0 +1,68 @@
+import Foundation
+import Logging
+import ParleyStore
+import Testing
+
+@testable import ParleyDaemon
+
+/// The control commands through the real engine, apps, simulated board and
+/// SQLite store, as parleyd wires them (no audio).
+@Suite struct WiringTests {
+    private func controller(_ dir: TemporaryDirectory) async throws -> (DaemonController, StateStore) {
+        var config = ParleyConfig()
+        config.stateDirectory = dir.file("state")
+        config.audio.capture = .file("missing.wav")  // no audio in
+        let store = try StateStore(directory: config.stateDirectory)
+        let logger = Logger(label: "test")
+        var components = try await Wiring.components(config: config, store: store, logger: logger)
+        components.services = []  // the board is driven directly below
+        let controller = DaemonController(
+            config: config, configFile: nil, store: store, components: components, logs: LogRing(), logger: logger)
+        return (controller, store)
+    }
+
+    @Test func sayAndPressOrderSoupAndRecordTheDonation() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let (controller, store) = try await controller(dir)
+        let first = await controller.handle(.say("hey, order soup with soup chef"))
+        #expect(first.spoken == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        _ = await controller.handle(.say("tomato"))
+        let confirm = await controller.handle(.say("lewis avenue"))
+        #expect(confirm.spoken?.first?.contains("Press the button to order") == true)
+        #expect(try await store.donationCount() == 0)  // a voice alone never orders
+
+        let components = controller.components
+        try await components.conversation?.press(.short)
+        let orders = try await store.donations(app: "SoupChef", intent: "OrderSoup", limit: nil)
+        #expect(orders.count == 1)
+        #expect(orders.first?.parameters["soup"] == "tomato")
+        #expect(orders.first?.parameters["store"] == "lewis")
+        let status = try #require(await controller.handle(.status).status)
+        #expect(status.lastIntents == ["SoupChef/OrderSoup"])
+        #expect(status.grammarSize > 10)
+        #expect(status.notWired == ["audio", "recogniser"])
+    }
+
+    @Test func appsShortcutsAndCustomPhrasesComeFromTheEngine() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let (controller, store) = try await controller(dir)
+        let apps = try #require(await controller.handle(.apps).apps)
+        #expect(Set(apps.map(\.name)).isSuperset(of: ["Coffee Maker", "Soup Chef", "Timer", "Notes"]))
+        let shortcuts = try #require(await controller.handle(.shortcuts).shortcuts)
+        #expect(shortcuts.contains { $0.phrase == "order soup with Soup Chef" && $0.intent == "OrderSoup" })
+
+        let added = await controller.handle(.addPhrase(
+            phrase: "soup time", app: "SoupChef", intent: "OrderSoup", parameters: ["soup": "tomato"]))
+        #expect(added.ok, "\(added.error ?? "")")
+        #expect(try await store.customPhrases().map(\.phrase) == ["soup time"])
+        let clash = await controller.handle(.addPhrase(
+            phrase: "order soup with soup chef", app: "SoupChef", intent: "OrderSoup", parameters: [:]))
+        #expect(clash.ok == false)
+        #expect(clash.error?.contains("clashes") == true)
+        let unknown = await controller.handle(.addPhrase(phrase: "fly me", app: "SoupChef", intent: "Fly", parameters: [:]))
+        #expect(unknown.error?.contains("no intent") == true)
+        #expect(await controller.handle(.shortcuts).shortcuts?.contains { $0.phrase == "soup time" } == true)
+        #expect(await controller.handle(.deletePhrase("soup time")).ok)
+        #expect(try await store.customPhrases().isEmpty)
+    }
+}

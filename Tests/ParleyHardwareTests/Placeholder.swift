@@ -1,1 +1,0 @@
-// ParleyHardwareTests: tests for this module live in this folder.

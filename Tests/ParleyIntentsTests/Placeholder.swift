@@ -1,1 +1,0 @@
-// ParleyIntentsTests: tests for this module live in this folder.

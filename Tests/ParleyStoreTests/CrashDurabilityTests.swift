@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import ParleyStore
+
+/// Kills a writer process with SIGKILL at random moments during a stream of
+/// writes, restarts it, and checks that every acknowledged write is present
+/// and the database is intact. (SIGKILL loses the process, not the page
+/// cache; power-loss safety comes from synchronous=FULL, checked separately.)
+@Suite struct CrashDurabilityTests {
+    /// `parleyd`, built beside the test bundle in the same build folder.
+    static func parleydURL() throws -> URL {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+        ].map { $0.appendingPathComponent("parleyd") }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw CrashTestError("parleyd not found beside the tests (looked in \(candidates.map(\.path))); "
+                + "build all products with `swift build --build-tests`")
+        }
+        return found
+    }
+
+    struct CrashTestError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Starts the writer and returns the acknowledged write numbers it printed
+    /// before being killed after `killAfter` acknowledgements.
+    private func runAndKill(_ parleyd: URL, database: String, start: Int, killAfter: Int) throws -> [Int] {
+        let process = Process()
+        process.executableURL = parleyd
+        process.arguments = ["store-stress", "--database", database, "--start", String(start)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        var acked: [Int] = []
+        var pending = ""
+        var killed = false
+        let handle = pipe.fileHandleForReading
+        while true {
+            let data = handle.availableData
+            if data.isEmpty { break }  // EOF: the process is gone
+            pending += String(decoding: data, as: UTF8.self)
+            while let newline = pending.firstIndex(of: "\n") {
+                let line = pending[..<newline]
+                pending = String(pending[pending.index(after: newline)...])
+                if line.hasPrefix("ack "), let n = Int(line.dropFirst(4)) { acked.append(n) }
+            }
+            if !killed && acked.count >= killAfter {
+                // A random extra delay so the kill lands anywhere in a write.
+                usleep(UInt32.random(in: 0...3_000))
+                kill(process.processIdentifier, SIGKILL)
+                killed = true
+            }
+        }
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal, "writer exited by itself: \(process.terminationStatus)")
+        return acked
+    }
+
+    @Test func everyAcknowledgedWriteSurvivesSIGKILL() async throws {
+        let parleyd = try Self.parleydURL()
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let database = dir.file("state.db")
+        var acknowledged: [Int] = []
+        var next = 0
+        for _ in 0..<8 {
+            let acked = try runAndKill(parleyd, database: database, start: next, killAfter: Int.random(in: 1...40))
+            #expect(!acked.isEmpty)
+            acknowledged += acked
+            next = (acked.last ?? next) + 1
+        }
+        let store = try StateStore(path: database)
+        #expect(try await store.integrityCheck() == ["ok"])
+        let identifiers = Set(try await store.donations(app: "Stress", intent: nil, limit: nil).compactMap(\.identifier))
+        let missingDonations = acknowledged.filter { !identifiers.contains("w\($0)") }
+        #expect(missingDonations.isEmpty, "acknowledged donations lost: \(missingDonations)")
+        var missingValues: [Int] = []
+        for n in acknowledged where try await store.value(app: "Stress", key: "k\(n)") != Data("v\(n)".utf8) {
+            missingValues.append(n)
+        }
+        #expect(missingValues.isEmpty, "acknowledged app data lost: \(missingValues)")
+        #expect(acknowledged.count >= 8)
+    }
+}

@@ -1,1 +1,0 @@
-// ParleyStoreTests: tests for this module live in this folder.
