@@ -2,15 +2,22 @@
 # Daemon figures on this machine (release build), medians of RUNS runs:
 #   ready     start of parleyd until its control socket answers `status`
 #   stop      SIGTERM until the process has exited (graceful shutdown)
-#   rss       resident memory after start, idle
-#   idle cpu  CPU used while idle over IDLE_SECONDS, as % of one core
+#   rss       resident memory after start, idle listening
+#   idle cpu  CPU used while idle listening (capture, endpointer and recogniser
+#             running on a silent input) over IDLE_SECONDS, as % of one core
 #   write     one acknowledged durable write (donation + app value, each its own
 #             WAL commit with synchronous=FULL), on the disk holding .build/
-# The end-to-end latency figures (speech end to intent / first answer sample)
-# need the audio and speech pipeline wired in (see BENCHMARKS.md).
+#   latency   from the last sample of a spoken command in the input (ALSA file
+#             device, paced in real time) to (a) the engine taking the command
+#             and (b) the first sample of the spoken answer queued for playback;
+#             over LATENCY_FILES recorded coffee orders, each after "hey". The
+#             command's end is its last sample above -40 dBFS in the input (sox);
+#             the daemon logs latencies from its endpointer's utterance end
+#             (`end-sample`), which the script moves back to that point.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
+LATENCY_FILES=${LATENCY_FILES:-12}
 IDLE_SECONDS=${IDLE_SECONDS:-10}
 bash scripts/setup.sh
 swift build -c release --product parleyd >&2
@@ -23,7 +30,12 @@ python3=/usr/bin/python3
 hz=$(getconf CLK_TCK)
 
 ready=() stop=() rss=() cpu=() write=()
+# Idle listening: the capture file is silence, read in real time, long enough
+# for the whole idle window (the endpointer and recogniser wait on it).
+sox -n -r 16000 -c 1 -b 16 "$work/quiet.wav" trim 0 "$((IDLE_SECONDS + 15))"
 for run in $(seq "$RUNS"); do
+  mkdir -p "$work/state-$run"
+  cp "$work/quiet.wav" "$work/state-$run/capture.wav"
   cat >"$work/parley.yaml" <<YAML
 state_directory: $work/state-$run
 control_socket: $work/parley.sock
@@ -43,6 +55,7 @@ sys.exit("parleyd did not become ready")
 PY
   t1=$(date +%s%N)
   ready+=($(( (t1 - t0) / 1000000 )))
+  sleep 3  # settle: model load and grammar compilation are not idle
   rss+=($(awk '/VmRSS/ {print $2}' /proc/$pid/status))
   c0=$(awk '{print $14 + $15}' /proc/$pid/stat)
   sleep "$IDLE_SECONDS"
@@ -61,6 +74,39 @@ PY
   write+=($(echo "scale=2; ($t5 - $t4) / 1000000 / 200" | bc))
 done
 
+# Latency: one daemon per utterance (an order leaves the device awaiting the
+# button, so the next command would be heard as an answer).
+data=../shared/data/coffee-maker/clean
+espeak-ng -w "$work/hey-raw.wav" "hey"
+sox "$work/hey-raw.wav" -r 16000 -c 1 -b 16 "$work/hey.wav"
+sox -n -r 16000 -c 1 -b 16 "$work/silence.wav" trim 0 1.5
+intent=() answer=()
+for wav in $(ls "$data"/*.wav | head -n "$LATENCY_FILES"); do
+  rm -rf "$work/lat" && mkdir -p "$work/lat"
+  sox "$work/silence.wav" "$work/hey.wav" "$wav" "$work/silence.wav" "$work/silence.wav" "$work/lat/capture.wav"
+  # Where the spoken command ends in the input, in samples.
+  sox "$work/silence.wav" "$work/hey.wav" "$wav" "$work/speech.wav" reverse silence 1 0.02 -40d reverse
+  speech_end=$(soxi -s "$work/speech.wav")
+  cat >"$work/lat.yaml" <<YAML
+state_directory: $work/lat
+control_socket: $work/lat.sock
+primary_app: Coffee Maker
+YAML
+  "$bin" --config "$work/lat.yaml" 2>"$work/lat.log" &
+  pid=$!
+  sleep "$(soxi -D "$work/lat/capture.wav" | awk '{print $1 + 2}')"
+  kill -TERM "$pid" 2>/dev/null || echo "bench-daemon: parleyd exited early on $(basename "$wav")" >&2
+  wait "$pid" || true
+  a=$(grep -o ' latency-ms=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  b=$(grep -o 'answer-latency-ms=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  e=$(grep -o 'end-sample=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  if [ -n "$a" ] && [ -n "$e" ]; then
+    shift_ms=$(( (e - speech_end) * 1000 / 16000 ))
+    intent+=($((a + shift_ms)))
+    if [ -n "$b" ]; then answer+=($((b + shift_ms))); fi
+  fi
+done
+
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "parleyd, $RUNS runs (medians):"
 echo "  ready after start:        $(median "${ready[@]}") ms   (runs: ${ready[*]})"
@@ -68,3 +114,11 @@ echo "  stop after SIGTERM:       $(median "${stop[@]}") ms   (runs: ${stop[*]})
 echo "  resident memory, idle:    $(median "${rss[@]}") KiB"
 echo "  CPU idle (${IDLE_SECONDS} s):         $(median "${cpu[@]}") % of one core"
 echo "  durable write (ack):      $(median "${write[@]}") ms   (runs: ${write[*]})"
+p95() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {i=int(NR*0.95+0.999); if (i<1) i=1; print a[i]}'; }
+if ((${#intent[@]})); then
+  echo "latency over ${#intent[@]} understood of $LATENCY_FILES orders (includes the 600 ms endpoint silence):"
+  echo "  command end -> engine:       median $(median "${intent[@]}") ms, p95 $(p95 "${intent[@]}") ms"
+fi
+if ((${#answer[@]})); then
+  echo "  command end -> answer audio: median $(median "${answer[@]}") ms, p95 $(p95 "${answer[@]}") ms"
+fi

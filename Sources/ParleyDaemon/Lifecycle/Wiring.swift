@@ -1,10 +1,12 @@
 import Foundation
 import Logging
 import ParleyApps
+import ParleyAudio
 import ParleyCore
 import ParleyHardware
 import ParleyIntents
 import ParleyStore
+import ServiceLifecycle
 
 /// Builds the components parleyd runs with from the configuration: the
 /// single place where the engine, board, audio and speech are plugged in
@@ -27,6 +29,19 @@ public enum Wiring {
         let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"))
         var outputs = EngineOutputs()
         outputs.led = { boardBridge.show($0) }
+        var services: [any Service] = [boardBridge, EngineTickService(engine: engine)]
+        let latency = LatencyProbe()
+        let speaker = try makeSpeaker(config: config, latency: latency, logger: logger)
+        if let speaker {
+            outputs.speak = { await speaker.speak($0) }
+            outputs.sound = { _ in speaker.chime() }
+            services.append(speaker)
+        }
+        let listening = try makeListening(config: config, engine: engine, latency: latency, logger: logger)
+        if let listening {
+            outputs.listening = { await listening.listen($0) }
+            services.append(listening)
+        }
         bridge.setOutputs(outputs)
         let phrases = await bridge.grammarSize()
         logger.info("engine ready", metadata: [
@@ -35,8 +50,51 @@ public enum Wiring {
             "phrases": "\(phrases)",
         ])
         return DaemonComponents(
-            conversation: bridge, catalog: bridge, board: boardBridge,
-            services: [boardBridge, EngineTickService(engine: engine)])
+            conversation: bridge, catalog: bridge, audio: listening, recogniser: listening, board: boardBridge,
+            services: services)
+    }
+
+    /// Speech out: an ALSA device, or a WAV file the file plugin writes.
+    static func makeSpeaker(config: ParleyConfig, latency: LatencyProbe, logger: Logger) throws -> Speaker? {
+        let device: PCMDevice
+        var format = PCMFormat(sampleRate: 48_000, channels: 2, periodFrames: 480, bufferFrames: 1_920)
+        switch config.audio.playback {
+        case .alsa(let name):
+            device = PCMDevice(name: name)
+        case .file(let path):
+            device = FileAudioDevice.playback(output: URL(fileURLWithPath: config.resolvedPath(path)))
+            format = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 160, bufferFrames: 1_280)
+        }
+        let pacing: Pacing = if case .file = config.audio.playback { .realTime } else { .device }
+        let playback = try PlaybackService(
+            configuration: PlaybackConfiguration(device: device, format: format, pacing: pacing),
+            logger: Logger(label: "parley.audio"))
+        return try Speaker(playback: playback, voice: config.voice, latency: latency, logger: Logger(label: "parley.speaker"))
+    }
+
+    /// Audio in: an ALSA device, or a WAV file read once as the microphone
+    /// (file mode; without the file there is no audio in, and `parley say`
+    /// still works).
+    static func makeListening(config: ParleyConfig, engine: ConversationEngine, latency: LatencyProbe, logger: Logger) throws
+        -> ListeningPipeline?
+    {
+        let capture: CaptureConfiguration
+        switch config.audio.capture {
+        case .alsa(let name):
+            capture = CaptureConfiguration(device: PCMDevice(name: name), outputSampleRate: config.audio.sampleRate)
+        case .file(let path):
+            let wav = URL(fileURLWithPath: config.resolvedPath(path))
+            guard FileManager.default.fileExists(atPath: wav.path) else {
+                logger.warning("no audio in: capture file missing (use `parley say`)", metadata: ["file": "\(wav.path)"])
+                return nil
+            }
+            capture = try CaptureConfiguration.file(
+                wav: wav, workDirectory: URL(fileURLWithPath: config.stateDirectory), pacing: .realTime)
+        }
+        return ListeningPipeline(
+            capture: try CaptureService(configuration: capture, logger: Logger(label: "parley.audio")),
+            engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
+            playbackName: config.audio.playback.description, latency: latency, logger: Logger(label: "parley.listen"))
     }
 
     /// The engine's settings from parley.yaml and the board file.

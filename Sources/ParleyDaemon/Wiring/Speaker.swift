@@ -1,0 +1,77 @@
+import Dispatch
+import Foundation
+import Logging
+import ParleyAudio
+import ParleySpeech
+import ServiceLifecycle
+
+/// Speech out: espeak-ng synthesis (ParleySpeech) streamed into the playback
+/// device (ParleyAudio). Synthesis blocks, so it runs on its own serial
+/// dispatch queue, never on the cooperative pool; `speak` returns once the
+/// line has been queued for playback, so the engine goes on at once.
+public final class Speaker: Service, Sendable {
+    public let playback: PlaybackService
+    private let synthesizer: SpeechSynthesizer
+    private let queue = DispatchQueue(label: "parley-speaker")
+    private let logger: Logger
+
+    private let latency: LatencyProbe
+
+    public init(playback: PlaybackService, voice: ParleyConfig.Voice, latency: LatencyProbe, logger: Logger) throws {
+        self.latency = latency
+        self.playback = playback
+        self.synthesizer = try SpeechSynthesizer(
+            settings: VoiceSettings(voice: voice.name, rate: voice.rate, volume: voice.volume))
+        self.logger = logger
+    }
+
+    /// Synthesises `text` and queues it for playback.
+    public func speak(_ text: String) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { [synthesizer, playback, logger, latency] in
+                do {
+                    let rate = try synthesizer.sampleRate
+                    // The first chunk is queued at once so playback starts
+                    // while espeak-ng is still producing the rest.
+                    var first = true
+                    var samples: [Int16] = []
+                    try synthesizer.speak(text) { chunk in
+                        samples.append(contentsOf: chunk)
+                        if first && samples.count >= rate / 5 {
+                            playback.enqueue(samples, sampleRate: rate)
+                            samples.removeAll(keepingCapacity: true)
+                            first = false
+                            if let elapsed = latency.answerStarted() {
+                                logger.info("answer started", metadata: ["answer-latency-ms": "\(LatencyProbe.milliseconds(elapsed))"])
+                            }
+                        }
+                        return true
+                    }
+                    playback.enqueue(samples, sampleRate: rate)
+                } catch {
+                    logger.error("speech out failed: \(error)", metadata: ["text": "\(text)"])
+                }
+                done.resume()
+            }
+        }
+    }
+
+    /// A short chime (two sine tones) for timers and announcements.
+    public func chime() {
+        let rate = 16_000
+        var samples: [Int16] = []
+        for (frequency, length) in [(880.0, 0.15), (660.0, 0.25)] {
+            for n in 0..<Int(Double(rate) * length) {
+                samples.append(Int16(8_000 * sin(2 * Double.pi * frequency * Double(n) / Double(rate))))
+            }
+        }
+        playback.enqueue(samples, sampleRate: rate)
+    }
+
+    /// Opens the playback device, runs until shutdown, then stops playback.
+    public func run() async throws {
+        try playback.start()
+        try? await gracefulShutdown()
+        playback.stopSpeaking()
+    }
+}
