@@ -37,7 +37,8 @@ public enum Wiring {
             outputs.sound = { _ in speaker.chime() }
             services.append(speaker)
         }
-        let listening = try makeListening(config: config, engine: engine, latency: latency, logger: logger)
+        let listening = try makeListening(
+            config: config, engine: engine, latency: latency, speaker: speaker, logger: logger)
         if let listening {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
@@ -75,7 +76,9 @@ public enum Wiring {
     /// Audio in: an ALSA device, or a WAV file read once as the microphone
     /// (file mode; without the file there is no audio in, and `parley say`
     /// still works).
-    static func makeListening(config: ParleyConfig, engine: ConversationEngine, latency: LatencyProbe, logger: Logger) throws
+    static func makeListening(
+        config: ParleyConfig, engine: ConversationEngine, latency: LatencyProbe, speaker: Speaker?, logger: Logger
+    ) throws
         -> ListeningPipeline?
     {
         let capture: CaptureConfiguration
@@ -94,7 +97,8 @@ public enum Wiring {
         return ListeningPipeline(
             capture: try CaptureService(configuration: capture, logger: Logger(label: "parley.audio")),
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
-            playbackName: config.audio.playback.description, latency: latency, logger: Logger(label: "parley.listen"))
+            playbackName: config.audio.playback.description, latency: latency,
+            isSpeaking: { speaker?.playback.isSpeaking ?? false }, logger: Logger(label: "parley.listen"))
     }
 
     /// The engine's settings from parley.yaml and the board file.

@@ -32,10 +32,15 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     }
 
     private let latency: LatencyProbe
+    private let isSpeaking: @Sendable () -> Bool
 
+    /// `isSpeaking`: true while the device's own voice plays; that audio is
+    /// not listened to, so the device never wakes on itself.
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
-                endpointSilence: Duration, playbackName: String, latency: LatencyProbe, logger: Logger) {
+                endpointSilence: Duration, playbackName: String, latency: LatencyProbe,
+                isSpeaking: @escaping @Sendable () -> Bool = { false }, logger: Logger) {
         self.latency = latency
+        self.isSpeaking = isSpeaking
         self.capture = capture
         self.engine = engine
         self.wake = wake
@@ -137,6 +142,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
             guard read.count > 0 else { continue }
             position = read.position + Int64(read.count)
+            if isSpeaking() { continue }  // the device's own voice
             buffer.withUnsafeBufferPointer { all in
                 endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { event in
                     if case .speechEnded(let start, let end, _) = event { ended.append((start, end)) }
