@@ -40,7 +40,8 @@ import Testing
         let status = try #require(await controller.handle(.status).status)
         #expect(status.lastIntents == ["SoupChef/OrderSoup"])
         #expect(status.grammarSize > 10)
-        #expect(status.notWired == ["audio", "recogniser"])
+        #expect(status.notWired == ["recogniser"])
+        #expect(status.audio.state.hasPrefix("playback only"))
     }
 
     @Test func appsShortcutsAndCustomPhrasesComeFromTheEngine() async throws {

@@ -32,7 +32,7 @@ public struct DaemonController: ControlHandling {
         } catch let error as ControlClientError {
             return .failure(error.description)
         } catch {
-            logger.warning("control request failed", metadata: ["request": "\(request.wire.command)", "error": "\(error)"])
+            logger.notice("control request refused", metadata: ["request": "\(request.wire.command)", "error": "\(error)"])
             return .failure("\(error)")
         }
     }

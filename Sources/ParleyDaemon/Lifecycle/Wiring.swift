@@ -51,7 +51,7 @@ public enum Wiring {
             "phrases": "\(phrases)",
         ])
         return DaemonComponents(
-            conversation: bridge, catalog: bridge, audio: listening, recogniser: listening, board: boardBridge,
+            conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
             services: services)
     }
 

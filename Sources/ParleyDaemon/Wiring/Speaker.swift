@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// device (ParleyAudio). Synthesis blocks, so it runs on its own serial
 /// dispatch queue, never on the cooperative pool; `speak` returns once the
 /// line has been queued for playback, so the engine goes on at once.
-public final class Speaker: Service, Sendable {
+public final class Speaker: Service, AudioPort, Sendable {
     public let playback: PlaybackService
     private let synthesizer: SpeechSynthesizer
     private let queue = DispatchQueue(label: "parley-speaker")
@@ -66,6 +66,13 @@ public final class Speaker: Service, Sendable {
             }
         }
         playback.enqueue(samples, sampleRate: rate)
+    }
+
+    /// Audio status when there is no audio in (file mode without a capture file).
+    public func audioStatus() async -> AudioStatus {
+        AudioStatus(
+            capture: "none", playback: playback.configuration.device.name,
+            state: playback.isSpeaking ? "playback only, speaking" : "playback only", overruns: 0)
     }
 
     /// Opens the playback device, runs until shutdown, then stops playback.
