@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "ParleySpeech",
             dependencies: [
-                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio",
+                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio", "Yams",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -74,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore",
+                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(
             name: "ParleyAudioTests",
             dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
-        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),

@@ -6,5 +6,5 @@ struct ParleyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "Talk to Parley, the offline voice-shortcuts runtime.",
-        subcommands: [Chat.self] + ControlCommands.all)
+        subcommands: [Chat.self, Understand.self, DetectWake.self] + ControlCommands.all)
 }

@@ -1,0 +1,87 @@
+/// The PocketSphinx options Parley tunes, turned into the argv the library
+/// parses (cmd_ln_parse_r). Defaults are the tuned values; see BENCHMARKS.md
+/// "Recognition and speech out" for what each one bought.
+public struct DecoderSettings: Sendable, Hashable {
+    /// Acoustic model folder (-hmm).
+    public var acousticModel = "/usr/share/pocketsphinx/model/en-us/en-us"
+    /// Pronouncing dictionary (-dict). The decoder is given a reduced copy
+    /// with only the words in use; this is the source.
+    public var dictionary = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+    public var beam = 1e-80
+    public var wordBeam = 1e-50
+    public var phoneBeam = 1e-80
+    public var maxHMMsPerFrame = -1
+    public var downsampling = 1
+    public var topN = 4
+    public var languageWeight = 3.0
+    public var phoneLookahead = 5
+    public var cmnInit: String? = nil
+    public var removeNoise = true
+    public var removeSilence = true
+    public var keywordThreshold = 1e-20
+    /// Extra raw options, e.g. ["-fsgusefiller", "no"].
+    public var extra: [String] = []
+
+    public init() {}
+
+    /// The naive configuration the baseline used (library defaults).
+    public static var libraryDefaults: DecoderSettings {
+        var s = DecoderSettings()
+        s.beam = 1e-48; s.wordBeam = 7e-29; s.phoneBeam = 1e-48
+        s.maxHMMsPerFrame = 30000; s.downsampling = 1; s.topN = 4
+        s.languageWeight = 6.5; s.phoneLookahead = 5; s.cmnInit = nil
+        return s
+    }
+
+    func arguments(dictionaryPath: String) -> [String] {
+        var a = [
+            "-hmm", acousticModel, "-dict", dictionaryPath,
+            "-beam", "\(beam)", "-wbeam", "\(wordBeam)", "-pbeam", "\(phoneBeam)",
+            "-maxhmmpf", "\(maxHMMsPerFrame)", "-ds", "\(downsampling)", "-topn", "\(topN)",
+            "-lw", "\(languageWeight)", "-pl_window", "\(phoneLookahead)",
+            "-remove_noise", removeNoise ? "yes" : "no",
+            "-remove_silence", removeSilence ? "yes" : "no",
+            "-kws_threshold", "\(keywordThreshold)",
+            "-logfn", "/dev/null",
+        ]
+        if let cmnInit { a += ["-cmninit", cmnInit] }
+        return a + extra
+    }
+
+    /// Applies "name=value" overrides (from benchmarks and the command line).
+    public mutating func apply(_ assignment: String) throws {
+        let parts = assignment.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else {
+            throw SpeechError.badSetting(name: assignment, value: "", expected: "name=value")
+        }
+        let (name, value) = (parts[0], parts[1])
+        func double() throws -> Double {
+            guard let d = Double(value) else { throw SpeechError.badSetting(name: name, value: value, expected: "a number") }
+            return d
+        }
+        func int() throws -> Int {
+            guard let d = Int(value) else { throw SpeechError.badSetting(name: name, value: value, expected: "an integer") }
+            return d
+        }
+        func bool() throws -> Bool {
+            switch value { case "yes", "true", "1": return true
+            case "no", "false", "0": return false
+            default: throw SpeechError.badSetting(name: name, value: value, expected: "yes or no") }
+        }
+        switch name {
+        case "beam": beam = try double()
+        case "wbeam": wordBeam = try double()
+        case "pbeam": phoneBeam = try double()
+        case "maxhmmpf": maxHMMsPerFrame = try int()
+        case "ds": downsampling = try int()
+        case "topn": topN = try int()
+        case "lw": languageWeight = try double()
+        case "pl_window": phoneLookahead = try int()
+        case "cmninit": cmnInit = value
+        case "remove_noise": removeNoise = try bool()
+        case "remove_silence": removeSilence = try bool()
+        case "kws_threshold": keywordThreshold = try double()
+        default: extra += ["-" + name, value]
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/// Namespace for the ParleySpeech module; see README "Architecture".
-public enum ParleySpeechModule {}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import Foundation
+import ParleyAudio
+import ParleyCore
+import ParleySpeech
+
+/// Locates ../shared/data from the working directory (the package root).
+func sharedData(_ path: String) -> URL {
+    let root = ProcessInfo.processInfo.environment["PARLEY_SHARED_DATA"] ?? "../shared/data"
+    return URL(fileURLWithPath: root).appendingPathComponent(path)
+}
+
+/// Unbuffered line output, so long runs show progress when redirected.
+func emit(_ items: String...) {
+    FileHandle.standardOutput.write(Data((items.joined(separator: " ") + "\n").utf8))
+}
+
+func decoderSettings(_ overrides: [String]) throws -> DecoderSettings {
+    var s = DecoderSettings()
+    for o in overrides { try s.apply(o) }
+    return s
+}
+
+/// Command acceptance on the coffee-maker recordings, clean and in kitchen noise.
+struct SpeechCoffee: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "speech-coffee", abstract: "Coffee-maker command acceptance, RTF, memory, false acceptance.")
+
+    @Option(name: .customLong("snr"), parsing: .upToNextOption, help: "SNRs in dB; 'clean' for no noise.")
+    var snrs: [String] = ["clean"]
+    @Option(name: .customLong("set"), help: "Decoder setting name=value (repeatable).")
+    var settings: [String] = []
+    @Option(help: "Garbage path prior probability (0 disables the garbage path).")
+    var garbage: Double = 1
+    @Option(help: "Garbage path cost per phone.")
+    var phonePenalty: Double = 1
+    @Option(help: "Rejection threshold: command-vs-phone-loop score per frame.")
+    var threshold: Double = -0.3
+    @Option(help: "Only the first N recordings.")
+    var limit: Int?
+    @Flag(help: "Run against a soup grammar and count recordings that produce an intent (false acceptance).")
+    var falseAcceptance = false
+    @Flag(help: "Print each failure.")
+    var verbose = false
+
+    func run() throws {
+        let settings = try decoderSettings(settings)
+        var set = try LabelledSet.load(labels: sharedData("coffee-maker/labels.json"), folder: sharedData("coffee-maker/clean"))
+        if let limit { set.items = Array(set.items.prefix(limit)) }
+        let model = falseAcceptance ? BenchGrammars.soup : try RhinoContext.load(sharedData("coffee-maker/grammar.yaml"), app: "Coffee Maker")
+        let rejection = garbage > 0 ? RejectionModel(phonePenalty: phonePenalty) : nil
+        let recognizer = try CommandRecognizer(model: model, settings: settings, rejection: rejection, threshold: threshold)
+        let noise = try PCMAudio.read(sharedData("noise/kitchen.wav"))
+        for snr in snrs {
+            let level = snr == "clean" ? nil : Double(snr)
+            if snr != "clean" && level == nil { throw ValidationError("--snr \(snr): expected a number or 'clean'") }
+            let e = try CommandEvaluation.run(set, recognizer: recognizer, noise: level == nil ? nil : noise, snr: level,
+                                              expectNothing: falseAcceptance)
+            let label = falseAcceptance ? "false-accept" : "accuracy"
+            let value = falseAcceptance ? 1 - e.accuracy : e.accuracy
+            emit(String(format: "snr=%@ %@=%.1f%% (%d/%d) rtf=%.3f", snr, label, value * 100, falseAcceptance ? e.total - e.understood : e.understood, e.total, e.realTimeFactor))
+            if verbose { for f in e.failures { emit("  \(f.file): \"\(f.transcript)\" \(f.reason)") } }
+            let sorted = e.confidences.sorted()
+            if !sorted.isEmpty {
+                emit("  confidence percentiles:", [0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99].map { String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))]) }.joined(separator: " "))
+            }
+        }
+        emit(String(format: "peak-memory=%.1fMiB", peakMemoryMiB() ?? -1))
+    }
+}
+
+enum BenchGrammars {
+    /// A soup-ordering grammar the coffee recordings must not trigger.
+    static var soup: PhraseModel {
+        (try? RhinoContext.parse("""
+        context:
+          expressions:
+            orderSoup:
+              - "[order, get me, I want, I'd like] [a, an] (bowl of) $soup:soup"
+              - "[order, get me, I want, I'd like] $quantity:quantity [bowls of, cups of] $soup:soup"
+              - "what soups do you have"
+          slots:
+            soup: ["clam chowder", "tomato soup", "minestrone", "chicken noodle soup", "lentil soup"]
+            quantity: ["one", "two", "three", "four"]
+        """, app: "Soup Chef")) ?? PhraseModel()
+    }
+}
+
+/// Wake word miss rate on the wake-computer recordings against false alarms
+/// per hour on speech without it (coffee recordings, looped with kitchen noise).
+struct SpeechWake: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "speech-wake", abstract: "Wake word miss rate vs false alarms per hour.")
+
+    @Option(help: "Wake phrase.")
+    var wake = "computer"
+    @Option(name: .customLong("sensitivity"), parsing: .upToNextOption, help: "Sensitivities to sweep (0...1).")
+    var sensitivities: [Double] = [0.3, 0.4, 0.5, 0.6, 0.7]
+    @Option(help: "Passes over the coffee recordings for the negative set (each pass at another noise level).")
+    var passes: Int = 4
+
+    func run() throws {
+        let positives = try FileManager.default.contentsOfDirectory(at: sharedData("wake-computer/clean"), includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
+        let coffee = try FileManager.default.contentsOfDirectory(at: sharedData("coffee-maker/clean"), includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
+        let noise = try PCMAudio.read(sharedData("noise/kitchen.wav"))
+        let snrs: [Double?] = [nil, 20, 10, 5, 15, 25]
+        // Negative stream: every coffee recording, each pass at another SNR.
+        var negative: [Int16] = []
+        for pass in 0..<passes {
+            for (i, file) in coffee.enumerated() {
+                var audio = try PCMAudio.read(file)
+                if let snr = snrs[pass % snrs.count] { audio = audio.mixed(with: noise, snr: snr, seed: UInt64(pass * 1000 + i)) }
+                negative += audio.samples
+            }
+        }
+        let hours = Double(negative.count) / 16_000 / 3600
+        let positiveAudio = try positives.map { try PCMAudio.read($0) }
+        emit(String(format: "negative speech: %.2f h; positives: %d recordings", hours, positives.count))
+        let mode: WakeMode = .named(wake, heyOptional: true)
+        for s in sensitivities {
+            var misses = 0
+            var detector = try WakeDetector(mode: mode, sensitivity: s)
+            for audio in positiveAudio {
+                // Half a second of silence either side, as in a stream.
+                let padded = PCMAudio(samples: [Int16](repeating: 0, count: 8000) + audio.samples + [Int16](repeating: 0, count: 8000))
+                if try detector.detections(in: padded).isEmpty { misses += 1 }
+            }
+            detector = try WakeDetector(mode: mode, sensitivity: s)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let alarms = try detector.detections(in: PCMAudio(samples: negative)).count
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            emit(String(format: "sensitivity=%.2f threshold=%.0e miss=%.1f%% (%d/%d) false-alarms/h=%.2f (%d) rtf=%.3f",
+                         s, WakeDetector.threshold(sensitivity: s), Double(misses) * 100 / Double(positives.count), misses, positives.count,
+                         Double(alarms) / hours, alarms, seconds / (hours * 3600)))
+        }
+    }
+}
+
+/// Time from the request to the first audio chunk of espeak-ng, and the
+/// synthesis real-time factor, for typical device lines.
+struct SpeechSynthesis: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "speech-synthesis", abstract: "Time to first audio of espeak-ng.")
+    @Option(help: "Repetitions per line.")
+    var repeats = 5
+
+    func run() throws {
+        let lines = [
+            "Your twelve ounce latte is ready.",
+            "That will be $4.50. Your coffee will be ready in 10 min.",
+            "Which soup would you like? Clam chowder, tomato, or minestrone?",
+            "Okay, I set a timer for 7:30.",
+        ]
+        let synth = try SpeechSynthesizer()
+        _ = try synth.render16k("warm up")
+        var firsts: [Double] = []
+        var rtfs: [Double] = []
+        let rate = Double(try synth.sampleRate)
+        for line in lines {
+            for _ in 0..<repeats {
+                let start = DispatchTime.now().uptimeNanoseconds
+                var first: UInt64?
+                var samples = 0
+                try synth.speak(line) { chunk in
+                    if first == nil { first = DispatchTime.now().uptimeNanoseconds }
+                    samples += chunk.count
+                    return true
+                }
+                let end = DispatchTime.now().uptimeNanoseconds
+                firsts.append(Double((first ?? end) - start) / 1e6)
+                rtfs.append(Double(end - start) / 1e9 / (Double(samples) / rate))
+            }
+        }
+        func median(_ x: [Double]) -> Double { x.sorted()[x.count / 2] }
+        emit(String(format: "first-audio median=%.1fms max=%.1fms synthesis-rtf median=%.3f (%d runs)",
+                     median(firsts), firsts.max() ?? 0, median(rtfs), firsts.count))
+    }
+}

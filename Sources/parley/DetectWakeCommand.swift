@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+import ParleySpeech
+
+/// `parley detect-wake --wake "<phrase>" [--sensitivity S] FILE.wav...`:
+/// streams each file through the always-on wake detector in 100 ms frames
+/// and prints `{"file": ..., "detections": [seconds, ...]}` per line.
+struct DetectWake: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "detect-wake", abstract: "Run the wake-word detector over recordings, one JSON line per file.")
+
+    @Option(help: "Wake phrase, e.g. \"computer\" or \"hey computer\". A leading 'hey' is optional when spoken.")
+    var wake: String
+    @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
+    var sensitivity: Double = ListeningSettings().sensitivity
+    @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
+    var files: [String]
+
+    func validate() throws {
+        guard (0...1).contains(sensitivity) else { throw ValidationError("--sensitivity \(sensitivity): expected a number from 0 to 1") }
+    }
+
+    func run() throws {
+        var words = wake.lowercased().split(separator: " ").map(String.init)
+        if words.first == "hey" && words.count > 1 { words.removeFirst() }
+        let detector = try WakeDetector(mode: .named(words.joined(separator: " "), heyOptional: true), sensitivity: sensitivity)
+        for file in files {
+            let audio = try PCMAudio.read(URL(fileURLWithPath: file))
+            let times = try detector.detections(in: audio).map { ($0 * 1000).rounded() / 1000 }
+            let data = try JSONSerialization.data(withJSONObject: ["file": file, "detections": times] as [String: Any],
+                                                  options: [.sortedKeys, .withoutEscapingSlashes])
+            print(String(decoding: data, as: UTF8.self))
+        }
+    }
+}

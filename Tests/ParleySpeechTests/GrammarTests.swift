@@ -1,0 +1,121 @@
+import Foundation
+import ParleyAudio
+import ParleyCore
+import ParleyTestKit
+import Testing
+@testable import ParleySpeech
+
+@Suite struct GrammarTests {
+    static let coffee = try! RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+
+    @Test func coffeeContextLoadsEveryTemplateAndSlotList() throws {
+        let model = Self.coffee
+        #expect(model.rules.count > 60)
+        #expect(Set(model.vocabularies.keys) == ["size", "roast", "numberOfShots", "coffeeDrink", "milkAmount", "sugarAmount"])
+        #expect(model.vocabularies["size"]?.values.map(\.canonical).contains("twelve ounce") == true)
+    }
+
+    @Test func matcherRecoversSlotsFromATranscript() throws {
+        let words = "can i get a large double shot dark roast latte with a bit of soy milk and sugar".split(separator: " ").map(String.init)
+        let match = try #require(PhraseMatcher(model: Self.coffee).match(words))
+        #expect(match.target == .intent(app: "Coffee Maker", intent: "orderDrink", fixed: [:]))
+        #expect(match.slots == ["size": "large", "numberOfShots": "double shot", "roast": "dark roast",
+                                "coffeeDrink": "latte", "milkAmount": "a bit of soy milk", "sugarAmount": "sugar"])
+        #expect(PhraseMatcher(model: Self.coffee).match(["make", "me", "a", "sandwich"]) == nil)
+    }
+
+    @Test func minimalGraphKeepsTheLanguageAndIsSmall() throws {
+        let graph = try GrammarCompiler().graph(for: Self.coffee)
+        #expect(graph.accepts("i'd like a small coffee".split(separator: " ").map(String.init)))
+        #expect(!graph.accepts("may i have a latte please".split(separator: " ").map(String.init)))
+        #expect(graph.accepts("brew a medium mocha with cream".split(separator: " ").map(String.init)))
+        #expect(!graph.accepts("brew a medium".split(separator: " ").map(String.init)))
+        // Thousands of template paths share prefixes and suffixes.
+        #expect(graph.stateCount < 2_000)
+    }
+
+    @Test func garbageLoopAcceptsAnyPhoneString() {
+        let loop = GrammarCompiler.phoneLoop(RejectionModel())
+        #expect(loop.accepts(["garbage_k", "garbage_aa", "garbage_f"]))
+        #expect(!loop.accepts([]))
+    }
+
+    @Test func badTemplatesAreReportedWithTheirPlace() {
+        let yaml = """
+        context:
+          expressions:
+            order:
+              - "get me [a, an $size:size"
+          slots:
+            size: ["small"]
+        """
+        #expect(throws: SpeechError.badFile(path: "<context>", reason: "intent order, template 1: unclosed '[' in \"get me [a, an $size:size\"")) {
+            try RhinoContext.parse(yaml, app: "X")
+        }
+        let missing = """
+        context:
+          expressions:
+            order:
+              - "get me $drink:drink"
+        """
+        #expect(throws: SpeechError.self) { try RhinoContext.parse(missing, app: "X") }
+    }
+
+    @Test func emptyModelIsAnError() {
+        #expect(throws: SpeechError.badGrammar("the phrase model has no rules")) { try GrammarCompiler().graph(for: PhraseModel()) }
+    }
+}
+
+@Suite struct LexiconTests {
+    @Test func everyWordGetsValidPhones() throws {
+        let lexicon = try Lexicon.shared(path: DecoderSettings().dictionary)
+        let (known, source) = try lexicon.pronunciations(of: "coffee")
+        #expect(source == .cmudict && known.first == ["K", "AA", "F", "IY"])
+        // Not in cmudict: generated through espeak-ng and mapped to CMU phones.
+        let (made, madeSource) = try lexicon.pronunciations(of: "zorblatt")
+        #expect(madeSource == .espeak)
+        #expect(!made[0].isEmpty && made[0].allSatisfy { CMUPhones.all.contains($0) })
+        #expect(try lexicon.pronunciations(of: "philz").source == .project)
+    }
+
+    @Test func espeakMnemonicsMapToCMU() {
+        #expect(CMUPhones.fromEspeak("k@mpj'u:t3") == ["K", "AH", "M", "P", "Y", "UW", "T", "ER"])
+        #expect(CMUPhones.fromEspeak("k@Q") == nil)
+    }
+
+    @Test func badProjectDictionaryLineIsNamed() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString).dict")
+        try "good G UH D\nbad XX YY\n".write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let lexicon = try Lexicon.shared(path: DecoderSettings().dictionary)
+        #expect(throws: SpeechError.badFile(path: url.path, reason: "line 2: expected 'word PHONE...' with CMU phones")) {
+            try lexicon.addDictionary(at: url)
+        }
+    }
+}
+
+@Suite struct AudioToolTests {
+    @Test func audioThatIsNot16kHzIsRejectedByName() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString).wav")
+        try ParleyAudio.WAVFile.write([1, 2, 3], sampleRate: 8000, to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: SpeechError.badFile(path: url.path, reason: "sample rate 8000 Hz; expected 16000 Hz mono 16-bit PCM")) {
+            try PCMAudio.read(url)
+        }
+    }
+
+    @Test func settingsRejectBadValues() {
+        var s = DecoderSettings()
+        #expect(throws: SpeechError.badSetting(name: "beam", value: "wide", expected: "a number")) { try s.apply("beam=wide") }
+        #expect(throws: SpeechError.self) { try s.apply("beam") }
+    }
+
+    @Test func spokenTextReadsPricesTimesAndDurations() {
+        #expect(SpokenText.normalise("That is $4.50.") == "That is four dollars fifty.")
+        #expect(SpokenText.normalise("ready in 10 min") == "ready in ten minutes")
+        #expect(SpokenText.normalise("at 7:05, or 7:30pm") == "at seven oh five, or seven thirty p m")
+        #expect(SpokenText.normalise("$1 and $0.75") == "one dollar and seventy five cents")
+        #expect(SpokenText.normalise("1 min") == "one minute")
+        #expect(SpokenText.words(1234) == "one thousand two hundred thirty four")
+    }
+}

@@ -1,1 +1,0 @@
-// ParleySpeechTests: tests for this module live in this folder.

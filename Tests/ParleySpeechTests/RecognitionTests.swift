@@ -1,0 +1,118 @@
+import Foundation
+import ParleyCore
+import ParleyTestKit
+import Testing
+@testable import ParleySpeech
+
+/// Small, fast checks on real recordings; the full evaluation is
+/// scripts/eval-coffee.sh and scripts/eval-wake.sh.
+@Suite(.serialized) struct RecognitionTests {
+    static let coffee = try! RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+    static let soup = try! RhinoContext.parse("""
+    context:
+      expressions:
+        orderSoup:
+          - "[order, get me, I want, I'd like] [a, an] (bowl of) $soup:soup"
+      slots:
+        soup: ["clam chowder", "tomato soup", "minestrone", "lentil soup"]
+    """, app: "Soup Chef")
+
+    func labelled(_ count: Int) throws -> [LabelledSet.Item] {
+        Array(try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(count))
+    }
+
+    @Test func coffeeOrdersAreUnderstood() throws {
+        let recognizer = try CommandRecognizer(model: Self.coffee)
+        let items = try labelled(8)
+        var understood = 0
+        for item in items {
+            let result = try recognizer.recognize(PCMAudio.read(item.file).samples)
+            if isUnderstood(intent: item.intent, slots: item.slots, result: result.match) { understood += 1 }
+        }
+        #expect(understood >= 7, "understood \(understood) of \(items.count)")
+    }
+
+    @Test func coffeeOrdersDoNotTriggerSoup() throws {
+        let recognizer = try CommandRecognizer(model: Self.soup)
+        var accepted = 0
+        let items = try labelled(10)
+        for item in items where try recognizer.recognize(PCMAudio.read(item.file).samples).match != nil { accepted += 1 }
+        #expect(accepted <= 2, "accepted \(accepted) of \(items.count)")
+    }
+
+    @Test func grammarUpdateSwitchesWhatIsHeard() throws {
+        let recognizer = try CommandRecognizer(model: Self.soup, rejection: nil)
+        let item = try labelled(1)[0]
+        let audio = try PCMAudio.read(item.file).samples
+        #expect(!isUnderstood(intent: item.intent, slots: item.slots, result: try recognizer.recognize(audio).match))
+        try recognizer.update(model: Self.coffee)
+        #expect(isUnderstood(intent: item.intent, slots: item.slots, result: try recognizer.recognize(audio).match))
+    }
+
+    @Test func wakeWordIsSpottedAndNotInCoffeeOrders() throws {
+        let detector = try WakeDetector(mode: .named("computer", heyOptional: true), sensitivity: 0.7)
+        let files = Array(try SharedData.wavFiles(in: SharedData.wakeComputer).prefix(10))
+        var hits = 0
+        for file in files {
+            let audio = try PCMAudio.read(file)
+            let padded = PCMAudio(samples: [Int16](repeating: 0, count: 8000) + audio.samples + [Int16](repeating: 0, count: 8000))
+            let found = try detector.detections(in: padded)
+            if let first = found.first, first > 0.5, first <= padded.seconds { hits += 1 }
+        }
+        #expect(hits >= 8, "spotted \(hits) of \(files.count)")
+        var alarms = 0
+        for item in try labelled(6) { alarms += try detector.detections(in: PCMAudio.read(item.file)).count }
+        #expect(alarms == 0)
+        #expect(throws: SpeechError.self) { try WakeDetector(mode: .direct, sensitivity: 2) }
+    }
+
+    @Test func serviceWakesThenUnderstandsTheCommand() throws {
+        final class Box: @unchecked Sendable {
+            let lock = NSLock()
+            var events: [RecognitionEvent] = []
+        }
+        let box = Box()
+        var settings = ListeningSettings()
+        settings.sensitivity = 0.7
+        let service = try RecognitionService(model: Self.coffee, settings: settings) { event in
+            box.lock.lock(); box.events.append(event); box.lock.unlock()
+        }
+        let wake = try PCMAudio.read(try SharedData.wavFiles(in: SharedData.wakeComputer)[0])
+        let item = try labelled(1)[0]
+        let command = try PCMAudio.read(item.file)
+        let silence = [Int16](repeating: 0, count: 8000)
+        let stream = silence + wake.samples + command.samples + silence + silence
+        var index = 0
+        while index < stream.count {
+            let end = min(stream.count, index + 512)
+            service.feed(Array(stream[index..<end]))
+            index = end
+        }
+        service.drain()
+        service.stop()
+        box.lock.lock(); defer { box.lock.unlock() }
+        guard box.events.count == 2, case .wake = box.events[0], case .command(let result) = box.events[1] else {
+            Issue.record("events: \(box.events)")
+            return
+        }
+        #expect(isUnderstood(intent: item.intent, slots: item.slots, result: result.match), "heard \(result.transcript)")
+    }
+
+    @Test func synthesizedSpeechDecodesBackToTheSentence() throws {
+        let synth = try SpeechSynthesizer()
+        let sentence = "your twelve ounce latte will be ready in 10 min"
+        let audio = try synth.render16k(sentence)
+        #expect(audio.seconds > 1.5)
+        let words = SpokenText.normalise(sentence).split(separator: " ").map(String.init)
+        #expect(words.contains("minutes"))
+        let distractor = ["your", "tea", "is", "cold"]
+        let model = PhraseModel(rules: [
+            PhraseRule(id: "said", target: .answer, body: .words(words)),
+            PhraseRule(id: "other", target: .answer, body: .words(distractor)),
+        ])
+        let recognizer = try CommandRecognizer(model: model, rejection: nil)
+        let result = try recognizer.recognize(audio.samples)
+        #expect(result.match?.ruleID == "said", "heard \(result.transcript)")
+        #expect(throws: SpeechError.self) { try SpeechSynthesizer(settings: VoiceSettings(rate: 10)) }
+    }
+}
