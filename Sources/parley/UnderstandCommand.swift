@@ -39,7 +39,7 @@ struct Understand: AsyncParsableCommand {
             primary = chosen.identifier
         }
         let registry = try AppRegistry(apps: apps, primaryApp: primary)
-        let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(stateDirectory: nil), clock: SteppedClock(),
+        let engine = ConversationEngine(registry: registry, stores: EphemeralStores.make(), clock: SteppedClock(),
                                         sink: SilentSink())
         await engine.reloadPhrases()
         let model = await engine.phraseModel()
