@@ -170,11 +170,22 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
 
     public func addPhrase(_ phrase: CustomPhrase) async throws {
         try await engine.addCustomPhrase(phrase.phrase, app: phrase.app, intent: phrase.intent, parameters: phrase.parameters)
+        await refreshRecogniser()
+    }
+
+    /// A phrase added or deleted is recognisable at once: the recogniser
+    /// gets the new command grammar (it also does after every conversation).
+    private func refreshRecogniser() async {
+        let outputs = state.withLock { $0.outputs }
+        if await engine.isConversationOpen == false { await outputs.listening?(.commands) }
     }
 
     public func deletePhrase(_ phrase: String) async throws -> Bool {
         let deleted = try await engine.stores.customPhrases.deletePhrase(phrase)
-        if deleted { await engine.reloadPhrases() }
+        if deleted {
+            await engine.reloadPhrases()
+            await refreshRecogniser()
+        }
         return deleted
     }
 
