@@ -51,6 +51,36 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: dir.file("state/state.db-wal")))
     }
 
+    @Test func sigtermCancelsAnOpenConversationWithoutPerforming() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let process = Process()
+        process.executableURL = try Executables.url("parleyd")
+        process.arguments = ["--state-directory", dir.file("state"), "--socket", dir.file("parley.sock")]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let socket = dir.file("parley.sock")
+        let asked = try await offPool { () throws -> [String]? in
+            for _ in 0..<400 {
+                if let response = try? ControlClient(path: socket).send(.say("order soup with soup chef")) {
+                    return response.spoken
+                }
+                usleep(25_000)
+            }
+            return nil
+        }
+        #expect(asked == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        process.terminate()
+        let log = try await offPool { () -> String in
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(process.terminationStatus == 0)
+        #expect(log.contains("spoke text=Cancelled."))
+        #expect(!log.contains("performed intent="))
+    }
+
     @Test func aBadConfigurationStopsTheStartWithFileAndLine() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let configFile = dir.file("parley.yaml")
