@@ -1,0 +1,78 @@
+import Foundation
+import ParleyCore
+import ParleyTestKit
+import Testing
+@testable import ParleySpeech
+
+/// The daemon's decoder: fed in blocks while the person speaks.
+@Suite(.serialized) struct StreamingDecoderTests {
+    static let coffee = try! RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+
+    func recordings(_ count: Int) throws -> [LabelledSet.Item] {
+        Array(try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(count))
+    }
+
+    /// Feeds `samples` in 100 ms blocks, as the daemon reads its ring.
+    func stream(_ samples: [Int16], into decoder: StreamingCommandDecoder) throws -> CommandResult {
+        decoder.begin()
+        var offset = 0
+        while offset < samples.count {
+            let end = min(offset + 1_600, samples.count)
+            decoder.feed(Array(samples[offset..<end]))
+            offset = end
+        }
+        return try decoder.finish()
+    }
+
+    @Test func recordedOrdersFedInBlocksAreUnderstood() throws {
+        let decoder = try StreamingCommandDecoder(model: Self.coffee)
+        var understood = 0
+        let items = try recordings(6)
+        for item in items {
+            let audio = try PCMAudio.read(item.file)
+            let result = try stream(audio.samples, into: decoder)
+            if isUnderstood(intent: item.intent, slots: item.slots, result: result.match) { understood += 1 }
+        }
+        #expect(understood >= 5, "understood \(understood) of \(items.count)")
+    }
+
+    @Test func aCancelledUtteranceLeavesTheNextOneIntactAndGrammarsSwap() throws {
+        let synth = try SpeechSynthesizer()
+        let said = SpokenText.normalise("turn the radio off").split(separator: " ").map(String.init)
+        let other = ["your", "tea", "is", "cold"]
+        let model = PhraseModel(rules: [
+            PhraseRule(id: "said", target: .answer, body: .words(said)),
+            PhraseRule(id: "other", target: .answer, body: .words(other)),
+        ])
+        let decoder = try StreamingCommandDecoder(model: model, rejection: nil)
+        let audio = try synth.render16k("turn the radio off")
+        decoder.begin()
+        decoder.feed(Array(audio.samples.prefix(4_000)))
+        decoder.cancel()
+        #expect(try stream(audio.samples, into: decoder).match?.ruleID == "said")
+
+        // A grammar without the phrase: the same audio no longer matches "said".
+        try decoder.update(model: PhraseModel(rules: [PhraseRule(id: "other", target: .answer, body: .words(other))]))
+        #expect(try stream(audio.samples, into: decoder).match?.ruleID != "said")
+    }
+
+    @Test func rejectionComparesWithThePhoneLoopLikeTheBufferedRecogniser() throws {
+        // Coffee orders against a soup grammar: forced into it, they score far below the phone loop.
+        let soup = try RhinoContext.parse("""
+        context:
+          expressions:
+            orderSoup:
+              - "[order, get me, I want, I'd like] [a, an] (bowl of) $soup:soup"
+          slots:
+            soup: ["clam chowder", "tomato soup", "minestrone", "lentil soup"]
+        """, app: "Soup Chef")
+        let decoder = try StreamingCommandDecoder(model: soup)
+        var accepted = 0
+        for item in try recordings(6) {
+            let result = try stream(try PCMAudio.read(item.file).samples, into: decoder)
+            if result.match != nil { accepted += 1 }
+            #expect(result.match != nil || result.rejection != nil)
+        }
+        #expect(accepted <= 1, "accepted \(accepted) coffee orders as soup")
+    }
+}
