@@ -151,9 +151,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
         let endpointer = Endpointer(configuration: EndpointerConfiguration(trailingSilenceMilliseconds: milliseconds))
         let configuration = endpointer.configuration
-        // While in speech the utterance's end is at least this far before the newest sample.
+        // While in speech the utterance's end is at least this far before the
+        // newest sample (plus one frame: the endpointer may still hold a partial one).
         let holdBack = Int64(max(0, milliseconds - min(configuration.postRollMilliseconds, milliseconds))
-            * configuration.sampleRate / 1000)
+            * configuration.sampleRate / 1000) + Int64(configuration.frameSamples)
         var position = ring.writePosition
         var buffer = [Int16](repeating: 0, count: 1_600)
         var events: [EndpointEvent] = []
