@@ -17,10 +17,10 @@ public enum RecognitionEvent: Sendable, Equatable {
 /// Settings of the always-on recogniser.
 public struct ListeningSettings: Sendable, Hashable {
     public var wake: WakeMode = .named("computer", heyOptional: true)
-    public var sensitivity = 0.55
+    public var sensitivity = 0.5
     public var decoder = DecoderSettings()
     public var rejection: RejectionModel? = RejectionModel()
-    public var rejectionThreshold = -0.3
+    public var rejectionThreshold = -1.0
     /// Audio kept from before the wake detection and given to the command stage.
     public var preRoll = 0.3
     /// Seconds after the wake phrase within which the command must start.

@@ -68,18 +68,6 @@ public final class SphinxDecoder {
         knownWords.formUnion(missing)
     }
 
-    /// Adds a spelling with explicit phones (ps_add_word), e.g. a
-    /// pronunciation variant under its own name for keyword spotting. Call
-    /// before registering the search that uses it (the search tables are
-    /// not rebuilt here).
-    public func addPronunciation(_ word: String, phones: [String]) throws {
-        guard !phones.isEmpty, phones.allSatisfy(CMUPhones.all.contains) else {
-            throw SpeechError.badSetting(name: "pronunciation of \(word)", value: phones.joined(separator: " "), expected: "CMU phones")
-        }
-        try checkSphinx(ps_add_word(ps, word, phones.joined(separator: " "), 1), "ps_add_word", word)
-        knownWords.insert(word)
-    }
-
     /// Registers a word graph as an FSG search under `name` (fsg_model_init,
     /// fsg_model_trans_add, ps_set_fsg). The decoder retains the model.
     public func setGrammar(name: String, graph: WordGraph) throws {

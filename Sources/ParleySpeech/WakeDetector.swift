@@ -49,49 +49,8 @@ public final class WakeDetector {
         var s = settings
         s.keywordThreshold = threshold
         decoder = try SphinxDecoder(settings: s, words: Set(lines.flatMap { $0.phrase.split(separator: " ").map(String.init) }))
-        // Words can only be added while a search is active: a one-word
-        // grammar stands in until the keyword search is registered.
-        var setup = WordGraph()
-        setup.start = setup.newState()
-        setup.final = setup.newState()
-        setup.arcs.append(.init(from: setup.start, to: setup.final, logProbability: 0, word: "hey"))
-        try decoder.setGrammar(name: "setup", graph: setup)
-        try decoder.use("setup")
-        // American English flaps a T between vowels ("compuDer"): spot that
-        // pronunciation too, under its own spelling.
-        let lexicon = try Lexicon.shared(path: s.dictionary)
-        var variants: [(phrase: String, threshold: Double)] = []
-        for line in lines {
-            var words = line.phrase.split(separator: " ").map(String.init)
-            var changed = false
-            for (i, word) in words.enumerated() {
-                guard let phones = try lexicon.pronunciations(of: word).phones.first,
-                      let flapped = Self.flapped(phones) else { continue }
-                let name = word + "_flap"
-                if !decoder.knownWords.contains(name) { try decoder.addPronunciation(name, phones: flapped) }
-                words[i] = name
-                changed = true
-            }
-            if changed { variants.append((words.joined(separator: " "), line.threshold)) }
-        }
-        try decoder.setKeywords(name: "wake", lines: lines + variants)
+        try decoder.setKeywords(name: "wake", lines: lines)
         try decoder.use("wake")
-        decoder.removeSearch("setup")
-        try decoder.use("wake")
-    }
-
-    static let vowels: Set<String> = ["AA", "AE", "AH", "AO", "AW", "AY", "EH", "ER", "EY", "IH", "IY", "OW", "OY", "UH", "UW"]
-
-    /// The phones with every T between vowels turned into a flap (D), or nil
-    /// when there is none.
-    static func flapped(_ phones: [String]) -> [String]? {
-        var out = phones
-        var changed = false
-        for i in phones.indices.dropFirst().dropLast() where phones[i] == "T" && vowels.contains(phones[i - 1]) && vowels.contains(phones[i + 1]) {
-            out[i] = "D"
-            changed = true
-        }
-        return changed ? out : nil
     }
 
     /// Processes frames; returns the stream times (seconds, end of the wake
