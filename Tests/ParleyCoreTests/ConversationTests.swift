@@ -182,6 +182,20 @@ import Testing
         #expect(await h.say("serve chili with chili shack") == ["Which chili? Beef or veggie?"])
     }
 
+    @Test func theDevicesPerformLimitCapsAnAppsOwnLimit() async throws {
+        var configuration = EngineConfiguration()
+        configuration.performTimeLimit = 2
+        let h = try harness(configuration)
+        let running = Task { await h.engine.hear("slow chili with chili shack") }
+        await h.clock.waitForSleepers(1)
+        h.clock.advance(by: 1.9)
+        #expect(await h.sink.spoken.isEmpty)
+        h.clock.advance(by: 0.1)  // 2 s: the device's limit, before the app's 10 s
+        await running.value
+        #expect(await h.sink.spoken == ["That took too long and was stopped. Please try again later."])
+        #expect(await h.sink.performed.isEmpty)
+    }
+
     @Test func everyPerformedIntentIsDonated() async throws {
         let h = try harness()
         await h.say("start a ten minute timer")

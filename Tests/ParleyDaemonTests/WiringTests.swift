@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyHardware
 import ParleyStore
 import Testing
 
@@ -65,5 +66,18 @@ import Testing
         #expect(await controller.handle(.shortcuts).shortcuts?.contains { $0.phrase == "soup time" } == true)
         #expect(await controller.handle(.deletePhrase("soup time")).ok)
         #expect(try await store.customPhrases().isEmpty)
+    }
+}
+
+/// parley.yaml's timeouts reach the engine.
+@Suite struct EngineConfigurationWiringTests {
+    @Test func timeoutsReachTheEngine() throws {
+        var config = ParleyConfig()
+        config.timeouts.perform = .milliseconds(2_500)
+        config.timeouts.answer = .seconds(5)
+        let board = try ParleyHardware.Board.load(from: BoardLocator.locate(config.board))
+        let engine = Wiring.engineConfiguration(config, board: board)
+        #expect(engine.performTimeLimit == 2.5)
+        #expect(engine.answerTimeout == 5)
     }
 }

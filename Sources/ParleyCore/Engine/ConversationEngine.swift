@@ -603,7 +603,8 @@ public actor ConversationEngine {
         phase = .busy
         await setLED(.thinking)
         let context = context(app: run.app.identifier)
-        let outcome = await runWithTimeLimit(run.intent, context: context, limit: type(of: run.intent).timeLimit)
+        let limit = min(type(of: run.intent).timeLimit, configuration.performTimeLimit ?? .infinity)
+        let outcome = await runWithTimeLimit(run.intent, context: context, limit: limit)
         guard case .busy = phase else { return } // cancelled meanwhile
         switch outcome {
         case .success(let result):

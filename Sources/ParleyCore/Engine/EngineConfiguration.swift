@@ -15,6 +15,9 @@ public struct EngineConfiguration: Sendable {
     public var confirmationTimeout: TimeInterval = 20
     /// Seconds a push-to-talk window or a suggestion stays open.
     public var buttonWindow: TimeInterval = 10
+    /// The device's cap, in seconds, on any intent's perform (nil: none). An
+    /// intent is stopped at the smaller of this and its own `timeLimit`.
+    public var performTimeLimit: TimeInterval?
     /// Whether to tip the short phrase after a long conversation.
     public var tipsEnabled = true
     /// Recognitions below this confidence are ignored as not heard.

@@ -107,6 +107,7 @@ public enum Wiring {
             voiceConfirmableCategories: Set(config.voiceConfirmableCategories.compactMap(IntentCategory.init(rawValue:))))
         engine.answerTimeout = seconds(config.timeouts.answer)
         engine.confirmationTimeout = seconds(config.timeouts.confirmation)
+        engine.performTimeLimit = seconds(config.timeouts.perform)
         engine.tipsEnabled = config.tips
         switch board.button.doublePress {
         case .none: engine.doublePressPhrase = nil

@@ -9,8 +9,10 @@ import Synchronization
 /// Sound in to engine: the capture ring is read on a dedicated thread
 /// ("parley-listen"), the endpointer cuts utterances at trailing silence,
 /// PocketSphinx decodes each against the current grammar (wake + commands,
-/// or the answers the open question expects), and a match is handed to the
-/// engine as text. Decoding blocks, so it never runs on the cooperative pool.
+/// or the answers the open question expects) while it is spoken, and a match
+/// is handed to the engine as text. Decoding blocks, so it runs on the
+/// decoders' own threads (`StreamingCommandDecoder`), never on the
+/// cooperative pool.
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private let capture: CaptureService
     private let engine: ConversationEngine
@@ -109,7 +111,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     public func run() async throws {
         let commands = await engine.phraseModel()
         let initial = Self.wakeModel(commands, wake: wake)
-        let recognizer = try CommandRecognizer(model: initial)
+        let recognizer = try StreamingCommandDecoder(model: initial)
         shared.withLock { $0.grammarSize = initial.rules.count; $0.commandModel = commands }
         try capture.start()
         let transfer = RecognizerTransfer(recognizer)
@@ -128,15 +130,34 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     private let loopDone = Atomic<Bool>(false)
 
-    private func listenLoop(_ recognizer: CommandRecognizer) {
+    /// The utterance being decoded while it is spoken.
+    private struct Utterance {
+        var start: Int64
+        /// Everything before this stream position has been fed to the decoders.
+        var fed: Int64
+        /// Whether it answers a question (no wake words expected).
+        var followUp: Bool
+    }
+
+    /// Reads the ring, endpoints, and feeds the decoders while the person
+    /// speaks, holding back only the part of the trailing silence the
+    /// endpointer will cut off (trailing silence minus post-roll), so the
+    /// decoders see exactly the endpointed utterance; at its end only
+    /// ps_end_utt and scoring remain.
+    private func listenLoop(_ recognizer: StreamingCommandDecoder) {
         defer { loopDone.store(true, ordering: .releasing) }
         let ring = capture.ring
         let milliseconds = Int(endpointSilence.components.seconds * 1000
             + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
         let endpointer = Endpointer(configuration: EndpointerConfiguration(trailingSilenceMilliseconds: milliseconds))
+        let configuration = endpointer.configuration
+        // While in speech the utterance's end is at least this far before the newest sample.
+        let holdBack = Int64(max(0, milliseconds - min(configuration.postRollMilliseconds, milliseconds))
+            * configuration.sampleRate / 1000)
         var position = ring.writePosition
         var buffer = [Int16](repeating: 0, count: 1_600)
-        var ended: [(Int64, Int64)] = []
+        var events: [EndpointEvent] = []
+        var utterance: Utterance?
         while !stopping.load(ordering: .acquiring) {
             guard ring.waitForSamples(after: position, timeoutNanoseconds: 100_000_000) else { continue }
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
@@ -144,26 +165,41 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             position = read.position + Int64(read.count)
             if isSpeaking() { continue }  // the device's own voice
             buffer.withUnsafeBufferPointer { all in
-                endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { event in
-                    if case .speechEnded(let start, let end, _) = event { ended.append((start, end)) }
+                endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { events.append($0) }
+            }
+            for event in events {
+                switch event {
+                case .speechStarted(let start, _):
+                    let followUp = applyPendingModel(to: recognizer)
+                    recognizer.begin()
+                    utterance = Utterance(start: start, fed: start, followUp: followUp)
+                case .speechEnded(let start, let end, _):
+                    guard let current = utterance else { continue }
+                    utterance = nil
+                    if end > current.fed {
+                        recognizer.feed(ring.samples(from: current.fed, count: Int(end - current.fed)))
+                    }
+                    // When the last sample of the utterance was captured (the ring
+                    // is filled in real time), for the latency figures.
+                    let age = Double(ring.writePosition - end) / Double(ring.sampleRate)
+                    let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
+                    finish(current, samples: { ring.samples(from: start, count: Int(end - start)) }, with: recognizer,
+                           spokenEnd: spokenEnd, endSample: end)
                 }
             }
-            for (start, end) in ended {
-                // When the last sample of the utterance was captured (the ring
-                // is filled in real time), for the latency figures.
-                let age = Double(ring.writePosition - end) / Double(ring.sampleRate)
-                let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
-                recognise(ring.samples(from: start, count: Int(end - start)), with: recognizer, spokenEnd: spokenEnd,
-                          endSample: end)
+            events.removeAll(keepingCapacity: true)
+            if var current = utterance, position - holdBack > current.fed {
+                recognizer.feed(ring.samples(from: current.fed, count: Int(position - holdBack - current.fed)))
+                current.fed = position - holdBack
+                utterance = current
             }
-            ended.removeAll(keepingCapacity: true)
         }
+        if utterance != nil { recognizer.cancel() }
     }
 
-    /// `endSample`: the utterance's end (with the endpointer's post-roll) as a
-    /// position in the captured stream; latencies are measured from it.
-    private func recognise(_ samples: [Int16], with recognizer: CommandRecognizer, spokenEnd: ContinuousClock.Instant,
-                           endSample: Int64) {
+    /// Switches to the grammar the engine asked for last, if any; returns
+    /// whether that grammar is a question's answers.
+    private func applyPendingModel(to recognizer: StreamingCommandDecoder) -> Bool {
         let (pending, followUp) = shared.withLock { s -> (PhraseModel?, Bool) in
             defer { s.pendingModel = nil }
             return (s.pendingModel, s.followUp)
@@ -176,9 +212,27 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 logger.error("grammar update failed: \(error)")
             }
         }
+        return followUp
+    }
+
+    /// Ends the utterance and hands a match to the engine. When the engine
+    /// changed the grammar while the person spoke (a question was asked
+    /// meanwhile), the streamed decode used the old one: the buffered
+    /// utterance is decoded again with the new grammar.
+    /// `endSample`: the utterance's end (with the endpointer's post-roll) as a
+    /// position in the captured stream; latencies are measured from it.
+    private func finish(_ utterance: Utterance, samples: () -> [Int16], with recognizer: StreamingCommandDecoder,
+                        spokenEnd: ContinuousClock.Instant, endSample: Int64) {
+        var followUp = utterance.followUp
         let result: CommandResult
         do {
-            result = try recognizer.recognize(samples)
+            if shared.withLock({ $0.pendingModel != nil }) {
+                recognizer.cancel()
+                followUp = applyPendingModel(to: recognizer)
+                result = try recognizer.recognize(samples())
+            } else {
+                result = try recognizer.finish()
+            }
         } catch {
             logger.error("recognition failed: \(error)")
             return
@@ -209,8 +263,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
 /// Hands the recogniser (a non-Sendable class) to the one thread that uses it.
 private struct RecognizerTransfer: @unchecked Sendable {
-    let recognizer: CommandRecognizer
-    init(_ recognizer: CommandRecognizer) { self.recognizer = recognizer }
+    let recognizer: StreamingCommandDecoder
+    init(_ recognizer: StreamingCommandDecoder) { self.recognizer = recognizer }
 }
 
 /// Latency from the end of a spoken command (its last captured sample) to

@@ -1,0 +1,260 @@
+import Foundation
+import ParleyCore
+
+/// A dedicated thread that owns one `SphinxDecoder` and runs jobs on it in
+/// the order they were submitted. PocketSphinx calls block for as long as the
+/// search takes, so they never run on the Swift cooperative pool.
+final class DecoderWorker: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`:
+    private var jobs: [(SphinxDecoder) -> Void] = []
+    private var running = true
+    private var finished = false
+    /// Touched only by the worker thread once it runs.
+    private let decoder: SphinxDecoder
+
+    init(decoder: SphinxDecoder, name: String) {
+        self.decoder = decoder
+        let thread = Thread { [self] in loop() }
+        thread.name = name
+        thread.start()
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty && running { condition.wait() }
+            if jobs.isEmpty {
+                finished = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job(decoder)
+        }
+    }
+
+    /// Queues `job`; returns at once.
+    func submit(_ job: @escaping (SphinxDecoder) -> Void) {
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Queues `job` and returns a handle that waits for its result.
+    func async<T>(_ job: @escaping (SphinxDecoder) throws -> T) -> Pending<T> {
+        let pending = Pending<T>()
+        submit { decoder in pending.fulfil(Result { try job(decoder) }) }
+        return pending
+    }
+
+    /// Runs the queued jobs, then ends the thread and waits for it.
+    func stop() {
+        condition.lock()
+        running = false
+        condition.broadcast()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+
+    /// A job's result, delivered once from the worker thread.
+    final class Pending<T>: @unchecked Sendable {
+        private let semaphore = DispatchSemaphore(value: 0)
+        private var result: Result<T, Error>?
+        fileprivate func fulfil(_ value: Result<T, Error>) {
+            result = value
+            semaphore.signal()
+        }
+        /// Blocks the calling thread until the job has run.
+        func wait() throws -> T {
+            semaphore.wait()
+            return try result!.get()
+        }
+    }
+}
+
+/// Recognises a command while it is being spoken: the audio goes to two
+/// decoders on two dedicated threads as it arrives (ps_process_raw), one
+/// searching the command grammar and one the free phone loop that rejection
+/// compares it with, so at the end of the utterance only ps_end_utt and the
+/// scoring remain. Scoring, matching and rejection are those of
+/// `CommandRecognizer` (the same grammar, phone loop, settings and
+/// threshold); the phone loop gets its own decoder so both searches run at
+/// once instead of one after the other.
+///
+/// Use from one thread: `begin`, `feed`*, `finish` (or `cancel`) per
+/// utterance; `update(model:)` between utterances.
+public final class StreamingCommandDecoder {
+    public private(set) var model: PhraseModel
+    public let rejection: RejectionModel?
+    /// Minimum `CommandResult.confidence`; below it the speech is rejected.
+    public let threshold: Double
+    private let commands: DecoderWorker
+    private let garbage: DecoderWorker?
+    private var matcher: PhraseMatcher
+    private var commandSearch = "command0"
+    private var grammarVersion = 0
+    private var inUtterance = false
+    /// The first error of the current utterance's streamed jobs (set on a
+    /// worker thread, read after `finish` waited for both).
+    private let streamError = StreamError()
+
+    public init(model: PhraseModel, settings: DecoderSettings = DecoderSettings(),
+                rejection: RejectionModel? = RejectionModel(), threshold: Double = -0.3) throws {
+        let graph = try GrammarCompiler().graph(for: model)
+        let commandDecoder = try SphinxDecoder(settings: settings, words: graph.words)
+        try commandDecoder.setGrammar(name: commandSearch, graph: graph)
+        try commandDecoder.use(commandSearch)
+        commands = DecoderWorker(decoder: commandDecoder, name: "parley-decode-command")
+        if let rejection {
+            let loop = GrammarCompiler.phoneLoop(rejection)
+            let loopDecoder = try SphinxDecoder(settings: settings, words: loop.words)
+            try loopDecoder.setGrammar(name: CommandRecognizer.garbageSearch, graph: loop)
+            try loopDecoder.use(CommandRecognizer.garbageSearch)
+            garbage = DecoderWorker(decoder: loopDecoder, name: "parley-decode-reject")
+        } else {
+            garbage = nil
+        }
+        self.model = model
+        self.matcher = PhraseMatcher(model: model)
+        self.rejection = rejection
+        self.threshold = threshold
+    }
+
+    deinit {
+        commands.stop()
+        garbage?.stop()
+    }
+
+    private var workers: [DecoderWorker] { [commands] + (garbage.map { [$0] } ?? []) }
+
+    /// Replaces the phrase model between utterances. The new grammar is
+    /// registered under a fresh name before the old one is dropped, so a
+    /// failure leaves the previous grammar working.
+    public func update(model: PhraseModel) throws {
+        precondition(!inUtterance, "update(model:) during an utterance")
+        let graph = try GrammarCompiler().graph(for: model)
+        grammarVersion += 1
+        let name = "command\(grammarVersion)"
+        let old = commandSearch
+        try commands.async { decoder in
+            try decoder.setGrammar(name: name, graph: graph)
+            try decoder.use(name)
+            decoder.removeSearch(old)
+        }.wait()
+        commandSearch = name
+        self.model = model
+        self.matcher = PhraseMatcher(model: model)
+    }
+
+    /// Starts an utterance (ps_start_utt on both decoders).
+    public func begin() {
+        if inUtterance { cancel() }
+        inUtterance = true
+        streamError.reset()
+        let failure = streamError
+        for worker in workers {
+            worker.submit { decoder in failure.record { try decoder.startUtterance() } }
+        }
+    }
+
+    /// Queues more of the utterance (16 kHz mono Int16) for both decoders; returns at once.
+    public func feed(_ samples: [Int16]) {
+        guard inUtterance, !samples.isEmpty else { return }
+        let failure = streamError
+        for worker in workers {
+            worker.submit { decoder in failure.record { try decoder.process(samples) } }
+        }
+    }
+
+    /// Blocks until both decoders have processed everything fed so far.
+    public func waitUntilFed() throws {
+        let pendings = workers.map { $0.async { _ in } }
+        for p in pendings { try p.wait() }
+        try streamError.check()
+    }
+
+    /// Ends the utterance without a result.
+    public func cancel() {
+        guard inUtterance else { return }
+        inUtterance = false
+        let pendings = workers.map { $0.async { decoder in try decoder.endUtterance() } }
+        for p in pendings { _ = try? p.wait() }
+    }
+
+    /// Ends the utterance and scores it; blocks until both decoders are done.
+    public func finish() throws -> CommandResult {
+        precondition(inUtterance, "finish() without begin()")
+        inUtterance = false
+        let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment]) in
+            try decoder.endUtterance()
+            guard let hyp = decoder.hypothesis() else { return (nil, []) }
+            return (hyp, decoder.segments())
+        }
+        let loop = garbage?.async { decoder -> [SphinxDecoder.Segment] in
+            try decoder.endUtterance()
+            return decoder.segments()
+        }
+        let (hyp, commandWords) = try command.wait()
+        let loopWords = try loop?.wait()
+        try streamError.check()
+        return score(hyp, commandWords: commandWords, loopWords: loopWords)
+    }
+
+    /// Decodes a buffered utterance on both threads at once (whole-utterance
+    /// ps_process_raw, as `CommandRecognizer.recognize`).
+    public func recognize(_ samples: [Int16]) throws -> CommandResult {
+        if inUtterance { cancel() }
+        let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment]) in
+            guard let hyp = try decoder.decode(samples) else { return (nil, []) }
+            return (hyp, decoder.segments())
+        }
+        let loop = garbage?.async { decoder -> [SphinxDecoder.Segment] in
+            _ = try decoder.decode(samples)
+            return decoder.segments()
+        }
+        let (hyp, commandWords) = try command.wait()
+        let loopWords = try loop?.wait()
+        return score(hyp, commandWords: commandWords, loopWords: loopWords)
+    }
+
+    /// `CommandRecognizer.recognize`'s decision on the two searches' results.
+    private func score(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment],
+                       loopWords: [SphinxDecoder.Segment]?) -> CommandResult {
+        guard let hyp else {
+            return CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: "nothing recognised")
+        }
+        var confidence = 0.0
+        if let loopWords {
+            confidence = CommandRecognizer.acousticRatio(commandWords, garbage: loopWords)
+            if confidence < threshold {
+                return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil,
+                                     rejection: String(format: "confidence %.3f below %.3f", confidence, threshold))
+            }
+        }
+        guard let match = matcher.match(hyp.words) else {
+            return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil, rejection: "no rule matches")
+        }
+        return CommandResult(transcript: hyp.transcript, confidence: confidence, match: match, rejection: nil)
+    }
+}
+
+/// The first error of an utterance's queued jobs, shared by the worker threads.
+private final class StreamError: @unchecked Sendable {
+    private let lock = NSLock()
+    private var error: Error?
+
+    func reset() { lock.withLock { error = nil } }
+
+    func record(_ body: () throws -> Void) {
+        guard lock.withLock({ error == nil }) else { return }
+        do { try body() } catch { lock.withLock { if self.error == nil { self.error = error } } }
+    }
+
+    func check() throws {
+        if let error = lock.withLock({ error }) { throw error }
+    }
+}
