@@ -33,7 +33,7 @@ public final class CommandRecognizer {
     static let garbageSearch = "garbage"
 
     public init(model: PhraseModel, settings: DecoderSettings = DecoderSettings(),
-                rejection: RejectionModel? = RejectionModel(), threshold: Double = -0.3) throws {
+                rejection: RejectionModel? = RejectionModel(), threshold: Double = -1.0) throws {
         let graph = try GrammarCompiler().graph(for: model)
         var words = graph.words
         let loop = rejection.map(GrammarCompiler.phoneLoop)

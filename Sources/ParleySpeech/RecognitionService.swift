@@ -17,10 +17,10 @@ public enum RecognitionEvent: Sendable, Equatable {
 /// Settings of the always-on recogniser.
 public struct ListeningSettings: Sendable, Hashable {
     public var wake: WakeMode = .named("computer", heyOptional: true)
-    public var sensitivity = 0.55
+    public var sensitivity = 0.5
     public var decoder = DecoderSettings()
     public var rejection: RejectionModel? = RejectionModel()
-    public var rejectionThreshold = -0.3
+    public var rejectionThreshold = -1.0
     /// Audio kept from before the wake detection and given to the command stage.
     public var preRoll = 0.3
     /// Seconds after the wake phrase within which the command must start.
@@ -54,8 +54,9 @@ public final class RecognitionService: @unchecked Sendable {
     private var answers: CommandRecognizer?
     private enum Phase { case listening, command, answer }
     private var phase = Phase.listening
-    private var endpointer = Endpointer()
-    private var heardSpeech = false
+    /// Runs over the whole stream so its noise floor is always settled.
+    private let endpointer = Endpointer()
+    private var captureStart = 0
     private var capturedSamples = 0
     private var startTimeout = 4.0
     private var utterance: [Int16] = []
@@ -144,9 +145,8 @@ public final class RecognitionService: @unchecked Sendable {
 
     /// ParleyAudio's endpointer decides where the command ends.
     private func beginCapture(timeout: Double) {
-        endpointer = Endpointer()
-        heardSpeech = false
         capturedSamples = 0
+        captureStart = streamSamples
         startTimeout = timeout
     }
 
@@ -157,11 +157,15 @@ public final class RecognitionService: @unchecked Sendable {
         }
         phase = .answer
         beginCapture(timeout: timeout)
-        utterance = []
+        utterance = Array(recent.suffix(Int(settings.preRoll * 16_000)))
     }
 
     private func process(_ frames: [Int16]) throws {
         streamSamples += frames.count
+        var ended: Int?
+        endpointer.process(frames) { event in
+            if case .speechEnded(_, let end, _) = event { ended = Int(end) }
+        }
         switch phase {
         case .listening:
             recent.append(contentsOf: frames)
@@ -173,27 +177,22 @@ public final class RecognitionService: @unchecked Sendable {
             let wakeEnd = Int(time * 16_000)
             let back = min(recent.count, streamSamples - wakeEnd + Int(settings.preRoll * 16_000))
             utterance = Array(recent.suffix(back))
-            // The endpointer only sees audio after the detection, so the tail
-            // of the wake phrase cannot end the command early.
             beginCapture(timeout: settings.commandTimeout)
+            captureStart = wakeEnd
             phase = .command
             try wake.reset()
         case .command, .answer:
             utterance.append(contentsOf: frames)
             capturedSamples += frames.count
-            var ended = false
-            endpointer.process(frames) { event in
-                switch event {
-                case .speechStarted: heardSpeech = true
-                case .speechEnded: ended = true
-                }
-            }
-            if ended {
+            // A segment that ends within a second of the capture start is
+            // the wake phrase itself followed by a pause: keep waiting.
+            if let end = ended, end > captureStart + 16_000 {
+                let keep = max(0, utterance.count - (streamSamples - end))
                 let recognizer = phase == .command ? commands : answers
-                if let result = try recognizer?.recognize(utterance) {
+                if let result = try recognizer?.recognize(Array(utterance.prefix(keep))) {
                     events(phase == .command ? .command(result) : .answer(result))
                 }
-            } else if !heardSpeech && Double(capturedSamples) / 16_000 >= startTimeout {
+            } else if !endpointer.isInSpeech && Double(capturedSamples) / 16_000 >= startTimeout {
                 events(.timedOut)
             } else {
                 return

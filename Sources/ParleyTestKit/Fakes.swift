@@ -16,30 +16,29 @@ public actor RecordingSink: EngineOutputSink {
     public func drain() -> [EngineEvent] { defer { events = [] }; return events }
 }
 
-/// Donations in memory, for tests. `failWrites` makes recording throw.
+/// Donations in memory, for tests: the console's in-memory store plus failure
+/// injection (`setFailWrites(true)` makes recording throw) and a look at the
+/// rows in the order they were recorded.
 public actor InMemoryDonationStore: DonationStore {
-    public private(set) var rows: [Donation] = []
-    public var failWrites = false
-    public init(_ rows: [Donation] = []) { self.rows = rows }
+    private let store: EphemeralDonationStore
+    public private(set) var failWrites = false
+    public init(_ rows: [Donation] = []) { store = EphemeralDonationStore(rows) }
     public func setFailWrites(_ fail: Bool) { failWrites = fail }
+
+    /// Every donation, oldest first.
+    public var rows: [Donation] {
+        get async { (try? await store.donations(app: nil, intent: nil, limit: nil).reversed()) ?? [] }
+    }
 
     public func record(_ donation: Donation) async throws -> Int64 {
         struct WriteFailed: Error {}
         if failWrites { throw WriteFailed() }
-        var row = donation
-        row.rowID = Int64(rows.count + 1)
-        rows.append(row)
-        return row.rowID!
+        return try await store.record(donation)
     }
     public func donations(app: String?, intent: String?, limit: Int?) async throws -> [Donation] {
-        let matching = rows.reversed().filter { (app == nil || $0.app == app) && (intent == nil || $0.intent == intent) }
-        return limit.map { Array(matching.prefix($0)) } ?? Array(matching)
+        try await store.donations(app: app, intent: intent, limit: limit)
     }
-    public func delete(_ scope: DonationScope) async throws -> Int {
-        let before = rows.count
-        rows.removeAll { $0.matches(scope) }
-        return before - rows.count
-    }
+    public func delete(_ scope: DonationScope) async throws -> Int { try await store.delete(scope) }
 }
 
 /// The console's in-memory stores serve tests as they are; the names say

@@ -35,7 +35,7 @@ struct SpeechCoffee: ParsableCommand {
     @Option(help: "Garbage path cost per phone.")
     var phonePenalty: Double = 1
     @Option(help: "Rejection threshold: command-vs-phone-loop score per frame.")
-    var threshold: Double = -0.3
+    var threshold: Double = -1.0
     @Option(help: "Only the first N recordings.")
     var limit: Int?
     @Flag(help: "Run against a soup grammar and count recordings that produce an intent (false acceptance).")

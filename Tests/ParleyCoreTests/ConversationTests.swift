@@ -362,6 +362,29 @@ import Testing
         #expect(await h.press() == ["Ordered. It will be ready in eleven minutes. Your large light roast latte with a bit of soy milk, four dollars fifty."])
     }
 
+    @Test func customPhraseTargetsAreTakenAsPeopleWriteThemAndStoredCanonically() async throws {
+        let h = try harness()
+        try await h.engine.addCustomPhrase("soup o clock", app: "soup chef", intent: "ordersoup", parameters: ["soup": "Tomato"])
+        let stored = try await h.engine.customPhrases()
+        #expect(stored.map(\.app) == ["SoupChef"] && stored.map(\.intent) == ["OrderSoup"])
+        #expect(stored.first?.parameters == ["soup": "tomato"])
+        // The fixed soup is used: the next question is the store.
+        #expect(await h.say("soup o clock") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+
+        func refusal(app: String, intent: String, parameters: [String: String]) async -> String? {
+            do {
+                try await h.engine.addCustomPhrase("lunch time", app: app, intent: intent, parameters: parameters)
+                return nil
+            } catch { return "\(error)" }
+        }
+        #expect(await refusal(app: "Pizza Palace", intent: "OrderSoup", parameters: [:])?.contains("no app 'Pizza Palace'; installed: ") == true)
+        #expect(await refusal(app: "SoupChef", intent: "Fly", parameters: [:])?.contains("it has: OrderSoup") == true)
+        #expect(await refusal(app: "SoupChef", intent: "OrderSoup", parameters: ["flavour": "x"])?
+            .contains("'flavour' is not a parameter of Soup Chef.OrderSoup") == true)
+        #expect(await refusal(app: "SoupChef", intent: "OrderSoup", parameters: ["soup": "gazpacho"])?
+            .contains("'gazpacho' is not a value of soup; expected one of: ") == true)
+    }
+
     @Test func appsDonateExplicitlyWithIdentifiersAndGroups() async throws {
         let h = try harness()
         #expect(await h.say("taste chili with chili shack") == ["Tasty."])

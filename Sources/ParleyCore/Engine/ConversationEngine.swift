@@ -124,13 +124,12 @@ public actor ConversationEngine {
         await prepare()
         let words = PhraseText.normalise(phrase)
         guard !words.isEmpty else { throw IntentError("The phrase '\(phrase)' has no words.") }
-        guard registry.descriptor(app: app, intent: intent) != nil else {
-            throw IntentError("There is no intent '\(intent)' in app '\(app)'.")
-        }
+        let target = try registry.canonicalTarget(app: app, intent: intent, parameters: parameters)
         if let existing = commandResolver?.resolve(words: words) {
             throw IntentError("The phrase '\(phrase)' clashes with an existing phrase (\(existing.ruleID)).")
         }
-        try await stores.customPhrases.save(CustomPhrase(phrase: phrase, app: app, intent: intent, parameters: parameters, created: clock.now))
+        try await stores.customPhrases.save(CustomPhrase(phrase: phrase, app: target.app, intent: target.intent,
+                                                         parameters: target.parameters, created: clock.now))
         await reloadPhrases()
     }
 

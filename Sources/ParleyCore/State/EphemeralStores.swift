@@ -26,7 +26,16 @@ public enum EphemeralStores {
 public actor EphemeralDonationStore: DonationStore {
     private var rows: [Donation] = []
     private var nextID: Int64 = 1
-    public init() {}
+
+    /// A store holding `rows` already, numbered in order.
+    public init(_ rows: [Donation] = []) {
+        for row in rows {
+            var numbered = row
+            numbered.rowID = nextID
+            nextID += 1
+            self.rows.append(numbered)
+        }
+    }
 
     public func record(_ donation: Donation) async throws -> Int64 {
         var row = donation
