@@ -90,7 +90,8 @@ final class DecoderWorker: @unchecked Sendable {
 public final class StreamingCommandDecoder {
     public private(set) var model: PhraseModel
     public let rejection: RejectionModel?
-    /// Minimum `CommandResult.confidence`; below it the speech is rejected.
+    /// Minimum `CommandResult.confidence`; below it the speech is rejected
+    /// (default: `CommandRecognizer`'s).
     public let threshold: Double
     private let commands: DecoderWorker
     private let garbage: DecoderWorker?
@@ -103,7 +104,7 @@ public final class StreamingCommandDecoder {
     private let streamError = StreamError()
 
     public init(model: PhraseModel, settings: DecoderSettings = DecoderSettings(),
-                rejection: RejectionModel? = RejectionModel(), threshold: Double = -0.3) throws {
+                rejection: RejectionModel? = RejectionModel(), threshold: Double = -1.0) throws {
         let graph = try GrammarCompiler().graph(for: model)
         let commandDecoder = try SphinxDecoder(settings: settings, words: graph.words)
         try commandDecoder.setGrammar(name: commandSearch, graph: graph)
