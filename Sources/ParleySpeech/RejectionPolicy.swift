@@ -15,7 +15,7 @@ public struct RejectionPolicy: Sendable, Hashable {
     /// The most the threshold is relaxed.
     public var maximumRelaxation: Double
 
-    public init(cleanSNR: Double = 30, relaxPerDecibel: Double = 0, maximumRelaxation: Double = 3) {
+    public init(cleanSNR: Double = 30, relaxPerDecibel: Double = 0.1, maximumRelaxation: Double = 3) {
         self.cleanSNR = cleanSNR
         self.relaxPerDecibel = relaxPerDecibel
         self.maximumRelaxation = maximumRelaxation

@@ -86,7 +86,7 @@ import Testing
         #expect(policy.threshold(base: -1, snr: 40) == -1)
         #expect(abs(policy.threshold(base: -1, snr: 20) - -2) < 1e-9)
         #expect(policy.threshold(base: -1, snr: 0) == -3)
-        #expect(RejectionPolicy().threshold(base: -1, snr: 0) == -1, "relaxation is off by default")
+        #expect(RejectionPolicy(relaxPerDecibel: 0).threshold(base: -1, snr: 0) == -1, "0 makes the threshold fixed")
         let clean = try PCMAudio.read(labelled(1)[0].file)
         let noise = try PCMAudio.read(SharedData.kitchenNoise)
         let cleanSNR = RejectionPolicy.estimatedSNR(clean.samples)
