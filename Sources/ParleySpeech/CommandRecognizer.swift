@@ -28,6 +28,8 @@ public final class CommandRecognizer {
     public let rejection: RejectionModel?
     /// Minimum `CommandResult.confidence`; below it the speech is rejected.
     public var threshold: Double
+    /// Relaxes `threshold` for noisy utterances (see `RejectionPolicy`).
+    public var policy = RejectionPolicy()
     private var commandSearch = "command0"
     private var grammarVersion = 0
     static let garbageSearch = "garbage"
@@ -97,6 +99,7 @@ public final class CommandRecognizer {
             try decoder.use(Self.garbageSearch)
             _ = try decoder.decode(samples)
             confidence = Self.acousticRatio(commandWords, garbage: decoder.segments())
+            let threshold = policy.threshold(base: threshold, samples: samples)
             if confidence < threshold {
                 return CommandResult(transcript: transcript, confidence: confidence, match: nil,
                                      rejection: String(format: "confidence %.3f below %.3f", confidence, threshold))

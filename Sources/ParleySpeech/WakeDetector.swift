@@ -9,71 +9,136 @@ public enum WakeMode: Sendable, Hashable {
     case direct
 }
 
-/// Keyword spotting on a continuous 16 kHz stream (PocketSphinx keyphrase
-/// search, ps_set_kws). Feed frames as they arrive; detections come back
-/// as stream times in seconds. Owns its decoder; use from one thread.
+/// Always-on wake word detection on a continuous 16 kHz stream, in two
+/// stages (named mode):
+/// 1. keyword spotting (PocketSphinx keyphrase search, ps_set_kws) at a fixed,
+///    permissive threshold (`candidateThreshold`) that misses little and
+///    proposes many candidates;
+/// 2. each candidate is verified on the last `WakeVerifier.windowSeconds` of
+///    buffered audio (`WakeVerifier`: phrase grammar vs phone loop, acoustic
+///    likelihood ratio per frame) against `verificationThreshold(sensitivity:)`.
+/// Sensitivity therefore only moves the stage-2 threshold. Direct mode ("hey"
+/// alone) is a single stage: the kws threshold follows the sensitivity.
+/// Feed frames as they arrive; detections come back as stream times in
+/// seconds. Owns its decoder; use from one thread.
 public final class WakeDetector {
     public let mode: WakeMode
     /// 0 (fewest false alarms) ... 1 (fewest misses).
     public let sensitivity: Double
     let decoder: SphinxDecoder
+    private let verifier: WakeVerifier?
     private var samplesSeen = 0
     private var utteranceStart = 0
     private var inUtterance = false
+    /// The most recent audio, for stage 2.
+    private var history: [Int16] = []
+    private let historySamples = Int((WakeVerifier.windowSeconds + WakeVerifier.tailSeconds) * Double(PCMAudio.sampleRate))
+    private let tailSamples = Int(WakeVerifier.tailSeconds * Double(PCMAudio.sampleRate))
+    /// A stage-1 candidate waiting for its tail audio: its stream time and
+    /// the sample count at which it is verified.
+    private var pending: (time: Double, verifyAt: Int)?
     /// Restart the keyword search this often, so its internal state stays bounded.
     private let restartSamples = 16_000 * 30
 
-    /// Keyword threshold for a sensitivity: 1e-45 at 1 down to 1e-5 at 0.
+    /// Keyword threshold for a sensitivity in single-stage (direct) mode:
+    /// 1e-45 at 1 down to 1e-5 at 0.
     public static func threshold(sensitivity: Double) -> Double {
         pow(10, -(5 + 40 * min(1, max(0, sensitivity))))
     }
 
-    public init(mode: WakeMode, sensitivity: Double = 0.5, settings: DecoderSettings = DecoderSettings()) throws {
+    /// Stage-1 keyword threshold of the two-stage (named) mode.
+    public static let candidateThreshold = 1e-40
+
+    /// Stage-2 threshold (minimum per-frame log-likelihood ratio of the wake
+    /// words to the phone loop) for a sensitivity: linear from
+    /// `verificationRange.upperBound` at 0 to `.lowerBound` at 1.
+    public static func verificationThreshold(sensitivity: Double) -> Double {
+        let s = min(1, max(0, sensitivity))
+        return verificationRange.upperBound - s * (verificationRange.upperBound - verificationRange.lowerBound)
+    }
+    public static let verificationRange = -3.0 ... 0.0
+
+    /// `candidateThreshold` overrides the stage-1 threshold (benchmarks).
+    public init(mode: WakeMode, sensitivity: Double = 0.5, settings: DecoderSettings = DecoderSettings(),
+                candidateThreshold: Double = WakeDetector.candidateThreshold) throws {
         guard (0...1).contains(sensitivity) else {
             throw SpeechError.badSetting(name: "sensitivity", value: "\(sensitivity)", expected: "a number from 0 to 1")
         }
         self.mode = mode
         self.sensitivity = sensitivity
-        let threshold = Self.threshold(sensitivity: sensitivity)
         var lines: [(phrase: String, threshold: Double)]
         switch mode {
         case .named(let name, let heyOptional):
             let words = RhinoContext.normalise(name)
             guard !words.isEmpty else { throw SpeechError.badSetting(name: "wake name", value: name, expected: "at least one word") }
             let phrase = words.joined(separator: " ")
-            lines = [("hey " + phrase, threshold)]
-            if heyOptional { lines.append((phrase, threshold)) }
+            lines = [("hey " + phrase, candidateThreshold)]
+            if heyOptional { lines.append((phrase, candidateThreshold)) }
+            verifier = WakeVerifier(phrases: lines.map { $0.phrase.split(separator: " ").map(String.init) })
         case .direct:
-            lines = [("hey", threshold)]
+            lines = [("hey", Self.threshold(sensitivity: sensitivity))]
+            verifier = nil
         }
         var s = settings
-        s.keywordThreshold = threshold
-        decoder = try SphinxDecoder(settings: s, words: Set(lines.flatMap { $0.phrase.split(separator: " ").map(String.init) }))
+        s.keywordThreshold = lines[0].threshold
+        var words = Set(lines.flatMap { $0.phrase.split(separator: " ").map(String.init) })
+        if let verifier { words.formUnion(verifier.words) }
+        decoder = try SphinxDecoder(settings: s, words: words)
         try decoder.setKeywords(name: "wake", lines: lines)
+        try verifier?.register(on: decoder)
         try decoder.use("wake")
     }
 
     /// Processes frames; returns the stream times (seconds, end of the wake
     /// phrase) of any detections in them.
     public func process(_ frames: [Int16]) throws -> [Double] {
+        try processScored(frames).filter { $0.score >= Self.verificationThreshold(sensitivity: sensitivity) }.map(\.time)
+    }
+
+    /// Stage 1 candidates in `frames` with their stage-2 scores (+infinity in
+    /// single-stage mode). `process` keeps those at or above the threshold.
+    public func processScored(_ frames: [Int16]) throws -> [(time: Double, score: Double)] {
         if !inUtterance {
+            try decoder.use("wake")
             try decoder.startUtterance()
             inUtterance = true
             utteranceStart = samplesSeen
         }
         try decoder.process(frames)
         samplesSeen += frames.count
-        var detections: [Double] = []
+        if verifier != nil {
+            history += frames
+            if history.count > historySamples { history.removeFirst(history.count - historySamples) }
+        }
+        var candidates: [(time: Double, score: Double)] = []
         if decoder.hypothesis() != nil {
             // The end of these frames: the keyword search reports a detection
             // as soon as the phrase ends, so this is at most one frame late.
             // (Its segment frames are not reliable across restarts.)
-            detections.append(Double(samplesSeen) / Double(PCMAudio.sampleRate))
+            let time = Double(samplesSeen) / Double(PCMAudio.sampleRate)
             try reset()
+            if verifier == nil {
+                candidates.append((time, .infinity))
+            } else if pending == nil {
+                // Stage 2 waits for a little audio after the candidate: the
+                // search may fire before the last phone has ended.
+                pending = (time, samplesSeen + tailSamples)
+            }
         } else if samplesSeen - utteranceStart > restartSamples {
             try reset()
         }
-        return detections
+        if let pending, samplesSeen >= pending.verifyAt {
+            candidates.append(try verifyPending())
+        }
+        return candidates
+    }
+
+    /// Scores the pending candidate on the buffered audio.
+    private func verifyPending() throws -> (time: Double, score: Double) {
+        guard let pending, let verifier else { return (0, -.infinity) }
+        self.pending = nil
+        try reset()
+        return (pending.time, try verifier.score(history, on: decoder))
     }
 
     /// Ends the current search utterance; the next frames start afresh.
@@ -85,16 +150,27 @@ public final class WakeDetector {
     /// Streams a whole recording in 100 ms frames; times are seconds from
     /// the start of the recording.
     public func detections(in audio: PCMAudio) throws -> [Double] {
+        try scoredCandidates(in: audio).filter { $0.score >= Self.verificationThreshold(sensitivity: sensitivity) }.map(\.time)
+    }
+
+    /// Every stage-1 candidate of a whole recording with its stage-2 score
+    /// (for sweeping the sensitivity in one pass: the candidates do not
+    /// depend on it).
+    public func scoredCandidates(in audio: PCMAudio) throws -> [(time: Double, score: Double)] {
         try reset()
+        history.removeAll()
+        pending = nil
         let origin = Double(samplesSeen) / Double(PCMAudio.sampleRate)
-        var result: [Double] = []
+        var result: [(time: Double, score: Double)] = []
         var index = 0
         while index < audio.samples.count {
             let end = min(audio.samples.count, index + 1600)
-            result += try process(Array(audio.samples[index..<end]))
+            result += try processScored(Array(audio.samples[index..<end]))
             index = end
         }
+        if pending != nil { result.append(try verifyPending()) }
         try reset()
-        return result.map { $0 - origin }
+        history.removeAll()
+        return result.map { ($0.time - origin, $0.score) }
     }
 }

@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func wakeWordIsSpottedAndNotInCoffeeOrders() throws {
-        let detector = try WakeDetector(mode: .named("computer", heyOptional: true), sensitivity: 0.7)
+        let detector = try WakeDetector(mode: .named("computer", heyOptional: true), sensitivity: 0.5)
         let files = Array(try SharedData.wavFiles(in: SharedData.wakeComputer).prefix(10))
         var hits = 0
         for file in files {
@@ -64,6 +64,34 @@ import Testing
         for item in try labelled(6) { alarms += try detector.detections(in: PCMAudio.read(item.file)).count }
         #expect(alarms == 0)
         #expect(throws: SpeechError.self) { try WakeDetector(mode: .direct, sensitivity: 2) }
+    }
+
+    @Test func wakeVerifierGrammarAllowsSpeechAroundThePhrase() {
+        let graph = WakeVerifier.phraseGraph([["hey", "computer"], ["computer"]], loop: RejectionModel())
+        #expect(graph.accepts(["computer"]))
+        #expect(graph.accepts(["hey", "computer"]))
+        #expect(graph.accepts(["garbage_k", "garbage_aa", "computer", "garbage_s"]))
+        #expect(!graph.accepts(["hey"]))
+        #expect(!graph.accepts(["garbage_k"]))
+    }
+
+    @Test func sensitivityMovesOnlyTheStageTwoThreshold() {
+        #expect(WakeDetector.verificationThreshold(sensitivity: 0) == WakeDetector.verificationRange.upperBound)
+        #expect(WakeDetector.verificationThreshold(sensitivity: 1) == WakeDetector.verificationRange.lowerBound)
+        #expect(WakeDetector.verificationThreshold(sensitivity: 0.3) > WakeDetector.verificationThreshold(sensitivity: 0.6))
+    }
+
+    @Test func rejectionPolicyRelaxesTheThresholdInNoise() throws {
+        let policy = RejectionPolicy(cleanSNR: 30, relaxPerDecibel: 0.1, maximumRelaxation: 2)
+        #expect(policy.threshold(base: -1, snr: 40) == -1)
+        #expect(abs(policy.threshold(base: -1, snr: 20) - -2) < 1e-9)
+        #expect(policy.threshold(base: -1, snr: 0) == -3)
+        #expect(RejectionPolicy(relaxPerDecibel: 0).threshold(base: -1, snr: 0) == -1, "0 makes the threshold fixed")
+        let clean = try PCMAudio.read(labelled(1)[0].file)
+        let noise = try PCMAudio.read(SharedData.kitchenNoise)
+        let cleanSNR = RejectionPolicy.estimatedSNR(clean.samples)
+        let noisySNR = RejectionPolicy.estimatedSNR(clean.mixed(with: noise, snr: 6, seed: 1).samples)
+        #expect(noisySNR < cleanSNR - 5, "clean \(cleanSNR) dB, 6 dB mix \(noisySNR) dB")
     }
 
     @Test func serviceWakesThenUnderstandsTheCommand() throws {
