@@ -93,6 +93,10 @@ public final class StreamingCommandDecoder {
     /// Minimum `CommandResult.confidence`; below it the speech is rejected
     /// (default: `CommandRecognizer`'s).
     public let threshold: Double
+    /// Relaxes `threshold` for noisy utterances, as `CommandRecognizer` does.
+    public var policy = RejectionPolicy()
+    /// The current utterance as fed, for the policy's SNR estimate.
+    private var fedSamples: [Int16] = []
     private let commands: DecoderWorker
     private let garbage: DecoderWorker?
     private var matcher: PhraseMatcher
@@ -155,6 +159,7 @@ public final class StreamingCommandDecoder {
     public func begin() {
         if inUtterance { cancel() }
         inUtterance = true
+        fedSamples.removeAll(keepingCapacity: true)
         streamError.reset()
         let failure = streamError
         for worker in workers {
@@ -165,6 +170,7 @@ public final class StreamingCommandDecoder {
     /// Queues more of the utterance (16 kHz mono Int16) for both decoders; returns at once.
     public func feed(_ samples: [Int16]) {
         guard inUtterance, !samples.isEmpty else { return }
+        fedSamples.append(contentsOf: samples)
         let failure = streamError
         for worker in workers {
             worker.submit { decoder in failure.record { try decoder.process(samples) } }
@@ -202,7 +208,7 @@ public final class StreamingCommandDecoder {
         let (hyp, commandWords) = try command.wait()
         let loopWords = try loop?.wait()
         try streamError.check()
-        return score(hyp, commandWords: commandWords, loopWords: loopWords)
+        return score(hyp, commandWords: commandWords, loopWords: loopWords, samples: fedSamples)
     }
 
     /// Decodes a buffered utterance on both threads at once (whole-utterance
@@ -219,18 +225,19 @@ public final class StreamingCommandDecoder {
         }
         let (hyp, commandWords) = try command.wait()
         let loopWords = try loop?.wait()
-        return score(hyp, commandWords: commandWords, loopWords: loopWords)
+        return score(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples)
     }
 
     /// `CommandRecognizer.recognize`'s decision on the two searches' results.
     private func score(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment],
-                       loopWords: [SphinxDecoder.Segment]?) -> CommandResult {
+                       loopWords: [SphinxDecoder.Segment]?, samples: [Int16]) -> CommandResult {
         guard let hyp else {
             return CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: "nothing recognised")
         }
         var confidence = 0.0
         if let loopWords {
             confidence = CommandRecognizer.acousticRatio(commandWords, garbage: loopWords)
+            let threshold = policy.threshold(base: threshold, samples: samples)
             if confidence < threshold {
                 return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil,
                                      rejection: String(format: "confidence %.3f below %.3f", confidence, threshold))
