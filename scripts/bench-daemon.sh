@@ -37,6 +37,7 @@ for run in $(seq "$RUNS"); do
   mkdir -p "$work/state-$run"
   cp "$work/quiet.wav" "$work/state-$run/capture.wav"
   cat >"$work/parley.yaml" <<YAML
+audio: {capture: "file:capture.wav"}
 state_directory: $work/state-$run
 control_socket: $work/parley.sock
 YAML
@@ -88,6 +89,7 @@ for wav in $(ls "$data"/*.wav | head -n "$LATENCY_FILES"); do
   sox "$work/silence.wav" "$work/hey.wav" "$wav" "$work/speech.wav" reverse silence 1 0.02 -40d reverse
   speech_end=$(soxi -s "$work/speech.wav")
   cat >"$work/lat.yaml" <<YAML
+audio: {capture: "file:capture.wav"}
 state_directory: $work/lat
 control_socket: $work/lat.sock
 primary_app: Coffee Maker

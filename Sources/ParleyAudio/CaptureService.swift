@@ -37,6 +37,11 @@ public struct CaptureConfiguration: Sendable {
     /// and idles until stopped: the length of a file source (after its end
     /// ALSA's file plugin repeats its last buffer). nil for microphones.
     public var inputFrameLimit: Int?
+    /// Clear each period before reading it, for a file source that may run
+    /// dry and fill up again (`AudioSpool`): past the end of its input the
+    /// file plugin returns the period without writing to it (measured on
+    /// alsa-lib 1.2.8), which would otherwise repeat the last audio.
+    public var silenceBeyondInput = false
 
     public init(
         device: PCMDevice,
@@ -299,6 +304,9 @@ final class CaptureLoop {
                     sleepInterruptibly(milliseconds: -1)
                     continue
                 }
+            }
+            if configuration.silenceBeyondInput {
+                readBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: period * converter.input.channels * 4)
             }
             let result = ALSAStatus.check(.readi) { alsa.readi(pcm.raw, readBuffer, UInt(period)) }
             switch result {

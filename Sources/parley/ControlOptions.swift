@@ -6,7 +6,7 @@ import ParleyDaemon
 /// The root command lists them: `subcommands: [...] + ControlCommands.all`.
 enum ControlCommands {
     static let all: [any ParsableCommand.Type] = [
-        StatusCommand.self, SayCommand.self, PressCommand.self, LongPressCommand.self, DoublePressCommand.self,
+        StatusCommand.self, SayCommand.self, PlayCommand.self, PressCommand.self, LongPressCommand.self, DoublePressCommand.self,
         AppsCommand.self, ShortcutsCommand.self, LogsCommand.self, DonationsCommand.self, PhrasesCommand.self,
     ]
 }

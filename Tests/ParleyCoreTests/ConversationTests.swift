@@ -413,6 +413,26 @@ import Testing
         #expect(DeviceState.allCases.map(\.rawValue) == ["idle", "listening", "thinking", "speaking", "awaiting-confirmation", "success", "error", "muted"])
     }
 
+    @Test func theNamedWakeOpensAWindowForACommandWithoutTheWakeWord() async throws {
+        let h = try harness()
+        await h.engine.woken(window: 4)
+        #expect(await h.engine.listeningMode == .window)
+        #expect(await h.sink.sounds == ["wake"])
+        #expect(await h.sink.leds.last == .listening)
+        // The window closes by itself.
+        _ = await h.wait(5)
+        #expect(await h.engine.listeningMode == .commands)
+        #expect(await h.sink.leds.last == .idle)
+        // Within the window a command is heard as usual.
+        await h.engine.woken(window: 4)
+        #expect(await h.say("order soup with soup chef") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        guard case .followUp = await h.engine.listeningMode else { Issue.record("expected a question"); return }
+        // A wake during a conversation changes nothing.
+        await h.engine.woken(window: 4)
+        guard case .followUp = await h.engine.listeningMode else { Issue.record("the question was dropped"); return }
+        #expect(await h.sink.sounds == ["wake", "wake"])
+    }
+
     @Test func theRecogniserIsToldWhatAnswersToExpect() async throws {
         let h = try harness()
         #expect(await h.engine.listeningMode == .commands)

@@ -17,7 +17,7 @@ import Testing
         let config = try parse("")
         #expect(config == ParleyConfig())
         #expect(config.board == "sim")
-        #expect(config.audio.capture == .file("capture.wav"))
+        #expect(config.audio.capture == .spool("microphone.raw"))
         #expect(config.resolvedPath("capture.wav") == "/var/lib/parley/capture.wav")
         #expect(config.controlSocket == "/run/parley/parley.sock")
         #expect(!config.voiceConfirmableCategories.contains("order"))
@@ -36,7 +36,7 @@ import Testing
               playback: file:/tmp/out.wav
               sample_rate: 16000
               endpoint_silence: 0.5
-            wake: {direct: false, named: true, name: Hey Jude, sensitivity: 0.7, window: 3s}
+            wake: {direct: false, named: true, name: Hey Jude, hey_optional: true, sensitivity: 0.7, window: 3s}
             primary_app: Coffee Maker
             voice: {name: en-gb+f3, rate: 200, volume: 80}
             confirm_by_voice: [delete, set]
@@ -52,7 +52,7 @@ import Testing
         #expect(config.audio.playback == .file("/tmp/out.wav"))
         #expect(config.audio.endpointSilence == .milliseconds(500))
         #expect(config.wake.direct == false && config.wake.name == "hey jude" && config.wake.sensitivity == 0.7)
-        #expect(config.wake.window == .seconds(3))
+        #expect(config.wake.window == .seconds(3) && config.wake.heyOptional)
         #expect(config.primaryApp == "Coffee Maker")
         #expect(config.voice == { var v = ParleyConfig.Voice(); v.name = "en-gb+f3"; v.rate = 200; v.volume = 80; return v }())
         #expect(config.voiceConfirmableCategories == ["delete", "set"])

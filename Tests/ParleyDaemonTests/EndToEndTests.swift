@@ -37,6 +37,7 @@ import Testing
         try """
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("parley.sock"))
+            audio: {capture: "file:capture.wav"}
             primary_app: Coffee Maker
             log_level: debug
             timeouts: {confirmation: 2s}

@@ -101,6 +101,7 @@ public actor ConversationEngine {
         switch phase {
         case .asking(let pending): .followUp(FollowUpGrammar.model(for: pending.question))
         case .confirming(let confirming): .followUp(FollowUpGrammar.model(for: FollowUpQuestion(prompt: confirming.line, expectation: .confirmation(voiceAllowed: confirming.voiceAllowed))))
+        case .pushToTalk: .window
         default: .commands
         }
     }
@@ -168,6 +169,22 @@ public actor ConversationEngine {
             await handleConfirmation(text, confirming)
         case .busy:
             if commandResolver?.resolve(text)?.target == .builtin(PhraseCompiler.Builtin.cancel) { await cancel() }
+        }
+    }
+
+    /// The named wake word was heard alone ("hey computer"): a window of
+    /// `seconds` opens in which a command needs no wake word, as after a
+    /// button press. Ignored while a conversation is open or muted.
+    public func woken(window seconds: TimeInterval) async {
+        await prepare()
+        switch phase {
+        case .idle, .pushToTalk:
+            guard !muted else { await log("muted, wake ignored"); return }
+            phase = .pushToTalk(deadline: clock.now + seconds)
+            await sink.emit(.sound("wake"))
+            await rest()
+        case .asking, .confirming, .suggesting, .busy:
+            await log("wake ignored: a conversation is open")
         }
     }
 

@@ -31,6 +31,9 @@ public struct PerformedIntent: Sendable, Hashable {
 public enum ListeningMode: Sendable, Hashable {
     /// Wake phrases and commands (the full phrase model).
     case commands
+    /// Commands without the wake word: the window a button press or
+    /// "hey <name>" opens (SPEC 3, push to talk and named wake).
+    case window
     /// Answers to the open question only, no wake word needed.
     case followUp(PhraseModel)
 }

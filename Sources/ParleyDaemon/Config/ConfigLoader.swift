@@ -73,7 +73,9 @@ public enum ConfigLoader {
         try section.forEachEntry { key, field in
             switch key {
             case "capture": audio.capture = try field.audioEndpoint()
-            case "playback": audio.playback = try field.audioEndpoint()
+            case "playback":
+                audio.playback = try field.audioEndpoint()
+                if case .spool = audio.playback { throw field.impossible("spool: is a capture source; playback takes an ALSA device or file:<path>") }
             case "sample_rate": audio.sampleRate = try field.int(in: 8_000...48_000)
             case "endpoint_silence": audio.endpointSilence = try field.duration(in: .milliseconds(100)...(.seconds(5)))
             default: throw field.unknownKey()
@@ -86,6 +88,7 @@ public enum ConfigLoader {
             switch key {
             case "direct": wake.direct = try field.bool()
             case "named": wake.named = try field.bool()
+            case "hey_optional": wake.heyOptional = try field.bool()
             case "name":
                 let name = try field.string().lowercased()
                 let words = name.split(separator: " ")
@@ -282,7 +285,7 @@ struct Field {
     func audioEndpoint() throws -> AudioEndpoint {
         let value = try string()
         guard let endpoint = AudioEndpoint(configValue: value) else {
-            throw impossible("\"\(value)\" is neither an ALSA device name nor file:<path>")
+            throw impossible("\"\(value)\" is neither an ALSA device name, file:<path> nor spool:<path>")
         }
         return endpoint
     }

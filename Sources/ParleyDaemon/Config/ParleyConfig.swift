@@ -34,7 +34,7 @@ public struct ParleyConfig: Sendable, Equatable {
     public struct Audio: Sendable, Equatable {
         /// `audio.capture`: an ALSA PCM name ("default", "plughw:CARD=seeed2micvoicec")
         /// or `file:<path>` for file mode (relative paths are in the state directory).
-        public var capture: AudioEndpoint = .file("capture.wav")
+        public var capture: AudioEndpoint = .spool("microphone.raw")
         /// `audio.playback`: as `capture`; file mode appends what is spoken.
         public var playback: AudioEndpoint = .file("playback.wav")
         /// `audio.sample_rate`: Hz; PocketSphinx's en-us model wants 16000.
@@ -50,9 +50,13 @@ public struct ParleyConfig: Sendable, Equatable {
         public var direct: Bool = true
         /// `wake.named`: "Hey <name>", then a window for the phrase.
         public var named: Bool = true
+        /// `wake.hey_optional`: the name alone ("computer") also wakes (named mode).
+        public var heyOptional: Bool = false
         /// `wake.name`: the device name, lower-case words ("computer").
         public var name: String = "computer"
         /// `wake.sensitivity`: 0 (fewest false wakes) … 1 (fewest missed wakes).
+        /// Sets the named wake detector's verification threshold and the
+        /// command stage's rejection threshold (see `ListeningPipeline`).
         public var sensitivity: Double = 0.5
         /// `wake.window`: how long after "Hey <name>" a phrase may follow.
         public var window: Duration = .seconds(4)
@@ -104,15 +108,24 @@ public struct ParleyConfig: Sendable, Equatable {
 /// as the speaker) for development machines and tests.
 public enum AudioEndpoint: Sendable, Equatable, CustomStringConvertible {
     case alsa(String)
+    /// Capture: a WAV file read once as the microphone. Playback: the WAV
+    /// file speech is written to.
     case file(String)
+    /// Capture only: a raw spool that stays open; WAV files played into the
+    /// running daemon (`parley play`) are appended to it (`AudioSpool`).
+    case spool(String)
 
-    /// Parses the config form: `file:<path>` or an ALSA PCM name.
+    /// Parses the config form: `file:<path>`, `spool:<path>` or an ALSA PCM name.
     public init?(configValue: String) {
         let value = configValue.trimmingCharacters(in: .whitespaces)
         if value.hasPrefix("file:") {
             let path = String(value.dropFirst(5))
             guard !path.isEmpty else { return nil }
             self = .file(path)
+        } else if value.hasPrefix("spool:") {
+            let path = String(value.dropFirst(6))
+            guard !path.isEmpty else { return nil }
+            self = .spool(path)
         } else {
             guard !value.isEmpty, !value.contains(where: \.isWhitespace) else { return nil }
             self = .alsa(value)
@@ -123,6 +136,7 @@ public enum AudioEndpoint: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .alsa(let name): name
         case .file(let path): "file:\(path)"
+        case .spool(let path): "spool:\(path)"
         }
     }
 }

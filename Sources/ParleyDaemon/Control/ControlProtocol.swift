@@ -26,6 +26,8 @@ public enum ControlRequest: Sendable, Equatable {
     case status
     /// Text handled as if spoken after the wake word.
     case say(String)
+    /// A WAV file (absolute path) played into the stand-in microphone.
+    case play(String)
     case press(ButtonPress)
     case apps
     /// The App Shortcut phrases the device understands now.
@@ -59,6 +61,7 @@ extension ControlRequest {
         switch self {
         case .status: return WireRequest(command: "status")
         case .say(let text): var w = WireRequest(command: "say"); w.text = text; return w
+        case .play(let path): var w = WireRequest(command: "play"); w.value = path; return w
         case .press(.short): return WireRequest(command: "press")
         case .press(.long): return WireRequest(command: "long-press")
         case .press(.double): return WireRequest(command: "double-press")
@@ -95,6 +98,7 @@ extension ControlRequest {
         switch w.command {
         case "status": self = .status
         case "say": self = .say(try need(w.text, "text"))
+        case "play": self = .play(try need(w.value, "value"))
         case "press": self = .press(.short)
         case "long-press": self = .press(.long)
         case "double-press": self = .press(.double)

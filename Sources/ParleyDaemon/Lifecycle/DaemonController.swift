@@ -50,9 +50,18 @@ public struct DaemonController: ControlHandling {
         case .say(let text):
             guard let conversation = components.conversation else { return missing("conversation engine") }
             logger.info("say", metadata: ["text": "\(text)"])
+            let heard = try await conversation.hear(text)
             var response = ControlResponse()
-            response.spoken = try await conversation.hear(text)
+            response.spoken = heard.spoken
+            response.message = heard.note
             return response
+        case .play(let path):
+            guard let spool = components.spool else {
+                return .failure("parleyd's microphone is \(config.audio.capture); WAV files can be played only into a spool:<path> capture (see parley.yaml, audio.capture)")
+            }
+            let seconds = try spool.append(wav: URL(fileURLWithPath: path))
+            logger.info("play", metadata: ["file": "\(path)", "seconds": "\(seconds)"])
+            return .message(String(format: "Playing %@ into the microphone (%.1f s).", path, seconds))
         case .press(let press):
             if let board = components.board {
                 try await board.simulate(press)

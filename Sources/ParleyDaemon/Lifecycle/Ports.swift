@@ -1,3 +1,4 @@
+import ParleyAudio
 import ParleyCore
 import ServiceLifecycle
 
@@ -12,7 +13,7 @@ public protocol ConversationPort: Sendable {
     /// Handles `text` as if spoken after the wake word, through the same
     /// engine as speech; returns what the device said in answer (up to the
     /// point where it waits for the next input).
-    func hear(_ text: String) async throws -> [String]
+    func hear(_ text: String) async throws -> HeardText
     /// A button gesture (confirm, cancel, the double-press action).
     func press(_ press: ButtonPress) async throws
     /// "idle", "listening", "awaiting answer", "awaiting confirmation" …
@@ -21,6 +22,18 @@ public protocol ConversationPort: Sendable {
     func lastIntents() async -> [String]
     /// Ends any open conversation without performing anything (shutdown).
     func cancelAll() async
+}
+
+/// The device's answer to text handed to it as if spoken.
+public struct HeardText: Sendable, Equatable {
+    /// The lines spoken in answer.
+    public var spoken: [String]
+    /// Why nothing was said, when nothing was ("not understood: …").
+    public var note: String?
+    public init(spoken: [String], note: String? = nil) {
+        self.spoken = spoken
+        self.note = note
+    }
 }
 
 /// What the device knows: apps, their App Shortcut phrases, custom phrases.
@@ -67,13 +80,16 @@ public struct DaemonComponents: Sendable {
     public var audio: (any AudioPort)?
     public var recogniser: (any RecogniserPort)?
     public var board: (any BoardPort)?
+    /// The stand-in microphone WAV files are played into (`spool:` capture).
+    public var spool: AudioSpool?
     public var services: [any Service]
 
     public init(
         conversation: (any ConversationPort)? = nil, catalog: (any CatalogPort)? = nil,
         audio: (any AudioPort)? = nil, recogniser: (any RecogniserPort)? = nil,
-        board: (any BoardPort)? = nil, services: [any Service] = []
+        board: (any BoardPort)? = nil, spool: AudioSpool? = nil, services: [any Service] = []
     ) {
+        self.spool = spool
         self.conversation = conversation
         self.catalog = catalog
         self.audio = audio

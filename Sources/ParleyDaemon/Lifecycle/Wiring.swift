@@ -37,8 +37,9 @@ public enum Wiring {
             outputs.sound = { _ in speaker.chime() }
             services.append(speaker)
         }
+        let spool = try makeSpool(config: config)
         let listening = try makeListening(
-            config: config, engine: engine, latency: latency, speaker: speaker, logger: logger)
+            config: config, engine: engine, latency: latency, speaker: speaker, spool: spool, logger: logger)
         if let listening {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
@@ -52,7 +53,7 @@ public enum Wiring {
         ])
         return DaemonComponents(
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
-            services: services)
+            spool: spool, services: services)
     }
 
     /// Speech out: an ALSA device, or a WAV file the file plugin writes.
@@ -65,6 +66,9 @@ public enum Wiring {
         case .file(let path):
             device = FileAudioDevice.playback(output: URL(fileURLWithPath: config.resolvedPath(path)))
             format = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 160, bufferFrames: 1_280)
+        case .spool(let path):
+            // The configuration loader refuses this; a configuration built in code may not.
+            throw AudioError.badFile(path: path, reason: "spool: is a capture source, not a playback device")
         }
         let pacing: Pacing = if case .file = config.audio.playback { .realTime } else { .device }
         let playback = try PlaybackService(
@@ -73,11 +77,18 @@ public enum Wiring {
         return try Speaker(playback: playback, voice: config.voice, latency: latency, logger: Logger(label: "parley.speaker"))
     }
 
-    /// Audio in: an ALSA device, or a WAV file read once as the microphone
-    /// (file mode; without the file there is no audio in, and `parley say`
-    /// still works).
+    /// The stand-in microphone of a `spool:` capture (created if missing).
+    static func makeSpool(config: ParleyConfig) throws -> AudioSpool? {
+        guard case .spool(let path) = config.audio.capture else { return nil }
+        return try AudioSpool(url: URL(fileURLWithPath: config.resolvedPath(path)))
+    }
+
+    /// Audio in: an ALSA device, a spool WAV files are played into, or a WAV
+    /// file read once as the microphone (file mode; without the file there
+    /// is no audio in, and `parley say` still works).
     static func makeListening(
-        config: ParleyConfig, engine: ConversationEngine, latency: LatencyProbe, speaker: Speaker?, logger: Logger
+        config: ParleyConfig, engine: ConversationEngine, latency: LatencyProbe, speaker: Speaker?, spool: AudioSpool?,
+        logger: Logger
     ) throws
         -> ListeningPipeline?
     {
@@ -85,6 +96,9 @@ public enum Wiring {
         switch config.audio.capture {
         case .alsa(let name):
             capture = CaptureConfiguration(device: PCMDevice(name: name), outputSampleRate: config.audio.sampleRate)
+        case .spool:
+            guard let spool else { return nil }
+            capture = spool.captureConfiguration
         case .file(let path):
             let wav = URL(fileURLWithPath: config.resolvedPath(path))
             guard FileManager.default.fileExists(atPath: wav.path) else {
@@ -98,7 +112,7 @@ public enum Wiring {
             capture: try CaptureService(configuration: capture, logger: Logger(label: "parley.audio")),
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
             playbackName: config.audio.playback.description, latency: latency,
-            isSpeaking: { speaker?.playback.isSpeaking ?? false }, logger: Logger(label: "parley.listen"))
+            isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() }, logger: Logger(label: "parley.listen"))
     }
 
     /// The engine's settings from parley.yaml and the board file.

@@ -29,6 +29,8 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         var outputs = EngineOutputs()
         /// Lines spoken since the current `say` request began (nil: none open).
         var collecting: [String]?
+        /// The engine's log lines meanwhile (why nothing was said).
+        var notes: [String] = []
         var lastIntents: [String] = []
         var led: ParleyCore.DeviceState = .idle
     }
@@ -89,18 +91,20 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         case .listening(let mode):
             await outputs.listening?(mode)
         case .log(let message):
+            state.withLock { s in if s.collecting != nil { s.notes.append(message) } }
             logger.info("\(message)")
         }
     }
 
     // MARK: ConversationPort
 
-    public func hear(_ text: String) async throws -> [String] {
-        state.withLock { $0.collecting = [] }
+    public func hear(_ text: String) async throws -> HeardText {
+        state.withLock { $0.collecting = []; $0.notes = [] }
         await engine.hear(withoutWake(text))
         return state.withLock { s in
-            defer { s.collecting = nil }
-            return s.collecting ?? []
+            defer { s.collecting = nil; s.notes = [] }
+            let spoken = s.collecting ?? []
+            return HeardText(spoken: spoken, note: spoken.isEmpty ? s.notes.last : nil)
         }
     }
 

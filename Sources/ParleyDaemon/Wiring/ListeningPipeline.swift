@@ -8,11 +8,20 @@ import Synchronization
 
 /// Sound in to engine: the capture ring is read on a dedicated thread
 /// ("parley-listen"), the endpointer cuts utterances at trailing silence,
-/// PocketSphinx decodes each against the current grammar (wake + commands,
-/// or the answers the open question expects) while it is spoken, and a match
-/// is handed to the engine as text. Decoding blocks, so it runs on the
-/// decoders' own threads (`StreamingCommandDecoder`), never on the
-/// cooperative pool.
+/// PocketSphinx decodes each against the grammar of the moment while it is
+/// spoken, and a match is handed to the engine as text. Decoding blocks, so
+/// it runs on the decoders' own threads (`StreamingCommandDecoder`), never on
+/// the cooperative pool.
+///
+/// The grammar of an utterance (SPEC 3):
+/// - no conversation open: "hey <phrase>" (direct wake) and "hey <name>
+///   <phrase>" (named wake), plus "hey <name>" alone, which the wake
+///   detector (`WakeDetector`, the one `parley detect-wake` measures) must
+///   confirm before it opens a window;
+/// - a window (after the button or "hey <name>"): the commands, wake words optional;
+/// - a question: only its answers (`ListeningMode.followUp`);
+/// - while the device itself speaks: only "cancel", "stop" and their kin, so
+///   a person can interrupt it but its own voice wakes nothing.
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private let capture: CaptureService
     private let engine: ConversationEngine
@@ -23,11 +32,22 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private let shared = Mutex(Shared())
     private let stopping = Atomic<Bool>(false)
 
+    /// Which grammar an utterance is decoded with.
+    enum Kind: Sendable, Equatable {
+        /// Wake words required; the wake detector listens too.
+        case commands
+        /// Commands, wake words optional.
+        case window
+        /// Answers to the open question.
+        case followUp
+        /// The device is speaking: cancel phrases only.
+        case bargeIn
+    }
+
     private struct Shared {
-        /// The grammar to switch to before the next decode (set by the engine's listening events).
-        var pendingModel: PhraseModel?
-        var commandModel = PhraseModel()
-        var followUp = false
+        /// The grammar the engine asked for last, and a version number that
+        /// changes with every request (the listen thread compares versions).
+        var requested = (model: PhraseModel(), kind: Kind.commands, version: 0)
         var recognitions = 0
         var rejections = 0
         var grammarSize = 0
@@ -35,14 +55,18 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     private let latency: LatencyProbe
     private let isSpeaking: @Sendable () -> Bool
+    private let interruptSpeech: @Sendable () -> Void
 
-    /// `isSpeaking`: true while the device's own voice plays; that audio is
-    /// not listened to, so the device never wakes on itself.
+    /// `isSpeaking`: true while the device's own voice plays; meanwhile only
+    /// cancel phrases are listened for, and `interruptSpeech` silences the
+    /// device when one is heard.
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
                 endpointSilence: Duration, playbackName: String, latency: LatencyProbe,
-                isSpeaking: @escaping @Sendable () -> Bool = { false }, logger: Logger) {
+                isSpeaking: @escaping @Sendable () -> Bool = { false },
+                interruptSpeech: @escaping @Sendable () -> Void = {}, logger: Logger) {
         self.latency = latency
         self.isSpeaking = isSpeaking
+        self.interruptSpeech = interruptSpeech
         self.capture = capture
         self.engine = engine
         self.wake = wake
@@ -51,14 +75,45 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.logger = logger
     }
 
-    /// Every command preceded by the wake: "hey <phrase>" (direct) and
-    /// "hey <name> <phrase>" (named).
-    static func wakeModel(_ commands: PhraseModel, wake: ParleyConfig.Wake) -> PhraseModel {
+    // MARK: Grammars
+
+    /// The rule id of "hey <name>" alone.
+    static let wakeRuleID = "wake.alone"
+    static let wakeTarget = PhraseTarget.builtin("wake")
+
+    /// The words that may come before a command: "hey" (direct), "hey
+    /// <name>" (named; the name alone too when `heyOptional`).
+    static func wakePrefix(_ wake: ParleyConfig.Wake) -> PhraseNode {
         let hey = PhraseNode.words(["hey"])
         let name = PhraseNode.words(wake.name.split(separator: " ").map(String.init))
-        let prefix: PhraseNode =
-            wake.direct && wake.named ? .sequence([hey, .optional(name)])
-            : wake.direct ? hey : .sequence([hey, name])
+        let named: PhraseNode = wake.heyOptional ? .sequence([.optional(hey), name]) : .sequence([hey, name])
+        switch (wake.direct, wake.named) {
+        case (true, true): return wake.heyOptional ? .choice([hey, named]) : .sequence([hey, .optional(name)])
+        case (true, false): return hey
+        default: return named
+        }
+    }
+
+    /// Every command preceded by the wake; in named mode also the wake alone.
+    static func wakeModel(_ commands: PhraseModel, wake: ParleyConfig.Wake) -> PhraseModel {
+        let prefix = wakePrefix(wake)
+        var model = commands
+        model.rules = commands.rules.map { rule in
+            var wrapped = rule
+            wrapped.body = .sequence([prefix, rule.body])
+            return wrapped
+        }
+        if wake.named {
+            let name = PhraseNode.words(wake.name.split(separator: " ").map(String.init))
+            let alone: PhraseNode = wake.heyOptional ? .sequence([.optional(.words(["hey"])), name]) : .sequence([.words(["hey"]), name])
+            model.rules.append(PhraseRule(id: wakeRuleID, target: wakeTarget, body: alone))
+        }
+        return model
+    }
+
+    /// The commands with the wake words optional (a window is open).
+    static func windowModel(_ commands: PhraseModel, wake: ParleyConfig.Wake) -> PhraseModel {
+        let prefix = PhraseNode.optional(wakePrefix(wake))
         var model = commands
         model.rules = commands.rules.map { rule in
             var wrapped = rule
@@ -66,6 +121,21 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             return wrapped
         }
         return model
+    }
+
+    /// What may interrupt the device while it speaks: the cancel phrases,
+    /// with or without the wake words.
+    static func bargeInModel(wake: ParleyConfig.Wake) -> PhraseModel {
+        let phrases = PhraseNode.choice(PhraseCompiler.cancelPhrases.map { .words(PhraseText.normalise($0)) })
+        let body = PhraseNode.sequence([.optional(wakePrefix(wake)), phrases])
+        return PhraseModel(rules: [PhraseRule(id: "bargein.cancel", target: .builtin(PhraseCompiler.Builtin.cancel), body: body)])
+    }
+
+    /// The command stage's rejection threshold for a wake sensitivity: the
+    /// recogniser's default (-1.0, per-frame log-likelihood ratio to the
+    /// phone loop) at 0.5, stricter by 1.0 at 0, looser by 1.0 at 1.
+    static func rejectionThreshold(sensitivity: Double) -> Double {
+        -1.0 + (0.5 - min(1, max(0, sensitivity))) * 2
     }
 
     /// The transcript without the wake words, as the engine expects it.
@@ -79,20 +149,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     /// Called for the engine's `.listening` events.
     public func listen(_ mode: ListeningMode) async {
-        switch mode {
-        case .commands:
-            let commands = await engine.phraseModel()
-            shared.withLock { s in
-                s.commandModel = commands
-                s.pendingModel = Self.wakeModel(commands, wake: wake)
-                s.followUp = false
-            }
-        case .followUp(let model):
-            shared.withLock { s in
-                s.pendingModel = model
-                s.followUp = true
-            }
+        let commands = await engine.phraseModel()
+        let (model, kind): (PhraseModel, Kind) = switch mode {
+        case .commands: (Self.wakeModel(commands, wake: wake), .commands)
+        case .window: (Self.windowModel(commands, wake: wake), .window)
+        case .followUp(let answers): (answers, .followUp)
         }
+        shared.withLock { s in s.requested = (model, kind, s.requested.version + 1) }
     }
 
     // MARK: Ports
@@ -109,23 +172,51 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     // MARK: Service
 
     public func run() async throws {
-        let commands = await engine.phraseModel()
-        let initial = Self.wakeModel(commands, wake: wake)
-        let recognizer = try StreamingCommandDecoder(model: initial)
-        shared.withLock { $0.grammarSize = initial.rules.count; $0.commandModel = commands }
+        let initial = Self.wakeModel(await engine.phraseModel(), wake: wake)
+        shared.withLock { s in
+            if s.requested.version == 0 { s.requested = (initial, .commands, 0) }
+        }
         try capture.start()
-        let transfer = RecognizerTransfer(recognizer)
+        // The decoders load on the listen thread (PocketSphinx models take a
+        // while, and blocking calls stay off the cooperative pool), so a
+        // SIGTERM during start is answered at once.
         let thread = Thread { [self] in
-            listenLoop(transfer.recognizer)
+            defer { loopDone.store(true, ordering: .releasing) }
+            let listener: Listener
+            do {
+                listener = try Listener(pipeline: self, initial: initial)
+            } catch {
+                loadFailure.withLock { $0 = "\(error)" }
+                return
+            }
+            listener.run()
         }
         thread.name = "parley-listen"
         thread.start()
-        try? await gracefulShutdown()
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if let failure = loadFailure.withLock({ $0 }) {
+                capture.stop()
+                throw ListeningError(description: "the recogniser could not start: \(failure)")
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
         stopping.store(true, ordering: .sequentiallyConsistent)
         capture.stop()
         // The loop checks the stop flag at least every 100 ms; wait for it to
-        // finish its current utterance so the recogniser is not torn down under it.
-        while !loopDone.load(ordering: .acquiring) && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+        // finish its current utterance so the recogniser is not torn down under
+        // it. A thread still loading models ends by itself when done.
+        while !loopDone.load(ordering: .acquiring) && listening.load(ordering: .acquiring) && !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Why the decoders could not be created, if they could not.
+    private let loadFailure = Mutex<String?>(nil)
+    /// Set once the decoders are loaded and the loop runs.
+    private let listening = Atomic<Bool>(false)
+
+    struct ListeningError: Error, CustomStringConvertible {
+        var description: String
     }
 
     private let loopDone = Atomic<Bool>(false)
@@ -135,8 +226,66 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var start: Int64
         /// Everything before this stream position has been fed to the decoders.
         var fed: Int64
-        /// Whether it answers a question (no wake words expected).
-        var followUp: Bool
+        /// Everything before this position has been fed to the wake detector.
+        var wakeFed: Int64
+        var kind: Kind
+        /// The wake detector confirmed "hey <name>" in this utterance.
+        var woke = false
+    }
+
+    /// The listen thread's state: the decoders and the grammar they hold.
+    private final class Listener {
+        let pipeline: ListeningPipeline
+        let recognizer: StreamingCommandDecoder
+        let detector: WakeDetector?
+        let bargeIn: PhraseModel
+        /// The version of the requested grammar the recogniser holds (nil:
+        /// it holds the barge-in grammar).
+        var applied: Int? = 0
+
+        init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
+            let wake = pipeline.wake
+            self.pipeline = pipeline
+            recognizer = try StreamingCommandDecoder(
+                model: initial, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity))
+            detector = wake.named
+                ? try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity)
+                : nil
+            bargeIn = ListeningPipeline.bargeInModel(wake: wake)
+            pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
+        }
+
+        func run() {
+            pipeline.listening.store(true, ordering: .releasing)
+            pipeline.listenLoop(self)
+        }
+
+        /// Loads the grammar for an utterance of `speaking` state; returns its kind.
+        func prepare(speaking: Bool) -> Kind {
+            if speaking {
+                if applied != nil { load(bargeIn, version: nil) }
+                return .bargeIn
+            }
+            let requested = pipeline.shared.withLock { $0.requested }
+            if applied != requested.version { load(requested.model, version: requested.version) }
+            return requested.kind
+        }
+
+        /// Whether the engine asked for another grammar since `prepare`.
+        var isStale: Bool {
+            guard let applied else { return false }
+            return pipeline.shared.withLock { $0.requested.version } != applied
+        }
+
+        private func load(_ model: PhraseModel, version: Int?) {
+            do {
+                try recognizer.update(model: model)
+                applied = version
+                pipeline.shared.withLock { $0.grammarSize = model.rules.count }
+            } catch {
+                pipeline.logger.error("grammar update failed: \(error)")
+            }
+        }
     }
 
     /// Reads the ring, endpoints, and feeds the decoders while the person
@@ -144,8 +293,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// endpointer will cut off (trailing silence minus post-roll), so the
     /// decoders see exactly the endpointed utterance; at its end only
     /// ps_end_utt and scoring remain.
-    private func listenLoop(_ recognizer: StreamingCommandDecoder) {
-        defer { loopDone.store(true, ordering: .releasing) }
+    private func listenLoop(_ listener: Listener) {
+        let recognizer = listener.recognizer
         let ring = capture.ring
         let milliseconds = Int(endpointSilence.components.seconds * 1000
             + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
@@ -155,6 +304,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // newest sample (plus one frame: the endpointer may still hold a partial one).
         let holdBack = Int64(max(0, milliseconds - min(configuration.postRollMilliseconds, milliseconds))
             * configuration.sampleRate / 1000) + Int64(configuration.frameSamples)
+        let preRoll = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         var position = ring.writePosition
         var buffer = [Int16](repeating: 0, count: 1_600)
         var events: [EndpointEvent] = []
@@ -164,18 +314,18 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
             guard read.count > 0 else { continue }
             position = read.position + Int64(read.count)
-            if isSpeaking() { continue }  // the device's own voice
             buffer.withUnsafeBufferPointer { all in
                 endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { events.append($0) }
             }
             for event in events {
                 switch event {
                 case .speechStarted(let start, _):
-                    let followUp = applyPendingModel(to: recognizer)
+                    let kind = listener.prepare(speaking: isSpeaking())
                     recognizer.begin()
-                    utterance = Utterance(start: start, fed: start, followUp: followUp)
+                    if kind == .commands { try? listener.detector?.reset() }
+                    utterance = Utterance(start: start, fed: start, wakeFed: start, kind: kind)
                 case .speechEnded(let start, let end, _):
-                    guard let current = utterance else { continue }
+                    guard var current = utterance else { continue }
                     utterance = nil
                     if end > current.fed {
                         recognizer.feed(ring.samples(from: current.fed, count: Int(end - current.fed)))
@@ -184,52 +334,60 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                     // is filled in real time), for the latency figures.
                     let age = Double(ring.writePosition - end) / Double(ring.sampleRate)
                     let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
-                    finish(current, samples: { ring.samples(from: start, count: Int(end - start)) }, with: recognizer,
+                    finish(&current, listener: listener, ring: ring, position: position,
+                           samples: { ring.samples(from: start, count: Int(end - start)) },
                            spokenEnd: spokenEnd, endSample: end)
                 }
             }
             events.removeAll(keepingCapacity: true)
-            if var current = utterance, position - holdBack > current.fed {
+            guard var current = utterance else { continue }
+            if current.kind == .bargeIn && !isSpeaking() {
+                // The device stopped talking mid-utterance: what follows is the
+                // person's (an answer, a command), so start again with the
+                // grammar of the moment from just before now.
+                recognizer.cancel()
+                let restart = max(current.start, position - preRoll)
+                current = Utterance(start: restart, fed: restart, wakeFed: restart, kind: listener.prepare(speaking: false))
+                recognizer.begin()
+                if current.kind == .commands { try? listener.detector?.reset() }
+            }
+            if position - holdBack > current.fed {
                 recognizer.feed(ring.samples(from: current.fed, count: Int(position - holdBack - current.fed)))
                 current.fed = position - holdBack
-                utterance = current
             }
+            feedWakeDetector(&current, listener: listener, ring: ring, upTo: position)
+            utterance = current
         }
         if utterance != nil { recognizer.cancel() }
     }
 
-    /// Switches to the grammar the engine asked for last, if any; returns
-    /// whether that grammar is a question's answers.
-    private func applyPendingModel(to recognizer: StreamingCommandDecoder) -> Bool {
-        let (pending, followUp) = shared.withLock { s -> (PhraseModel?, Bool) in
-            defer { s.pendingModel = nil }
-            return (s.pendingModel, s.followUp)
+    /// Streams a commands utterance through the wake detector (named mode).
+    private func feedWakeDetector(_ utterance: inout Utterance, listener: Listener, ring: AudioRing, upTo position: Int64) {
+        guard utterance.kind == .commands, let detector = listener.detector, position > utterance.wakeFed else { return }
+        do {
+            let detections = try detector.process(ring.samples(from: utterance.wakeFed, count: Int(position - utterance.wakeFed)))
+            if !detections.isEmpty { utterance.woke = true }
+        } catch {
+            logger.error("wake detector failed: \(error)")
         }
-        if let pending {
-            do {
-                try recognizer.update(model: pending)
-                shared.withLock { $0.grammarSize = pending.rules.count }
-            } catch {
-                logger.error("grammar update failed: \(error)")
-            }
-        }
-        return followUp
+        utterance.wakeFed = position
     }
 
-    /// Ends the utterance and hands a match to the engine. When the engine
-    /// changed the grammar while the person spoke (a question was asked
-    /// meanwhile), the streamed decode used the old one: the buffered
-    /// utterance is decoded again with the new grammar.
+    /// Ends the utterance and acts on it. When the engine changed the
+    /// grammar while the person spoke (a question was asked meanwhile), the
+    /// streamed decode used the old one: the buffered utterance is decoded
+    /// again with the new grammar.
     /// `endSample`: the utterance's end (with the endpointer's post-roll) as a
     /// position in the captured stream; latencies are measured from it.
-    private func finish(_ utterance: Utterance, samples: () -> [Int16], with recognizer: StreamingCommandDecoder,
-                        spokenEnd: ContinuousClock.Instant, endSample: Int64) {
-        var followUp = utterance.followUp
+    private func finish(_ utterance: inout Utterance, listener: Listener, ring: AudioRing, position: Int64,
+                        samples: () -> [Int16], spokenEnd: ContinuousClock.Instant, endSample: Int64) {
+        let recognizer = listener.recognizer
+        var kind = utterance.kind
         let result: CommandResult
         do {
-            if shared.withLock({ $0.pendingModel != nil }) {
+            if kind != .bargeIn && listener.isStale {
                 recognizer.cancel()
-                followUp = applyPendingModel(to: recognizer)
+                kind = listener.prepare(speaking: false)
                 result = try recognizer.recognize(samples())
             } else {
                 result = try recognizer.finish()
@@ -238,34 +396,54 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             logger.error("recognition failed: \(error)")
             return
         }
-        guard result.match != nil else {
-            shared.withLock { $0.rejections += 1 }
-            logger.debug("rejected", metadata: ["heard": "\(result.transcript)", "why": "\(result.rejection ?? "")"])
+        if kind == .bargeIn {
+            guard result.match != nil else { return }
+            logger.info("interrupted", metadata: ["heard": "\(result.transcript)"])
+            interruptSpeech()
+            hand("cancel", spokenEnd: nil)
             return
         }
-        shared.withLock { $0.recognitions += 1 }
-        let words = result.transcript.split(separator: " ").map(String.init)
-        let text = (followUp ? words : Self.stripWake(words, wake: wake)).joined(separator: " ")
-        latency.commandEnded(at: spokenEnd)
-        logger.info("heard", metadata: [
-            "text": "\(text)", "confidence": "\(result.confidence)",
-            "latency-ms": "\(LatencyProbe.milliseconds(ContinuousClock.now - spokenEnd))", "end-sample": "\(endSample)",
-        ])
+        if let match = result.match, match.target != Self.wakeTarget {
+            shared.withLock { $0.recognitions += 1 }
+            let words = result.transcript.split(separator: " ").map(String.init)
+            let text = (kind == .followUp ? words : Self.stripWake(words, wake: wake)).joined(separator: " ")
+            logger.info("heard", metadata: [
+                "text": "\(text)", "confidence": "\(result.confidence)",
+                "latency-ms": "\(LatencyProbe.milliseconds(ContinuousClock.now - spokenEnd))", "end-sample": "\(endSample)",
+            ])
+            hand(text, spokenEnd: spokenEnd)
+            return
+        }
+        // No command: "hey <name>" alone opens a window once the wake
+        // detector has confirmed it (the rest of the stream gives its tail).
+        feedWakeDetector(&utterance, listener: listener, ring: ring, upTo: position)
+        if kind == .commands && utterance.woke {
+            logger.info("woken", metadata: ["name": "\(wake.name)"])
+            let engine = self.engine, window = Wiring.seconds(wake.window)
+            run { await engine.woken(window: window) }
+            return
+        }
+        shared.withLock { $0.rejections += 1 }
+        logger.debug("rejected", metadata: ["heard": "\(result.transcript)", "why": "\(result.rejection ?? "wake not confirmed")"])
+    }
+
+    /// Hands text to the engine and waits until it has taken it, so
+    /// utterances are heard in order.
+    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?) {
+        if let spokenEnd { latency.commandEnded(at: spokenEnd) }
         let engine = self.engine
+        run { await engine.hear(text, confidence: nil) }
+    }
+
+    /// Runs `work` on the cooperative pool and blocks this (listen) thread until it is done.
+    private func run(_ work: @escaping @Sendable () async -> Void) {
         let done = DispatchSemaphore(value: 0)
         Task {
-            await engine.hear(text, confidence: nil)
+            await work()
             done.signal()
         }
-        // Hear in order: the next utterance waits for the engine to take this one.
         done.wait()
     }
-}
-
-/// Hands the recogniser (a non-Sendable class) to the one thread that uses it.
-private struct RecognizerTransfer: @unchecked Sendable {
-    let recognizer: StreamingCommandDecoder
-    init(_ recognizer: StreamingCommandDecoder) { self.recognizer = recognizer }
 }
 
 /// Latency from the end of a spoken command (its last captured sample) to

@@ -4,6 +4,7 @@ import Logging
 import ParleyAudio
 import ParleySpeech
 import ServiceLifecycle
+import Synchronization
 
 /// Speech out: espeak-ng synthesis (ParleySpeech) streamed into the playback
 /// device (ParleyAudio). Synthesis blocks, so it runs on its own serial
@@ -16,6 +17,9 @@ public final class Speaker: Service, AudioPort, Sendable {
     private let logger: Logger
 
     private let latency: LatencyProbe
+    /// Bumped by `interrupt()`: lines queued or being synthesised under an
+    /// older generation are dropped.
+    private let generation = Atomic<Int>(0)
 
     public init(playback: PlaybackService, voice: ParleyConfig.Voice, latency: LatencyProbe, logger: Logger) throws {
         self.latency = latency
@@ -27,8 +31,12 @@ public final class Speaker: Service, AudioPort, Sendable {
 
     /// Synthesises `text` and queues it for playback.
     public func speak(_ text: String) async {
+        let mine = generation.load(ordering: .acquiring)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            queue.async { [synthesizer, playback, logger, latency] in
+            queue.async { [self, synthesizer, playback, logger, latency] in
+                defer { done.resume() }
+                func current() -> Bool { self.generation.load(ordering: .acquiring) == mine }
+                guard current() else { return }
                 do {
                     let rate = try synthesizer.sampleRate
                     // The first chunk is queued at once so playback starts
@@ -37,7 +45,7 @@ public final class Speaker: Service, AudioPort, Sendable {
                     var samples: [Int16] = []
                     try synthesizer.speak(text) { chunk in
                         samples.append(contentsOf: chunk)
-                        if first && samples.count >= rate / 5 {
+                        if first && samples.count >= rate / 5 && current() {
                             playback.enqueue(samples, sampleRate: rate)
                             samples.removeAll(keepingCapacity: true)
                             first = false
@@ -45,15 +53,21 @@ public final class Speaker: Service, AudioPort, Sendable {
                                 logger.info("answer started", metadata: ["answer-latency-ms": "\(LatencyProbe.milliseconds(elapsed))"])
                             }
                         }
-                        return true
+                        return current()   // false stops espeak-ng after an interrupt
                     }
-                    playback.enqueue(samples, sampleRate: rate)
+                    if current() { playback.enqueue(samples, sampleRate: rate) }
                 } catch {
                     logger.error("speech out failed: \(error)", metadata: ["text": "\(text)"])
                 }
-                done.resume()
             }
         }
+    }
+
+    /// Silences the device at once ("stop" said over its voice): what is
+    /// playing is cut and lines queued or still being synthesised are dropped.
+    public func interrupt() {
+        generation.add(1, ordering: .acquiringAndReleasing)
+        playback.stopSpeaking()
     }
 
     /// A short chime (two sine tones) for timers and announcements.

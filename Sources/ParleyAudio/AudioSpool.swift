@@ -1,0 +1,107 @@
+import Foundation
+import Glibc
+
+/// A stand-in microphone for machines without a sound card that stays open:
+/// a raw file (S16_LE, 16 kHz, mono) that ALSA's file plugin reads as its
+/// capture input while other processes append to it. The plugin reads the
+/// input file with plain read(2) from where it left off, so samples
+/// appended to the file are captured as they arrive, and reads past its end
+/// leave the period untouched, which the capture service turns into silence
+/// (`CaptureConfiguration.silenceBeyondInput`). `parley play FILE.wav`
+/// appends through the daemon; a person's recording then reaches the
+/// recogniser exactly as it would from a card: ALSA, ring, endpointer.
+public struct AudioSpool: Sendable {
+    public static let sampleRate = 16_000
+    /// Appends are padded to whole capture periods (10 ms), so the plugin
+    /// never reads a period that is only partly written.
+    public static let periodFrames = 160
+
+    public let url: URL
+
+    /// Creates the spool file (empty) if it does not exist.
+    public init(url: URL) throws {
+        self.url = url
+        if !FileManager.default.fileExists(atPath: url.path) {
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                throw AudioError.badFile(path: url.path, reason: "cannot create the audio spool")
+            }
+        }
+    }
+
+    /// The capture configuration that listens to this spool in real time.
+    public var captureConfiguration: CaptureConfiguration {
+        var configuration = CaptureConfiguration(
+            device: FileAudioDevice.capture(rawInput: url, name: "parley_spool_capture"),
+            format: PCMFormat(sampleRate: Self.sampleRate, channels: 1, periodFrames: Self.periodFrames,
+                              bufferFrames: Self.periodFrames * 8),
+            realtimePriority: nil, pacing: .realTime)
+        configuration.silenceBeyondInput = true
+        return configuration
+    }
+
+    /// Appends a 16-bit WAV file (any rate, any channel count: mixed to mono
+    /// and resampled to 16 kHz) with `padding` seconds of silence after it,
+    /// so the endpointer sees the utterance end. Returns the seconds appended.
+    @discardableResult
+    public func append(wav: URL, padding: Double = 1.0) throws -> Double {
+        let contents = try WAVFile.readInterleaved(wav)
+        var samples = Self.mono(contents.samples, channels: contents.channels)
+        if contents.sampleRate != Self.sampleRate {
+            samples = Self.resample(samples, from: contents.sampleRate)
+        }
+        samples += [Int16](repeating: 0, count: Int(padding * Double(Self.sampleRate)))
+        let remainder = samples.count % Self.periodFrames
+        if remainder != 0 { samples += [Int16](repeating: 0, count: Self.periodFrames - remainder) }
+        try append(samples)
+        return Double(samples.count) / Double(Self.sampleRate)
+    }
+
+    /// Appends samples in one write(2) with O_APPEND.
+    public func append(_ samples: [Int16]) throws {
+        let fd = open(url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw AudioError.badFile(path: url.path, reason: "cannot open the audio spool: \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }
+        try samples.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else {
+                    throw AudioError.badFile(path: url.path, reason: "cannot append to the audio spool: \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    static func mono(_ interleaved: [Int16], channels: Int) -> [Int16] {
+        guard channels > 1 else { return interleaved }
+        var result = [Int16](repeating: 0, count: interleaved.count / channels)
+        for frame in result.indices {
+            var sum = 0
+            for channel in 0..<channels { sum += Int(interleaved[frame * channels + channel]) }
+            result[frame] = Int16(sum / channels)
+        }
+        return result
+    }
+
+    static func resample(_ samples: [Int16], from rate: Int) -> [Int16] {
+        let block = 4_096
+        let resampler = PolyphaseResampler(inputRate: rate, outputRate: sampleRate, maxInput: block)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: resampler.maxOutput(forInput: block))
+        defer { output.deallocate() }
+        var result: [Int16] = []
+        result.reserveCapacity(samples.count * sampleRate / rate + 2)
+        var start = 0
+        while start < samples.count {
+            let count = min(block, samples.count - start)
+            for i in 0..<count { resampler.inputSlot[i] = Float(samples[start + i]) }
+            let produced = resampler.process(count: count, output: output)
+            for i in 0..<produced { result.append(Int16(max(-32_768, min(32_767, output[i].rounded())))) }
+            start += count
+        }
+        return result
+    }
+}
