@@ -96,7 +96,7 @@ let package = Package(
             dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleyTestKit"]),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]

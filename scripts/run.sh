@@ -8,6 +8,7 @@
 # In another terminal:
 #   export PARLEY_SOCKET=$PWD/.run/parley.sock
 #   .build/release/parley status
+#   .build/release/parley play recording.wav   # heard through the spool microphone
 #   .build/release/parley say "order a latte with barista"   # then: parley say large; parley press
 #   .build/release/parley press
 set -euo pipefail

@@ -33,15 +33,18 @@ import Testing
     }
 
     /// Starts parleyd on `dir` and returns it with its stderr pipe.
-    static func startDaemon(_ dir: TemporaryDirectory) throws -> (Process, Pipe) {
+    /// `settings`: more YAML (the defaults here: the input WAV read once, a 2 s confirmation).
+    static func startDaemon(
+        _ dir: TemporaryDirectory,
+        settings: String = "audio: {capture: \"file:capture.wav\"}\ntimeouts: {confirmation: 2s}"
+    ) throws -> (Process, Pipe) {
         try """
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("parley.sock"))
-            audio: {capture: "file:capture.wav"}
             primary_app: Coffee Maker
             log_level: debug
-            timeouts: {confirmation: 2s}
-            """.write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
+
+            """.appending(settings).write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = try Executables.url("parleyd")
         process.arguments = ["--config", dir.file("parley.yaml")]

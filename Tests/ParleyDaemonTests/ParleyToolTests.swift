@@ -48,8 +48,8 @@ import Testing
         #expect(jsonStatus == 0 && json.contains("\"ok\" : true"))
     }
 
-    @Test func permissionDeniedIsSaidPlainlyWithExit77() async throws {
-        guard getuid() == 0 else { return }  // needs root to become another user
+    @Test(.enabled(if: getuid() == 0, "needs root to run the tool as another user"))
+    func permissionDeniedIsSaidPlainlyWithExit77() async throws {
         let running = try RunningServer(); defer { running.stop() }
         chmod(running.dir.path, 0o755)
         chmod((running.socket as NSString).deletingLastPathComponent, 0o755)

@@ -1,0 +1,82 @@
+import Foundation
+import ParleyTestKit
+import Testing
+
+@testable import ParleyDaemon
+
+/// The real daemon listening to its default stand-in microphone (a `spool:`
+/// capture through ALSA's file plugin), with recordings played into it while
+/// it runs, as `parley play` does: the named wake opens a window, a command
+/// without the wake word is understood in it, and "stop" said over the
+/// device's own voice interrupts it.
+@Suite(.serialized) struct LiveMicrophoneTests {
+    static let computer = SharedData.wakeComputer.appendingPathComponent("0f39d2ed-e21c-470b-b0ae-9957dbab93e5.wav").path
+    static let order = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
+
+    static func play(_ path: String, socket: String) async throws -> String {
+        try await offPool { try ControlClient(path: socket).send(.play(path)).message ?? "" }
+    }
+
+    @Test func namedWakeWindowCommandAndBargeIn() async throws {
+        for file in [Self.computer, Self.order] where !FileManager.default.fileExists(atPath: file) {
+            throw TestFailure("missing recording \(file)")
+        }
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        try EndToEndTests.run("/usr/bin/espeak-ng", ["-w", dir.file("stop-raw.wav"), "stop"])
+        try EndToEndTests.run("/usr/bin/sox", [dir.file("stop-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("stop.wav")])
+        let (process, errors) = try EndToEndTests.startDaemon(
+            dir, settings: "wake: {hey_optional: true, window: 6s}\ntimeouts: {confirmation: 20s}")
+        defer { if process.isRunning { process.terminate() } }
+        let socket = dir.file("parley.sock")
+        // Ready when the recogniser listens to the spool.
+        let ready = try await EndToEndTests.waitForStatus(socket) { $0.audio.state == "running" }
+        #expect(ready?.audio.capture == "parley_spool_capture")
+
+        // "Computer" alone (a real recording): the wake detector opens a window.
+        #expect(try await Self.play(Self.computer, socket: socket).contains("into the microphone"))
+        let woken = try await EndToEndTests.waitForStatus(socket) { $0.state == "listening" }
+        #expect(woken?.state == "listening")
+
+        // In the window, an order without any wake word is understood.
+        _ = try await Self.play(Self.order, socket: socket)
+        let confirming = try await EndToEndTests.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
+        #expect(confirming?.state == "awaiting-confirmation")
+        #expect(confirming?.recognitions == 1)
+
+        // "Stop" while the device reads the order back: it is cut short and
+        // the order cancelled.
+        _ = try await Self.play(dir.file("stop.wav"), socket: socket)
+        let idle = try await EndToEndTests.waitForStatus(socket) { $0.state == "idle" }
+        #expect(idle?.state == "idle")
+        #expect(idle?.donations == 0)
+        let log = try await EndToEndTests.stop(process, errors)
+        #expect(log.contains("woken name=computer"))
+        #expect(log.contains("interrupted heard=stop"))
+        #expect(log.contains("spoke text=Cancelled."))
+        #expect(!log.contains("performed intent="))
+    }
+
+    @Test func playIsRefusedWithoutASpoolAndNamesTheBadFile() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let (process, errors) = try EndToEndTests.startDaemon(dir)  // file: capture
+        defer { if process.isRunning { process.terminate() } }
+        let socket = dir.file("parley.sock")
+        _ = try await EndToEndTests.waitForStatus(socket) { _ in true }
+        let refused = await #expect(throws: (any Error).self) {
+            try await offPool { try ControlClient(path: socket).send(.play(Self.order)) }
+        }
+        #expect("\(refused.map { "\($0)" } ?? "")".contains("spool:<path>"))
+        _ = try await EndToEndTests.stop(process, errors)
+
+        let live = try TemporaryDirectory(); defer { live.remove() }
+        let (daemon, daemonErrors) = try EndToEndTests.startDaemon(live, settings: "")
+        defer { if daemon.isRunning { daemon.terminate() } }
+        _ = try await EndToEndTests.waitForStatus(live.file("parley.sock")) { _ in true }
+        try "not audio".write(toFile: live.file("bad.wav"), atomically: true, encoding: .utf8)
+        let bad = await #expect(throws: (any Error).self) {
+            try await offPool { try ControlClient(path: live.file("parley.sock")).send(.play(live.file("bad.wav"))) }
+        }
+        #expect("\(bad.map { "\($0)" } ?? "")".contains(live.file("bad.wav")))
+        _ = try await EndToEndTests.stop(daemon, daemonErrors)
+    }
+}
