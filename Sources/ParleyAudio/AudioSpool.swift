@@ -18,10 +18,12 @@ public struct AudioSpool: Sendable {
 
     public let url: URL
 
-    /// Creates the spool file (empty) if it does not exist.
-    public init(url: URL) throws {
+    /// Opens the spool, creating it if needed. `empty`: drop what an earlier
+    /// run left in it (the capture reads the file from its start, so a
+    /// restarted daemon would hear old recordings again).
+    public init(url: URL, empty: Bool = false) throws {
         self.url = url
-        if !FileManager.default.fileExists(atPath: url.path) {
+        if empty || !FileManager.default.fileExists(atPath: url.path) {
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
                 throw AudioError.badFile(path: url.path, reason: "cannot create the audio spool")
             }
@@ -40,15 +42,17 @@ public struct AudioSpool: Sendable {
     }
 
     /// Appends a 16-bit WAV file (any rate, any channel count: mixed to mono
-    /// and resampled to 16 kHz) with `padding` seconds of silence after it,
-    /// so the endpointer sees the utterance end. Returns the seconds appended.
+    /// and resampled to 16 kHz) between `lead` and `padding` seconds of
+    /// silence, so the endpointer sees where the utterance starts and ends
+    /// even when the file is trimmed tight. Returns the seconds appended.
     @discardableResult
-    public func append(wav: URL, padding: Double = 1.0) throws -> Double {
+    public func append(wav: URL, lead: Double = 0.3, padding: Double = 1.0) throws -> Double {
         let contents = try WAVFile.readInterleaved(wav)
         var samples = Self.mono(contents.samples, channels: contents.channels)
         if contents.sampleRate != Self.sampleRate {
             samples = Self.resample(samples, from: contents.sampleRate)
         }
+        samples = [Int16](repeating: 0, count: Int(lead * Double(Self.sampleRate))) + samples
         samples += [Int16](repeating: 0, count: Int(padding * Double(Self.sampleRate)))
         let remainder = samples.count % Self.periodFrames
         if remainder != 0 { samples += [Int16](repeating: 0, count: Self.periodFrames - remainder) }

@@ -80,7 +80,7 @@ public enum Wiring {
     /// The stand-in microphone of a `spool:` capture (created if missing).
     static func makeSpool(config: ParleyConfig) throws -> AudioSpool? {
         guard case .spool(let path) = config.audio.capture else { return nil }
-        return try AudioSpool(url: URL(fileURLWithPath: config.resolvedPath(path)))
+        return try AudioSpool(url: URL(fileURLWithPath: config.resolvedPath(path)), empty: true)
     }
 
     /// Audio in: an ALSA device, a spool WAV files are played into, or a WAV
