@@ -78,7 +78,15 @@ public actor ConversationEngine {
         case asking(Pending)
         case confirming(Confirming)
         case suggesting(Run, deadline: Date)
+        /// "Forget my history" awaits the button.
+        case forgetting(Forgetting)
         case busy
+    }
+
+    struct Forgetting: Sendable {
+        var line: String
+        var reasked = false
+        var deadline: Date
     }
 
     struct Announcement: Sendable {
@@ -102,6 +110,7 @@ public actor ConversationEngine {
         case .asking(let pending): .followUp(FollowUpGrammar.model(for: pending.question))
         case .confirming(let confirming): .followUp(FollowUpGrammar.model(for: FollowUpQuestion(prompt: confirming.line, expectation: .confirmation(voiceAllowed: confirming.voiceAllowed))))
         case .pushToTalk: .window
+        case .forgetting(let forgetting): .followUp(FollowUpGrammar.model(for: FollowUpQuestion(prompt: forgetting.line, expectation: .confirmation(voiceAllowed: false))))
         default: .commands
         }
     }
@@ -167,6 +176,8 @@ public actor ConversationEngine {
             await handleAnswer(text, pending)
         case .confirming(let confirming):
             await handleConfirmation(text, confirming)
+        case .forgetting(let forgetting):
+            await handleForgetAnswer(text, forgetting)
         case .busy:
             if commandResolver?.resolve(text)?.target == .builtin(PhraseCompiler.Builtin.cancel) { await cancel() }
         }
@@ -183,7 +194,7 @@ public actor ConversationEngine {
             phase = .pushToTalk(deadline: clock.now + seconds)
             await sink.emit(.sound("wake"))
             await rest()
-        case .asking, .confirming, .suggesting, .busy:
+        case .asking, .confirming, .suggesting, .forgetting, .busy:
             await log("wake ignored: a conversation is open")
         }
     }
@@ -204,6 +215,7 @@ public actor ConversationEngine {
             switch phase {
             case .confirming(let confirming): await perform(confirming.run)
             case .suggesting(let run, _): await perform(run)
+            case .forgetting: await forgetHistory()
             case .idle: await idlePress()
             case .pushToTalk: phase = .idle; await rest()
             case .asking, .busy: await log("press ignored while a question is open")
@@ -236,6 +248,13 @@ public actor ConversationEngine {
             confirming.deadline = now + configuration.confirmationTimeout
             phase = .confirming(confirming)
             await say(confirming.line)
+            await rest()
+        case .forgetting(var forgetting) where now >= forgetting.deadline:
+            if forgetting.reasked { await giveUp(); return }
+            forgetting.reasked = true
+            forgetting.deadline = now + configuration.confirmationTimeout
+            phase = .forgetting(forgetting)
+            await say(forgetting.line)
             await rest()
         case .pushToTalk(let deadline) where now >= deadline:
             phase = .idle
@@ -277,6 +296,8 @@ public actor ConversationEngine {
         case .builtin(PhraseCompiler.Builtin.help):
             phase = .idle
             await sayHelp()
+        case .builtin(PhraseCompiler.Builtin.forgetHistory):
+            await askToForgetHistory()
         case .builtin(PhraseCompiler.Builtin.appHelp):
             phase = .idle
             await sayAppHelp(resolution.values[PhraseCompiler.appBinding] ?? "")
@@ -576,6 +597,56 @@ public actor ConversationEngine {
         }
     }
 
+    // MARK: - Privacy (SPEC 7)
+
+    /// "Forget my history": every donation goes, but only after a press.
+    private func askToForgetHistory() async {
+        let count = ((try? await stores.donations.donations(app: nil, intent: nil, limit: nil)) ?? []).count
+        guard count > 0 else {
+            phase = .idle
+            await say("There is no history to forget.")
+            await rest()
+            return
+        }
+        let actions = count == 1 ? "one past action" : "\(SpokenNumber.words(count)) past actions"
+        let line = "Forget the history of \(actions), and the suggestions learned from it? Press the button to forget it, or say cancel."
+        phase = .forgetting(Forgetting(line: line, deadline: clock.now + configuration.confirmationTimeout))
+        await say(line)
+        await rest()
+    }
+
+    private func handleForgetAnswer(_ text: String, _ forgetting: Forgetting) async {
+        let answer = Resolver(model: FollowUpGrammar.model(for: FollowUpQuestion(prompt: forgetting.line, expectation: .confirmation(voiceAllowed: false)))).resolve(text)
+        var renewed = forgetting
+        renewed.deadline = clock.now + configuration.confirmationTimeout
+        switch (answer?.target, answer?.values[FollowUpGrammar.yesNo]) {
+        case (.builtin(PhraseCompiler.Builtin.cancel)?, _), (_, "no"):
+            await cancel()
+        case (_, "yes"):
+            phase = .forgetting(renewed)
+            await say("A spoken yes can't delete your history. Press the button to forget it, or say cancel.")
+            await rest()
+        default:
+            phase = .forgetting(renewed)
+            await say(forgetting.line)
+            await rest()
+        }
+    }
+
+    private func forgetHistory() async {
+        phase = .idle
+        do {
+            let count = try await stores.donations.delete(.all)
+            await setLED(.success)
+            await say(count == 1 ? "Forgotten. One past action was deleted." : "Forgotten. \(SpokenNumber.words(count).prefix(1).uppercased() + SpokenNumber.words(count).dropFirst()) past actions were deleted.")
+        } catch {
+            await log("forgetting the history failed: \(error)")
+            await setLED(.error)
+            await say("The history could not be deleted. Nothing was changed.")
+        }
+        await rest()
+    }
+
     enum PerformOutcome: Sendable {
         case success(IntentResult)
         case failure(any Error)
@@ -796,7 +867,7 @@ public actor ConversationEngine {
     private func rest() async {
         switch phase {
         case .asking, .pushToTalk: await setLED(muted ? .muted : .listening)
-        case .confirming, .suggesting: await setLED(.awaitingConfirmation)
+        case .confirming, .suggesting, .forgetting: await setLED(.awaitingConfirmation)
         case .busy: await setLED(.thinking)
         case .idle: await setLED(muted ? .muted : .idle)
         }

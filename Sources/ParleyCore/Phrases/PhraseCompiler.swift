@@ -9,6 +9,7 @@ public enum PhraseCompiler {
         public static let appHelp = "appHelp"
         public static let cancel = "cancel"
         public static let `repeat` = "repeat"
+        public static let forgetHistory = "forgetHistory"
     }
     /// The binding of the app in "what can <app> do".
     public static let appBinding = "app"
@@ -16,6 +17,9 @@ public enum PhraseCompiler {
 
     public static let cancelPhrases = ["cancel", "stop", "never mind", "nevermind", "cancel that", "forget it", "stop it"]
     public static let repeatPhrases = ["repeat", "repeat that", "say that again", "say it again", "come again", "pardon"]
+    /// SPEC 7: deleting every donation by voice, confirmed with the button.
+    static let forgetPhrases = ["forget my history", "forget everything", "delete my history", "clear my history",
+                                "erase my history", "forget what i did"]
     static let helpPhrases = ["what can i say", "what can you do", "help", "what can i ask", "what do you do"]
 
     public static func compile(_ registry: AppRegistry, customPhrases: [CustomPhrase] = [],
@@ -118,6 +122,7 @@ public enum PhraseCompiler {
         rule(Builtin.cancel, cancelPhrases)
         rule(Builtin.repeat, repeatPhrases)
         rule(Builtin.help, helpPhrases)
+        rule(Builtin.forgetHistory, forgetPhrases)
         let vocabulary = "builtin.apps"
         model.vocabularies[vocabulary] = SlotVocabulary(name: vocabulary, values: registry.apps.flatMap { app in
             app.allNames.map { SlotValue(spoken: PhraseText.normalise($0), canonical: app.identifier) }

@@ -176,15 +176,17 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         shared.withLock { s in
             if s.requested.version == 0 { s.requested = (initial, .commands, 0) }
         }
-        try capture.start()
         // The decoders load on the listen thread (PocketSphinx models take a
         // while, and blocking calls stay off the cooperative pool), so a
-        // SIGTERM during start is answered at once.
+        // SIGTERM during start is answered at once. Capture starts once they
+        // are ready: nothing said meanwhile is skipped.
         let thread = Thread { [self] in
             defer { loopDone.store(true, ordering: .releasing) }
             let listener: Listener
             do {
                 listener = try Listener(pipeline: self, initial: initial)
+                guard !stopping.load(ordering: .acquiring) else { return }
+                try capture.start()
             } catch {
                 loadFailure.withLock { $0 = "\(error)" }
                 return
