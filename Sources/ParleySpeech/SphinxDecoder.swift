@@ -23,7 +23,8 @@ public final class SphinxDecoder {
     /// any added later).
     private(set) var knownWords: Set<String>
     private let lexicon: Lexicon
-    private let dictionaryFile: URL
+    /// The reduced dictionary written for this decoder (nil: the full one is used).
+    private let dictionaryFile: URL?
 
     /// Creates a decoder whose dictionary holds only `words` (plus their
     /// pronunciation variants), generating pronunciations for unknown words.
@@ -38,8 +39,27 @@ public final class SphinxDecoder {
         try Lexicon.dictionaryText(entries).write(to: file, atomically: true, encoding: .utf8)
         dictionaryFile = file
         knownWords = words
+        ps = try Self.initDecoder(settings.arguments(dictionaryPath: file.path), model: settings.acousticModel)
+    }
 
-        let args = settings.arguments(dictionaryPath: file.path)
+    /// Creates a decoder for free dictation: the full dictionary
+    /// (`settings.dictionary`) and the n-gram language model at
+    /// `languageModel` as its default search (`-lm`).
+    public init(settings: DecoderSettings, languageModel: String) throws {
+        parley_ps_quiet()
+        guard FileManager.default.isReadableFile(atPath: languageModel) else {
+            throw SpeechError.badSetting(name: "language model", value: languageModel, expected: "a readable ARPA or binary LM file")
+        }
+        self.settings = settings
+        lexicon = try Lexicon.shared(path: settings.dictionary)
+        dictionaryFile = nil
+        knownWords = []
+        ps = try Self.initDecoder(settings.arguments(dictionaryPath: settings.dictionary) + ["-lm", languageModel],
+                                  model: settings.acousticModel)
+    }
+
+    /// ps_init with command-line style arguments.
+    private static func initDecoder(_ args: [String], model: String) throws -> OpaquePointer {
         var cArgs = args.map { strdup($0) }
         defer { cArgs.forEach { free($0) } }
         let config = try cArgs.withUnsafeMutableBufferPointer { buffer in
@@ -47,12 +67,12 @@ public final class SphinxDecoder {
                             "arguments: \(args.joined(separator: " "))")
         }
         defer { cmd_ln_free_r(config) }
-        ps = try checkSphinx(ps_init(config), "ps_init", "model \(settings.acousticModel)")
+        return try checkSphinx(ps_init(config), "ps_init", "model \(model)")
     }
 
     deinit {
         ps_free(ps)
-        try? FileManager.default.removeItem(at: dictionaryFile)
+        if let dictionaryFile { try? FileManager.default.removeItem(at: dictionaryFile) }
     }
 
     /// Makes sure every word has a pronunciation (ps_add_word for new ones).

@@ -251,7 +251,7 @@ public final class StreamingCommandDecoder {
 }
 
 /// The first error of an utterance's queued jobs, shared by the worker threads.
-private final class StreamError: @unchecked Sendable {
+final class StreamError: @unchecked Sendable {
     private let lock = NSLock()
     private var error: Error?
 

@@ -56,6 +56,30 @@ import Testing
         #expect(!log.contains("performed intent="))
     }
 
+    @Test func anOpenTextAnswerIsDictated() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let (process, errors) = try EndToEndTests.startDaemon(dir, settings: "")
+        defer { if process.isRunning { process.terminate() } }
+        let socket = dir.file("parley.sock")
+        _ = try await EndToEndTests.waitForStatus(socket) { $0.audio.state == "running" }
+        let asked = try await offPool { try ControlClient(path: socket).send(.say("add a note to notes")).spoken }
+        #expect(asked == ["What should the note say?"])
+        // The answer is a real recording; only dictation can take it.
+        _ = try await Self.play(Self.order, socket: socket)
+        let answered = try await EndToEndTests.waitForStatus(socket) {
+            !$0.lastIntents.isEmpty || $0.state == "awaiting-confirmation"
+        }
+        if answered?.state == "awaiting-confirmation" {
+            _ = try await offPool { try ControlClient(path: socket).send(.press(.short)) }
+        }
+        let done = try await EndToEndTests.waitForStatus(socket) { !$0.lastIntents.isEmpty }
+        #expect(done?.lastIntents.first?.hasPrefix("Notes/") == true)
+        let log = try await EndToEndTests.stop(process, errors)
+        let performed = log.split(separator: "\n").first { $0.contains("performed intent=Notes/") }.map(String.init) ?? ""
+        #expect(log.contains("dictation=true"))
+        #expect(performed.contains("coffee"), "\(performed)")
+    }
+
     @Test func playIsRefusedWithoutASpoolAndNamesTheBadFile() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let (process, errors) = try EndToEndTests.startDaemon(dir)  // file: capture

@@ -107,6 +107,8 @@ public actor ConversationEngine {
     /// What the recogniser should listen for now.
     public var listeningMode: ListeningMode {
         switch phase {
+        case .asking(let pending) where pending.question.expectation == .text:
+            .dictation(FollowUpGrammar.model(for: pending.question))
         case .asking(let pending): .followUp(FollowUpGrammar.model(for: pending.question))
         case .confirming(let confirming): .followUp(FollowUpGrammar.model(for: FollowUpQuestion(prompt: confirming.line, expectation: .confirmation(voiceAllowed: confirming.voiceAllowed))))
         case .pushToTalk: .window

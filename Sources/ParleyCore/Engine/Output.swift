@@ -36,6 +36,9 @@ public enum ListeningMode: Sendable, Hashable {
     case window
     /// Answers to the open question only, no wake word needed.
     case followUp(PhraseModel)
+    /// An open-text answer (a note, an address): free dictation, except
+    /// what the model holds ("cancel", "repeat"), which keeps its meaning.
+    case dictation(PhraseModel)
 }
 
 /// Everything the engine does that a person can perceive.

@@ -40,6 +40,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         case window
         /// Answers to the open question.
         case followUp
+        /// An open-text answer: the dictation decoder too.
+        case dictation
         /// The device is speaking: cancel phrases only.
         case bargeIn
     }
@@ -154,6 +156,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         case .commands: (Self.wakeModel(commands, wake: wake), .commands)
         case .window: (Self.windowModel(commands, wake: wake), .window)
         case .followUp(let answers): (answers, .followUp)
+        case .dictation(let answers): (answers, .dictation)
         }
         shared.withLock { s in s.requested = (model, kind, s.requested.version + 1) }
     }
@@ -244,6 +247,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         /// The version of the requested grammar the recogniser holds (nil:
         /// it holds the barge-in grammar).
         var applied: Int? = 0
+        /// Loaded the first time an open-text answer is expected (its
+        /// 130,000-word model is not needed before).
+        private var dictationDecoder: DictationDecoder?
 
         init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
             let wake = pipeline.wake
@@ -260,6 +266,37 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         func run() {
             pipeline.listening.store(true, ordering: .releasing)
             pipeline.listenLoop(self)
+        }
+
+        /// The dictation decoder, loaded on first use; nil when it cannot be.
+        var dictation: DictationDecoder? {
+            if dictationDecoder == nil {
+                do {
+                    dictationDecoder = try DictationDecoder()
+                } catch {
+                    pipeline.logger.error("dictation unavailable: \(error)")
+                }
+            }
+            return dictationDecoder
+        }
+
+        /// Starts an utterance on the decoders its kind uses.
+        func begin(_ kind: Kind) {
+            recognizer.begin()
+            if kind == .commands { try? detector?.reset() }
+            if kind == .dictation { dictation?.begin() }
+        }
+
+        /// Feeds the decoders of an utterance of `kind`.
+        func feed(_ samples: [Int16], kind: Kind) {
+            recognizer.feed(samples)
+            if kind == .dictation { dictationDecoder?.feed(samples) }
+        }
+
+        /// Drops an utterance on every decoder.
+        func cancel() {
+            recognizer.cancel()
+            dictationDecoder?.cancel()
         }
 
         /// Loads the grammar for an utterance of `speaking` state; returns its kind.
@@ -296,7 +333,6 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// decoders see exactly the endpointed utterance; at its end only
     /// ps_end_utt and scoring remain.
     private func listenLoop(_ listener: Listener) {
-        let recognizer = listener.recognizer
         let ring = capture.ring
         let milliseconds = Int(endpointSilence.components.seconds * 1000
             + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
@@ -323,14 +359,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 switch event {
                 case .speechStarted(let start, _):
                     let kind = listener.prepare(speaking: isSpeaking())
-                    recognizer.begin()
-                    if kind == .commands { try? listener.detector?.reset() }
+                    listener.begin(kind)
                     utterance = Utterance(start: start, fed: start, wakeFed: start, kind: kind)
                 case .speechEnded(let start, let end, _):
                     guard var current = utterance else { continue }
                     utterance = nil
                     if end > current.fed {
-                        recognizer.feed(ring.samples(from: current.fed, count: Int(end - current.fed)))
+                        listener.feed(ring.samples(from: current.fed, count: Int(end - current.fed)), kind: current.kind)
                     }
                     // When the last sample of the utterance was captured (the ring
                     // is filled in real time), for the latency figures.
@@ -347,20 +382,19 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 // The device stopped talking mid-utterance: what follows is the
                 // person's (an answer, a command), so start again with the
                 // grammar of the moment from just before now.
-                recognizer.cancel()
+                listener.cancel()
                 let restart = max(current.start, position - preRoll)
                 current = Utterance(start: restart, fed: restart, wakeFed: restart, kind: listener.prepare(speaking: false))
-                recognizer.begin()
-                if current.kind == .commands { try? listener.detector?.reset() }
+                listener.begin(current.kind)
             }
             if position - holdBack > current.fed {
-                recognizer.feed(ring.samples(from: current.fed, count: Int(position - holdBack - current.fed)))
+                listener.feed(ring.samples(from: current.fed, count: Int(position - holdBack - current.fed)), kind: current.kind)
                 current.fed = position - holdBack
             }
             feedWakeDetector(&current, listener: listener, ring: ring, upTo: position)
             utterance = current
         }
-        if utterance != nil { recognizer.cancel() }
+        if utterance != nil { listener.cancel() }
     }
 
     /// Streams a commands utterance through the wake detector (named mode).
@@ -386,15 +420,26 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         let recognizer = listener.recognizer
         var kind = utterance.kind
         let result: CommandResult
+        /// The open-text answer, when one is expected and nothing in the grammar matched.
+        var dictated: () throws -> String = { "" }
         do {
             if kind != .bargeIn && listener.isStale {
-                recognizer.cancel()
+                listener.cancel()
                 kind = listener.prepare(speaking: false)
-                result = try recognizer.recognize(samples())
+                let buffered = samples()
+                result = try recognizer.recognize(buffered)
+                if kind == .dictation, result.match == nil, let dictation = listener.dictation {
+                    let text = try dictation.transcribe(buffered)
+                    dictated = { text }
+                }
             } else {
                 result = try recognizer.finish()
+                if kind == .dictation, let dictation = listener.dictation {
+                    if result.match != nil { dictation.cancel() } else { dictated = { try dictation.finish() } }
+                }
             }
         } catch {
+            listener.cancel()
             logger.error("recognition failed: \(error)")
             return
         }
@@ -408,13 +453,26 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         if let match = result.match, match.target != Self.wakeTarget {
             shared.withLock { $0.recognitions += 1 }
             let words = result.transcript.split(separator: " ").map(String.init)
-            let text = (kind == .followUp ? words : Self.stripWake(words, wake: wake)).joined(separator: " ")
+            let text = (kind == .followUp || kind == .dictation ? words : Self.stripWake(words, wake: wake)).joined(separator: " ")
             logger.info("heard", metadata: [
                 "text": "\(text)", "confidence": "\(result.confidence)",
                 "latency-ms": "\(LatencyProbe.milliseconds(ContinuousClock.now - spokenEnd))", "end-sample": "\(endSample)",
             ])
             hand(text, spokenEnd: spokenEnd)
             return
+        }
+        if kind == .dictation {
+            do {
+                let text = try dictated()
+                if !text.isEmpty {
+                    shared.withLock { $0.recognitions += 1 }
+                    logger.info("heard", metadata: ["text": "\(text)", "dictation": "true"])
+                    hand(text, spokenEnd: spokenEnd)
+                    return
+                }
+            } catch {
+                logger.error("dictation failed: \(error)")
+            }
         }
         // No command: "hey <name>" alone opens a window once the wake
         // detector has confirmed it (the rest of the stream gives its tail).
