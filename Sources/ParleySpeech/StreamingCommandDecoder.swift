@@ -140,8 +140,13 @@ public final class StreamingCommandDecoder {
     /// registered under a fresh name before the old one is dropped, so a
     /// failure leaves the previous grammar working.
     public func update(model: PhraseModel) throws {
+        try update(model: model, graph: GrammarCompiler().graph(for: model))
+    }
+
+    /// `update(model:)` with the model's graph already compiled (elsewhere,
+    /// so the listening thread only swaps it in).
+    public func update(model: PhraseModel, graph: WordGraph) throws {
         precondition(!inUtterance, "update(model:) during an utterance")
-        let graph = try GrammarCompiler().graph(for: model)
         grammarVersion += 1
         let name = "command\(grammarVersion)"
         let old = commandSearch

@@ -47,9 +47,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     }
 
     private struct Shared {
-        /// The grammar the engine asked for last, and a version number that
-        /// changes with every request (the listen thread compares versions).
-        var requested = (model: PhraseModel(), kind: Kind.commands, version: 0)
+        /// The grammar the engine asked for last, compiled, and a version
+        /// number that changes with every request (the listen thread compares versions).
+        var requested = (model: PhraseModel(), graph: WordGraph?.none, kind: Kind.commands, version: 0)
         var recognitions = 0
         var rejections = 0
         var grammarSize = 0
@@ -158,7 +158,16 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         case .followUp(let answers): (answers, .followUp)
         case .dictation(let answers): (answers, .dictation)
         }
-        shared.withLock { s in s.requested = (model, kind, s.requested.version + 1) }
+        // Compiled here, off the listening thread, which then only swaps the
+        // graph in: listening never waits for a grammar build (SPEC 3).
+        let graph: WordGraph?
+        do {
+            graph = try GrammarCompiler().graph(for: model)
+        } catch {
+            logger.error("grammar compilation failed; the previous grammar stays", metadata: ["error": "\(error)"])
+            return
+        }
+        shared.withLock { s in s.requested = (model, graph, kind, s.requested.version + 1) }
     }
 
     // MARK: Ports
@@ -176,8 +185,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     public func run() async throws {
         let initial = Self.wakeModel(await engine.phraseModel(), wake: wake)
+        let graph = try GrammarCompiler().graph(for: initial)
         shared.withLock { s in
-            if s.requested.version == 0 { s.requested = (initial, .commands, 0) }
+            if s.requested.version == 0 { s.requested = (initial, graph, .commands, 0) }
         }
         // The decoders load on the listen thread (PocketSphinx models take a
         // while, and blocking calls stay off the cooperative pool), so a
@@ -243,7 +253,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         let pipeline: ListeningPipeline
         let recognizer: StreamingCommandDecoder
         let detector: WakeDetector?
-        let bargeIn: PhraseModel
+        /// The grammar while the device speaks, compiled once.
+        let bargeIn: (model: PhraseModel, graph: WordGraph)
         /// The version of the requested grammar the recogniser holds (nil:
         /// it holds the barge-in grammar).
         var applied: Int? = 0
@@ -259,7 +270,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             detector = wake.named
                 ? try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity)
                 : nil
-            bargeIn = ListeningPipeline.bargeInModel(wake: wake)
+            let bargeInModel = ListeningPipeline.bargeInModel(wake: wake)
+            bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
         }
 
@@ -302,11 +314,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         /// Loads the grammar for an utterance of `speaking` state; returns its kind.
         func prepare(speaking: Bool) -> Kind {
             if speaking {
-                if applied != nil { load(bargeIn, version: nil) }
+                if applied != nil { load(bargeIn.model, graph: bargeIn.graph, version: nil) }
                 return .bargeIn
             }
             let requested = pipeline.shared.withLock { $0.requested }
-            if applied != requested.version { load(requested.model, version: requested.version) }
+            if applied != requested.version { load(requested.model, graph: requested.graph, version: requested.version) }
             return requested.kind
         }
 
@@ -316,9 +328,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             return pipeline.shared.withLock { $0.requested.version } != applied
         }
 
-        private func load(_ model: PhraseModel, version: Int?) {
+        private func load(_ model: PhraseModel, graph: WordGraph?, version: Int?) {
             do {
-                try recognizer.update(model: model)
+                if let graph { try recognizer.update(model: model, graph: graph) } else { try recognizer.update(model: model) }
                 applied = version
                 pipeline.shared.withLock { $0.grammarSize = model.rules.count }
             } catch {
