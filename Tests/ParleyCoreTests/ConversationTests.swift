@@ -227,6 +227,23 @@ import Testing
         #expect(performed.trigger == "button")
     }
 
+    @Test func aPushToTalkBoardOpensAWindowInsteadOfSuggesting() async throws {
+        let clock = ManualClock()
+        let usual = ["soup": "tomato", "quantity": "1", "orderType": "pickup", "store": "lewis"]
+        let past = (1...2).map { week in
+            Donation(app: "SoupChef", intent: "OrderSoup", parameters: usual, date: clock.now - Double(week) * 7 * 86400, trigger: "voice")
+        }
+        var configuration = EngineConfiguration()
+        configuration.suggestsOnIdlePress = false
+        let h = try EngineHarness(apps: BundledApps.all, primaryApp: "Coffee Maker", configuration: configuration,
+                                  donations: past, clock: clock)
+        #expect(await h.press() == [])
+        #expect(await h.engine.listeningMode == .window)
+        #expect(await h.sink.leds.last == .listening)
+        #expect(await h.say("start a ten minute timer") == ["Ten minutes, starting now."])
+        #expect(await h.sink.performed.map(\.intent) == ["StartTimer"])
+    }
+
     @Test func aUsualMissingARequiredValueIsNotSuggested() async throws {
         let clock = ManualClock()
         let past = (1...2).map { week in

@@ -748,7 +748,8 @@ public actor ConversationEngine {
     // MARK: - Suggestions, help, tips
 
     private func idlePress() async {
-        let donations = (try? await stores.donations.donations(app: nil, intent: nil, limit: 500)) ?? []
+        let donations = configuration.suggestsOnIdlePress
+            ? (try? await stores.donations.donations(app: nil, intent: nil, limit: 500)) ?? [] : []
         if let usual = Habits.suggestion(at: clock.now, from: donations),
            let app = registry.app(usual.app), let descriptor = registry.descriptor(app: usual.app, intent: usual.intent) {
             let run = Run(app: app, descriptor: descriptor, intent: descriptor.type.init(), values: usual.parameters,

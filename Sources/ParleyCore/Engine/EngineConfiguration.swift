@@ -22,6 +22,10 @@ public struct EngineConfiguration: Sendable {
     public var tipsEnabled = true
     /// Recognitions below this confidence are ignored as not heard.
     public var minimumConfidence: Double = 0.5
+    /// A press with nothing open offers the usual action for this time of day
+    /// when there is one (board `when-idle: suggestion`); false: it opens a
+    /// push-to-talk window only (`when-idle: push-to-talk`).
+    public var suggestsOnIdlePress = true
     /// A phrase run by a double press (nil: nothing).
     public var doublePressPhrase: String?
     /// Recorded in donations as how an intent was started by speech.

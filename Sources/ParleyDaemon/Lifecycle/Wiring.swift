@@ -123,6 +123,7 @@ public enum Wiring {
         engine.confirmationTimeout = seconds(config.timeouts.confirmation)
         engine.performTimeLimit = seconds(config.timeouts.perform)
         engine.tipsEnabled = config.tips
+        engine.suggestsOnIdlePress = board.button.whenIdle == .suggestion
         switch board.button.doublePress {
         case .none: engine.doublePressPhrase = nil
         case .repeatLast: engine.doublePressPhrase = "repeat"
