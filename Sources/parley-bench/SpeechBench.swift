@@ -109,6 +109,8 @@ struct SpeechWake: ParsableCommand {
     var verbose = false
     @Option(name: .customLong("set"), help: "Decoder setting override name=value (repeatable).")
     var overrides: [String] = []
+    @Option(help: "Mix the positives with kitchen noise at this SNR (dB).")
+    var positiveSNR: Double?
     @Option(parsing: .upToNextOption, help: "Only print stage 2's decodes of these whole recordings.")
     var trace: [String] = []
 
@@ -138,7 +140,10 @@ struct SpeechWake: ParsableCommand {
             }
         }
         let hours = Double(negative.count) / 16_000 / 3600
-        let positiveAudio = try positives.map { try PCMAudio.read($0) }
+        let positiveAudio = try positives.enumerated().map { i, file in
+            let audio = try PCMAudio.read(file)
+            return positiveSNR.map { audio.mixed(with: noise, snr: $0, seed: UInt64(90_000 + i)) } ?? audio
+        }
         emit(String(format: "negative speech: %.2f h; positives: %d recordings", hours, positives.count))
         let mode: WakeMode = .named(wake, heyOptional: true)
         // Stage 1 does not depend on the sensitivity (it only moves the
@@ -162,6 +167,12 @@ struct SpeechWake: ParsableCommand {
         }
         guard passes > 0 else {
             emit("positive scores: " + positiveBest.sorted().map { String(format: "%.2f", $0) }.joined(separator: " "))
+            for s in sensitivities {
+                let t = WakeDetector.verificationThreshold(sensitivity: s)
+                let misses = positiveBest.filter { $0 < t }.count
+                emit(String(format: "sensitivity=%.2f stage2-threshold=%.2f miss=%.1f%% (%d/%d)", s, t,
+                            Double(misses) * 100 / Double(positives.count), misses, positives.count))
+            }
             return
         }
         let start = DispatchTime.now().uptimeNanoseconds
