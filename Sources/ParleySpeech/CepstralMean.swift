@@ -30,7 +30,9 @@ extension SphinxDecoder {
         }
     }
 
-    /// The normalisation the next utterance uses (`feat_t.cmn`).
+    /// The normalisation the next utterance uses (`feat_t.cmn`). A batch
+    /// decode leaves its utterance's mean as the starting point of the live
+    /// normalisation that follows (one `cmn_t` serves both).
     var cepstralMeanMode: CepstralMeanMode {
         get { ps_get_feat(ps)?.pointee.cmn == CMN_BATCH ? .batch : .live }
         set {
