@@ -1,15 +1,21 @@
 import Foundation
 
 /// Stage 2 of the wake detector: re-scores a keyword-spotting candidate on
-/// the buffered audio around it. The window is decoded twice on the wake
-/// detector's own decoder: once against a small grammar (an optional phone
-/// loop for whatever speech came before, then the wake phrase), once against
-/// a free phone loop. The score is the wake words' acoustic log-likelihood
-/// ratio to the phone loop over the same frames, per 10 ms frame, as the
-/// command stage's rejection (`CommandRecognizer.acousticRatio`). A real
-/// wake word scores near 0; other speech forced into the phrase scores
-/// strongly negative.
-struct WakeVerifier {
+/// the buffered audio around it.
+///
+/// The window is turned into cepstra once (`FeatureFrontEnd`) and decoded
+/// twice from them on the wake detector's decoder: against a small grammar
+/// (a phone loop for whatever came before, the wake phrase, a phone loop for
+/// whatever follows) and against the same free phone loop alone. Both
+/// decodes see exactly the same frames, normalised by the window's own
+/// cepstral mean (batch CMN). The score is the log-likelihood ratio of the
+/// two best paths in nats: how much better the window is explained with
+/// the wake phrase in it than without. Because the garbage loops cost what
+/// the free loop costs per phone, the speech around the phrase cancels out
+/// and the ratio is that of the phrase against the phones it replaces, over
+/// the phrase's own frames. A real wake word scores well above 0; other
+/// speech forced into the phrase scores below.
+final class WakeVerifier {
     static let phraseSearch = "wake-verify"
     static let loopSearch = "wake-loop"
     /// Audio before the candidate's end that is decoded (seconds): the longest
@@ -20,12 +26,20 @@ struct WakeVerifier {
 
     let phrases: [[String]]
     let loop = RejectionModel()
+    private var frontEnd: FeatureFrontEnd?
+
+    init(phrases: [[String]]) {
+        self.phrases = phrases
+    }
 
     /// Every word the two searches need in the dictionary.
     var words: Set<String> { Self.phraseGraph(phrases, loop: loop).words.union(GrammarCompiler.phoneLoop(loop).words) }
 
     /// Optional phone loop, one of the wake phrases, optional phone loop:
-    /// the window may hold other speech before and after the phrase.
+    /// the window may hold other speech before and after the phrase. Each
+    /// garbage phone costs what a phone of the free loop
+    /// (`GrammarCompiler.phoneLoop`) costs, so the two paths differ only
+    /// where the phrase is.
     static func phraseGraph(_ phrases: [[String]], loop: RejectionModel) -> WordGraph {
         var g = WordGraph()
         g.start = g.newState()
@@ -33,17 +47,14 @@ struct WakeVerifier {
         let keyword = g.newState()
         let keywordEnd = g.newState()
         let share = log(1 / Double(loop.phones.count)) + log(loop.phonePenalty)
-        /// A loop of one or more phones from `from` to `to`, or the empty path.
+        /// A loop of any number of phones from `from` to `to`.
         func garbage(from: Int, to: Int) {
-            let loopStart = g.newState()
             let afterPhone = g.newState()
-            g.arcs.append(.init(from: from, to: to, logProbability: log(0.5), word: nil))
-            g.arcs.append(.init(from: from, to: loopStart, logProbability: log(0.5), word: nil))
+            g.arcs.append(.init(from: from, to: to, logProbability: 0, word: nil))
             for phone in loop.phones {
-                g.arcs.append(.init(from: loopStart, to: afterPhone, logProbability: share, word: RejectionModel.fillerWord(phone)))
+                g.arcs.append(.init(from: from, to: afterPhone, logProbability: share, word: RejectionModel.fillerWord(phone)))
             }
-            g.arcs.append(.init(from: afterPhone, to: loopStart, logProbability: log(0.5), word: nil))
-            g.arcs.append(.init(from: afterPhone, to: to, logProbability: log(0.5), word: nil))
+            g.arcs.append(.init(from: afterPhone, to: from, logProbability: 0, word: nil))
         }
         garbage(from: g.start, to: keyword)
         let phraseShare = log(1 / Double(max(1, phrases.count)))
@@ -62,23 +73,47 @@ struct WakeVerifier {
     func register(on decoder: SphinxDecoder) throws {
         try decoder.setGrammar(name: Self.phraseSearch, graph: Self.phraseGraph(phrases, loop: loop))
         try decoder.setGrammar(name: Self.loopSearch, graph: GrammarCompiler.phoneLoop(loop))
+        frontEnd = try FeatureFrontEnd(for: decoder)
     }
 
-    /// The verification score of `window` (per-frame log-likelihood ratio of
-    /// the wake words to the phone loop; -infinity when the phrase grammar
-    /// found no wake word). Leaves the decoder between utterances, with one
-    /// of the verifier's searches active.
+    /// Decodes `cepstra` with `search`, normalised by their own mean; the
+    /// best path's score in nats and its words.
+    private func decode(_ cepstra: [[Float]], search: String, on decoder: SphinxDecoder) throws -> (score: Double, segments: [SphinxDecoder.Segment])? {
+        try decoder.use(search)
+        // The library keeps live CMN for good once audio was streamed.
+        decoder.cepstralMeanMode = .batch
+        guard let hypothesis = try decoder.decode(cepstra: cepstra) else { return nil }
+        return (decoder.pathScore(hypothesis), decoder.segments())
+    }
+
+    /// The verification score of `window` in nats (log-likelihood ratio of
+    /// the best path with the wake phrase to the best path of phones alone;
+    /// -infinity when the phrase grammar found no path). Leaves the decoder
+    /// between utterances, with one of the verifier's searches active.
     func score(_ window: [Int16], on decoder: SphinxDecoder) throws -> Double {
-        let wakeWords = Set(phrases.joined())
-        try decoder.use(Self.phraseSearch)
-        _ = try decoder.decode(window)
-        let keyword = decoder.segments().filter { segment in
-            let base = segment.word.firstIndex(of: "(").map { String(segment.word[..<$0]) } ?? segment.word
-            return wakeWords.contains(base)
+        guard let frontEnd else { return -.infinity }
+        let cepstra = try frontEnd.cepstra(window)
+        guard !cepstra.isEmpty,
+              let phrase = try decode(cepstra, search: Self.phraseSearch, on: decoder),
+              let loop = try decode(cepstra, search: Self.loopSearch, on: decoder) else { return -.infinity }
+        return phrase.score - loop.score
+    }
+
+    /// Both decodes of `window` as text, for investigating scores.
+    func trace(_ window: [Int16], on decoder: SphinxDecoder) throws -> String {
+        guard let frontEnd else { return "not registered" }
+        let cepstra = try frontEnd.cepstra(window)
+        var lines: [String] = []
+        for search in [Self.phraseSearch, Self.loopSearch] {
+            guard let result = try decode(cepstra, search: search, on: decoder) else {
+                lines.append("\(search): no path")
+                continue
+            }
+            let words = result.segments.filter { $0.word != "(NULL)" }
+                .map { "\($0.word.replacingOccurrences(of: "garbage_", with: ""))[\($0.startFrame)-\($0.endFrame)]" }
+            lines.append("\(search) \(String(format: "%.1f", result.score)): \(words.joined(separator: " "))")
         }
-        guard !keyword.isEmpty else { return -.infinity }
-        try decoder.use(Self.loopSearch)
-        _ = try decoder.decode(window)
-        return CommandRecognizer.acousticRatio(keyword, garbage: decoder.segments())
+        lines.append("score: \(String(format: "%.1f", try score(window, on: decoder)))")
+        return lines.joined(separator: "\n")
     }
 }

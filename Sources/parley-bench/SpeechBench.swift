@@ -107,8 +107,21 @@ struct SpeechWake: ParsableCommand {
     var candidateThreshold = WakeDetector.candidateThreshold
     @Flag(help: "Print every positive's best and every negative candidate's stage-2 score.")
     var verbose = false
+    @Option(name: .customLong("set"), help: "Decoder setting override name=value (repeatable).")
+    var overrides: [String] = []
+    @Option(help: "Mix the positives with kitchen noise at this SNR (dB).")
+    var positiveSNR: Double?
+    @Option(parsing: .upToNextOption, help: "Only print stage 2's decodes of these whole recordings.")
+    var trace: [String] = []
 
     func run() throws {
+        if !trace.isEmpty {
+            let detector = try WakeDetector(mode: .named(wake, heyOptional: true), settings: decoderSettings(overrides))
+            for file in trace {
+                emit(file, try detector.traceVerification(PCMAudio.read(URL(fileURLWithPath: file)).samples))
+            }
+            return
+        }
         let positives = try FileManager.default.contentsOfDirectory(at: sharedData("wake-computer/clean"), includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "wav" }.sorted { $0.path < $1.path }
         let coffee = try FileManager.default.contentsOfDirectory(at: sharedData("coffee-maker/clean"), includingPropertiesForKeys: nil)
@@ -117,33 +130,55 @@ struct SpeechWake: ParsableCommand {
         let snrs: [Double?] = [nil, 20, 10, 5, 15, 25]
         // Negative stream: every coffee recording, each pass at another SNR.
         var negative: [Int16] = []
+        var starts: [(sample: Int, name: String)] = []
         for pass in 0..<passes {
             for (i, file) in coffee.enumerated() {
                 var audio = try PCMAudio.read(file)
                 if let snr = snrs[pass % snrs.count] { audio = audio.mixed(with: noise, snr: snr, seed: UInt64(pass * 1000 + i)) }
+                starts.append((negative.count, "pass\(pass)/" + file.lastPathComponent))
                 negative += audio.samples
             }
         }
         let hours = Double(negative.count) / 16_000 / 3600
-        let positiveAudio = try positives.map { try PCMAudio.read($0) }
+        let positiveAudio = try positives.enumerated().map { i, file in
+            let audio = try PCMAudio.read(file)
+            return positiveSNR.map { audio.mixed(with: noise, snr: $0, seed: UInt64(90_000 + i)) } ?? audio
+        }
         emit(String(format: "negative speech: %.2f h; positives: %d recordings", hours, positives.count))
         let mode: WakeMode = .named(wake, heyOptional: true)
         // Stage 1 does not depend on the sensitivity (it only moves the
         // stage-2 threshold), so every candidate is scored once and the
         // sweep counts those at or above each threshold: the same decisions
         // `WakeDetector.process` makes at that sensitivity.
-        let detector = try WakeDetector(mode: mode, sensitivity: 0.5, candidateThreshold: candidateThreshold)
+        let detector = try WakeDetector(mode: mode, sensitivity: 0.5, settings: decoderSettings(overrides),
+                                        candidateThreshold: candidateThreshold)
         var positiveBest: [Double] = []
         var noCandidate = 0
-        for audio in positiveAudio {
+        for (file, audio) in zip(positives, positiveAudio) {
             // Half a second of silence either side, as in a stream.
             let padded = PCMAudio(samples: [Int16](repeating: 0, count: 8000) + audio.samples + [Int16](repeating: 0, count: 8000))
             let candidates = try detector.scoredCandidates(in: padded)
             if candidates.isEmpty { noCandidate += 1 }
             positiveBest.append(candidates.map(\.score).max() ?? -.infinity)
+            if verbose {
+                emit(String(format: "positive %@ candidates=%d best=%.2f at %@", file.lastPathComponent, candidates.count,
+                            positiveBest.last!, candidates.map { String(format: "%.2f:%.2f", $0.time, $0.score) }.joined(separator: ",")))
+            }
+        }
+        guard passes > 0 else {
+            emit("positive scores: " + positiveBest.sorted().map { String(format: "%.2f", $0) }.joined(separator: " "))
+            for s in sensitivities {
+                let t = WakeDetector.verificationThreshold(sensitivity: s)
+                let misses = positiveBest.filter { $0 < t }.count
+                emit(String(format: "sensitivity=%.2f stage2-threshold=%.2f miss=%.1f%% (%d/%d)", s, t,
+                            Double(misses) * 100 / Double(positives.count), misses, positives.count))
+            }
+            return
         }
         let start = DispatchTime.now().uptimeNanoseconds
-        let negativeScores = try detector.scoredCandidates(in: PCMAudio(samples: negative)).map(\.score)
+        let negativeCandidates = try detector.scoredCandidates(in: PCMAudio(samples: negative))
+        let negativeScores = negativeCandidates.map(\.score)
+
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let stage1Misses = noCandidate
         emit(String(format: "stage 1 (kws threshold %.0e): %d/%d positives without a candidate, %d negative candidates (%.1f/h); rtf=%.3f",
@@ -151,8 +186,22 @@ struct SpeechWake: ParsableCommand {
                      Double(negativeScores.count) / hours, seconds / (hours * 3600)))
         if verbose {
             emit("positive scores: " + positiveBest.sorted().map { String(format: "%.2f", $0) }.joined(separator: " "))
+            for c in negativeCandidates.sorted(by: { $0.score > $1.score }).prefix(12) {
+                let sample = Int(c.time * 16_000)
+                let file = starts.last { $0.sample <= sample } ?? (0, "?")
+                emit(String(format: "negative %.2f at %@ +%.2fs", c.score, file.name, Double(sample - file.sample) / 16_000))
+            }
             emit("negative scores: " + negativeScores.sorted().map { String(format: "%.2f", $0) }.joined(separator: " "))
         }
+        // The operating point the target names: at most 0.5 false alarms per
+        // hour, i.e. the threshold just above the best-scoring negatives
+        // allowed to pass.
+        let allowed = Int((0.5 * hours).rounded(.down))
+        let sortedNegatives = negativeScores.sorted(by: >)
+        let bar = allowed < sortedNegatives.count ? sortedNegatives[allowed] : -.infinity
+        let missesAtBar = positiveBest.filter { $0 <= bar }.count
+        emit(String(format: "at <=0.5 false alarms/h (%d allowed): threshold above %.2f, miss=%.1f%% (%d/%d)",
+                    allowed, bar, Double(missesAtBar) * 100 / Double(positives.count), missesAtBar, positives.count))
         for s in sensitivities {
             let t = WakeDetector.verificationThreshold(sensitivity: s)
             let misses = positiveBest.filter { $0 < t }.count

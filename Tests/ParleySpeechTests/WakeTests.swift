@@ -1,0 +1,95 @@
+import Foundation
+import ParleyTestKit
+import Testing
+@testable import ParleySpeech
+
+/// The wake detector's stage 2 on real recordings; the full evaluation is
+/// scripts/eval-wake.sh.
+@Suite(.serialized) struct WakeTests {
+    static func positives(_ count: Int) throws -> [PCMAudio] {
+        try SharedData.wavFiles(in: SharedData.wakeComputer).prefix(count).map { try PCMAudio.read($0) }
+    }
+
+    static func coffee(_ count: Int) throws -> [PCMAudio] {
+        try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(count)
+            .map { try PCMAudio.read($0.file) }
+    }
+
+    /// A verifier registered on a decoder of its own.
+    static func verifier() throws -> (WakeVerifier, SphinxDecoder) {
+        let verifier = WakeVerifier(phrases: [["hey", "computer"], ["computer"]])
+        let decoder = try SphinxDecoder(words: verifier.words)
+        try verifier.register(on: decoder)
+        return (verifier, decoder)
+    }
+
+    @Test func bothDecodesOfAWindowSeeTheSameFrames() throws {
+        let (_, decoder) = try Self.verifier()
+        let audio = try Self.positives(1)[0]
+        let frontEnd = try FeatureFrontEnd(for: decoder)
+        let cepstra = try frontEnd.cepstra(audio.samples)
+        #expect(cepstra.count > 50, "a 3 s recording gives frames")
+        #expect(cepstra.allSatisfy { $0.count == frontEnd.width })
+        var lastFrames: [Int] = []
+        for search in [WakeVerifier.phraseSearch, WakeVerifier.loopSearch] {
+            try decoder.use(search)
+            decoder.cepstralMeanMode = .batch
+            #expect(try decoder.decode(cepstra: cepstra) != nil)
+            let segments = decoder.segments()
+            lastFrames.append((segments.map(\.endFrame).max() ?? 0) - (segments.map(\.startFrame).filter { $0 >= 0 }.min() ?? 0))
+        }
+        #expect(lastFrames[0] == lastFrames[1], "phrase and loop decodes span \(lastFrames) frames")
+        #expect(lastFrames[0] == cepstra.count - 1)
+    }
+
+    @Test func wakeWordsScoreAboveZeroAndCoffeeOrdersBelow() throws {
+        let (verifier, decoder) = try Self.verifier()
+        // Each recording whole: about 1 s of silence, "computer", 1 s of silence.
+        let positives = try Self.positives(10).map { try verifier.score($0.samples, on: decoder) }
+        #expect(positives.filter { $0 > 0 }.count >= 8, "positive scores \(positives)")
+        // Windows ending inside coffee orders, where "coffee" resembles "computer".
+        var negatives: [Double] = []
+        for audio in try Self.coffee(6) {
+            // Stage-2 windows (1.9 s) every half second.
+            let length = Int((WakeVerifier.windowSeconds + WakeVerifier.tailSeconds) * 16_000)
+            var end = length
+            while end <= audio.samples.count {
+                negatives.append(try verifier.score(Array(audio.samples[(end - length)..<end]), on: decoder))
+                end += 8_000
+            }
+        }
+        #expect(negatives.count > 20)
+        // Where the phrase cannot be fitted at all (pruned away) the score is
+        // -infinity; enough windows must get a real score for this to test.
+        #expect(negatives.filter(\.isFinite).count >= 5, "\(negatives.filter(\.isFinite).count) of \(negatives.count) scored")
+        #expect(negatives.filter { $0 > 0 }.isEmpty, "negative scores \(negatives.sorted().suffix(3))")
+    }
+
+    @Test func phraseGraphCostsWhatTheFreeLoopCostsPerPhone() {
+        let loop = RejectionModel()
+        let share = log(1 / Double(loop.phones.count))
+        let graph = WakeVerifier.phraseGraph([["computer"]], loop: loop)
+        let fillers = graph.arcs.filter { $0.word.map(RejectionModel.isFiller) ?? false }
+        #expect(fillers.count == 2 * loop.phones.count, "one garbage loop before and one after the phrase")
+        #expect(fillers.allSatisfy { abs($0.logProbability - share) < 1e-12 })
+        #expect(graph.arcs.filter { $0.word == nil }.allSatisfy { $0.logProbability == 0 })
+        #expect(GrammarCompiler.phoneLoop(loop).arcs.filter { $0.word != nil }.allSatisfy { abs($0.logProbability - share) < 1e-12 })
+    }
+
+    @Test func libraryKeepsLiveNormalisationAfterStreamingUntilToldOtherwise() throws {
+        let (_, decoder) = try Self.verifier()
+        try decoder.use(WakeVerifier.loopSearch)
+        try decoder.startUtterance()
+        try decoder.process(try Self.positives(1)[0].samples)
+        try decoder.endUtterance()
+        #expect(decoder.cepstralMeanMode == .live)
+        #expect(decoder.cepstralMean.count == 13)
+        decoder.cepstralMeanMode = .batch
+        #expect(decoder.cepstralMeanMode == .batch)
+    }
+
+    @Test func sensitivityHalfAcceptsALikelihoodRatioAboveOne() {
+        #expect(WakeDetector.verificationThreshold(sensitivity: 0.5) == 0)
+        #expect(WakeDetector.verificationThreshold(sensitivity: 0.8) < 0)
+    }
+}
