@@ -29,6 +29,25 @@ public struct LabelledSet: Sendable {
     }
 }
 
+/// Grammars of the evaluations.
+public enum EvaluationGrammars {
+    /// A soup-ordering app the coffee recordings must not trigger (false
+    /// acceptance: `parley-bench speech-coffee --false-acceptance`).
+    public static let soupYAML = """
+    context:
+      expressions:
+        orderSoup:
+          - "[order, get me, I want, I'd like] [a, an] (bowl of) $soup:soup"
+          - "[order, get me, I want, I'd like] $quantity:quantity [bowls of, cups of] $soup:soup"
+          - "what soups do you have"
+      slots:
+        soup: ["clam chowder", "tomato soup", "minestrone", "chicken noodle soup", "lentil soup"]
+        quantity: ["one", "two", "three", "four"]
+    """
+
+    public static func soup() throws -> PhraseModel { try RhinoContext.parse(soupYAML, app: "Soup Chef") }
+}
+
 /// Scoring as published for the speech-to-intent benchmark: right intent
 /// and every labelled slot exact; extra slots are not penalised; no result
 /// is a failure.
