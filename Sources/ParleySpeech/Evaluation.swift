@@ -65,6 +65,9 @@ public struct CommandEvaluation: Sendable {
     public var failures: [(file: String, transcript: String, reason: String)] = []
     /// Rejection confidence of every recording (see `CommandResult.confidence`).
     public var confidences: [Double] = []
+    /// Leftover speech of every recording, weighted as the policy weighs it
+    /// (`RejectionEvidence.absorbedSpeech` × `RejectionPolicy.quietWeight`).
+    public var absorbed: [Double] = []
     public var accuracy: Double { total == 0 ? 0 : Double(understood) / Double(total) }
     public var realTimeFactor: Double { audioSeconds == 0 ? 0 : decodeSeconds / audioSeconds }
 
@@ -81,6 +84,9 @@ public struct CommandEvaluation: Sendable {
             e.audioSeconds += audio.seconds
             e.total += 1
             e.confidences.append(result.confidence)
+            if let evidence = result.evidence {
+                e.absorbed.append(evidence.absorbedSpeech * recognizer.policy.quietWeight(snr: evidence.snr))
+            }
             let ok = expectNothing ? result.match == nil : isUnderstood(intent: item.intent, slots: item.slots, result: result.match)
             if ok { e.understood += 1 } else {
                 e.failures.append((item.file.lastPathComponent, result.transcript, (result.rejection ?? "wrong: \(result.match?.slots ?? [:])") + String(format: " conf=%.3f", result.confidence)))

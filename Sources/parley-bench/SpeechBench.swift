@@ -72,9 +72,12 @@ struct SpeechCoffee: ParsableCommand {
             let value = falseAcceptance ? 1 - e.accuracy : e.accuracy
             emit(String(format: "snr=%@ %@=%.1f%% (%d/%d) rtf=%.3f", snr, label, value * 100, falseAcceptance ? e.total - e.understood : e.understood, e.total, e.realTimeFactor))
             if verbose { for f in e.failures { emit("  \(f.file): \"\(f.transcript)\" \(f.reason)") } }
-            let sorted = e.confidences.sorted()
-            if !sorted.isEmpty {
-                emit("  confidence percentiles:", [0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99].map { String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))]) }.joined(separator: " "))
+            for (name, values) in [("confidence", e.confidences), ("leftover speech (quiet-weighted)", e.absorbed)] {
+                let sorted = values.sorted()
+                guard !sorted.isEmpty else { continue }
+                emit("  \(name) percentiles 0/1/2/5/10/50/90/95/98/99/100:", [0, 0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99, 1].map {
+                    String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))])
+                }.joined(separator: " "))
             }
         }
         emit(String(format: "peak-memory=%.1fMiB", peakMemoryMiB() ?? -1))
