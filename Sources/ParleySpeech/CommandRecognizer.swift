@@ -13,13 +13,17 @@ public struct CommandResult: Sendable, Equatable {
     public var match: PhraseMatch?
     /// Why there is no match, when there is none.
     public var rejection: String?
+    /// What rejection measured (nil when rejection is off or nothing was recognised).
+    public var evidence: RejectionEvidence? = nil
 }
 
 /// Recognises a buffered utterance against a grammar compiled from a
 /// `PhraseModel`, then rejects what is not a command. Rejection compares the
 /// command path's score with a free phone loop over the same audio (a
 /// likelihood ratio per frame): speech that is not in the grammar fits the
-/// phone loop far better than the forced grammar path.
+/// phone loop far better than the forced grammar path, or is left over as
+/// "silence" where the loop hears phones (`RejectionEvidence`,
+/// `CommandScoring`, shared with `StreamingCommandDecoder`).
 /// Owns one `SphinxDecoder`; use from one thread (see `RecognitionService`).
 public final class CommandRecognizer {
     public let decoder: SphinxDecoder
@@ -66,10 +70,10 @@ public final class CommandRecognizer {
     }
 
     /// The recognised words' acoustic score relative to the phone loop over
-    /// the same frames, per frame. Silence and noise fillers are left out:
-    /// both paths fit them alike and they would dilute the difference.
-    /// (Measured alternatives, worse on the coffee/soup test: whole-utterance
-    /// ratio, worst single word, filler frames included; see BENCHMARKS.md.)
+    /// the same frames, per frame, fillers left out. The wake verifier's
+    /// score; the command stage uses `CommandScoring.evidence`, which also
+    /// skips the searches' empty `(NULL)` segments and counts silence that
+    /// hides speech.
     static func acousticRatio(_ words: [SphinxDecoder.Segment], garbage: [SphinxDecoder.Segment]) -> Double {
         guard let last = (words + garbage).map(\.endFrame).max(), last >= 0 else { return 0 }
         var perFrame = [Double](repeating: 0, count: last + 1)
@@ -90,24 +94,17 @@ public final class CommandRecognizer {
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
         try decoder.use(commandSearch)
         guard let hyp = try decoder.decode(samples) else {
-            return CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: "nothing recognised")
+            return CommandScoring.result(nil, commandWords: [], loopWords: nil, samples: samples,
+                                         threshold: threshold, policy: policy, matcher: matcher)
         }
-        let transcript = hyp.transcript
-        var confidence = 0.0
         let commandWords = decoder.segments()
+        var loopWords: [SphinxDecoder.Segment]?
         if rejection != nil {
             try decoder.use(Self.garbageSearch)
             _ = try decoder.decode(samples)
-            confidence = Self.acousticRatio(commandWords, garbage: decoder.segments())
-            let threshold = policy.threshold(base: threshold, samples: samples)
-            if confidence < threshold {
-                return CommandResult(transcript: transcript, confidence: confidence, match: nil,
-                                     rejection: String(format: "confidence %.3f below %.3f", confidence, threshold))
-            }
+            loopWords = decoder.segments()
         }
-        guard let match = matcher.match(hyp.words) else {
-            return CommandResult(transcript: transcript, confidence: confidence, match: nil, rejection: "no rule matches")
-        }
-        return CommandResult(transcript: transcript, confidence: confidence, match: match, rejection: nil)
+        return CommandScoring.result(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples,
+                                     threshold: threshold, policy: policy, matcher: matcher)
     }
 }

@@ -29,6 +29,25 @@ public struct LabelledSet: Sendable {
     }
 }
 
+/// Grammars of the evaluations.
+public enum EvaluationGrammars {
+    /// A soup-ordering app the coffee recordings must not trigger (false
+    /// acceptance: `parley-bench speech-coffee --false-acceptance`).
+    public static let soupYAML = """
+    context:
+      expressions:
+        orderSoup:
+          - "[order, get me, I want, I'd like] [a, an] (bowl of) $soup:soup"
+          - "[order, get me, I want, I'd like] $quantity:quantity [bowls of, cups of] $soup:soup"
+          - "what soups do you have"
+      slots:
+        soup: ["clam chowder", "tomato soup", "minestrone", "chicken noodle soup", "lentil soup"]
+        quantity: ["one", "two", "three", "four"]
+    """
+
+    public static func soup() throws -> PhraseModel { try RhinoContext.parse(soupYAML, app: "Soup Chef") }
+}
+
 /// Scoring as published for the speech-to-intent benchmark: right intent
 /// and every labelled slot exact; extra slots are not penalised; no result
 /// is a failure.
@@ -46,6 +65,9 @@ public struct CommandEvaluation: Sendable {
     public var failures: [(file: String, transcript: String, reason: String)] = []
     /// Rejection confidence of every recording (see `CommandResult.confidence`).
     public var confidences: [Double] = []
+    /// Leftover speech of every recording, weighted as the policy weighs it
+    /// (`RejectionEvidence.absorbedSpeech` × `RejectionPolicy.quietWeight`).
+    public var absorbed: [Double] = []
     public var accuracy: Double { total == 0 ? 0 : Double(understood) / Double(total) }
     public var realTimeFactor: Double { audioSeconds == 0 ? 0 : decodeSeconds / audioSeconds }
 
@@ -62,6 +84,9 @@ public struct CommandEvaluation: Sendable {
             e.audioSeconds += audio.seconds
             e.total += 1
             e.confidences.append(result.confidence)
+            if let evidence = result.evidence {
+                e.absorbed.append(evidence.absorbedSpeech * recognizer.policy.quietWeight(snr: evidence.snr))
+            }
             let ok = expectNothing ? result.match == nil : isUnderstood(intent: item.intent, slots: item.slots, result: result.match)
             if ok { e.understood += 1 } else {
                 e.failures.append((item.file.lastPathComponent, result.transcript, (result.rejection ?? "wrong: \(result.match?.slots ?? [:])") + String(format: " conf=%.3f", result.confidence)))

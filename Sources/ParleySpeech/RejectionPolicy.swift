@@ -14,11 +14,29 @@ public struct RejectionPolicy: Sendable, Hashable {
     public var relaxPerDecibel: Double
     /// The most the threshold is relaxed.
     public var maximumRelaxation: Double
+    /// The most speech the command path may leave as silence
+    /// (`RejectionEvidence.absorbedSpeech`, weighted by `quietWeight`):
+    /// 1 rejects when more is left over than was recognised.
+    public var maximumAbsorbedSpeech: Double
+    /// The absorbed-speech check fades in over this many dB above
+    /// `cleanSNR`: in noise the phone loop decodes the noise itself as
+    /// phones, so leftover "speech" means nothing there.
+    public var quietSpan: Double
 
-    public init(cleanSNR: Double = 30, relaxPerDecibel: Double = 0.1, maximumRelaxation: Double = 3) {
+    public init(cleanSNR: Double = 30, relaxPerDecibel: Double = 0.1, maximumRelaxation: Double = 3,
+                maximumAbsorbedSpeech: Double = 1, quietSpan: Double = 20) {
         self.cleanSNR = cleanSNR
         self.relaxPerDecibel = relaxPerDecibel
         self.maximumRelaxation = maximumRelaxation
+        self.maximumAbsorbedSpeech = maximumAbsorbedSpeech
+        self.quietSpan = quietSpan
+    }
+
+    /// How much the absorbed-speech check counts at `snr`: 0 at and below
+    /// `cleanSNR`, 1 from `cleanSNR + quietSpan` up.
+    public func quietWeight(snr: Double) -> Double {
+        guard quietSpan > 0 else { return snr > cleanSNR ? 1 : 0 }
+        return min(1, max(0, (snr - cleanSNR) / quietSpan))
     }
 
     /// The threshold for an utterance: `base` lowered by the estimated noise.

@@ -236,22 +236,8 @@ public final class StreamingCommandDecoder {
     /// `CommandRecognizer.recognize`'s decision on the two searches' results.
     private func score(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment],
                        loopWords: [SphinxDecoder.Segment]?, samples: [Int16]) -> CommandResult {
-        guard let hyp else {
-            return CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: "nothing recognised")
-        }
-        var confidence = 0.0
-        if let loopWords {
-            confidence = CommandRecognizer.acousticRatio(commandWords, garbage: loopWords)
-            let threshold = policy.threshold(base: threshold, samples: samples)
-            if confidence < threshold {
-                return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil,
-                                     rejection: String(format: "confidence %.3f below %.3f", confidence, threshold))
-            }
-        }
-        guard let match = matcher.match(hyp.words) else {
-            return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil, rejection: "no rule matches")
-        }
-        return CommandResult(transcript: hyp.transcript, confidence: confidence, match: match, rejection: nil)
+        CommandScoring.result(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples,
+                              threshold: threshold, policy: policy, matcher: matcher)
     }
 }
 

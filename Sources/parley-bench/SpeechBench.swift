@@ -40,6 +40,10 @@ struct SpeechCoffee: ParsableCommand {
     var relax: Double = RejectionPolicy().relaxPerDecibel
     @Option(help: "Estimated SNR (dB) at and above which the threshold is not relaxed.")
     var cleanSNR: Double = RejectionPolicy().cleanSNR
+    @Option(help: "Most speech the command path may leave as silence, per recognised word frame (a large value disables the check).")
+    var maxAbsorbed: Double = RejectionPolicy().maximumAbsorbedSpeech
+    @Option(help: "dB above --clean-snr over which the absorbed-speech check fades in.")
+    var quietSpan: Double = RejectionPolicy().quietSpan
     @Option(help: "Only the first N recordings.")
     var limit: Int?
     @Flag(help: "Run against a soup grammar and count recordings that produce an intent (false acceptance).")
@@ -56,6 +60,8 @@ struct SpeechCoffee: ParsableCommand {
         let recognizer = try CommandRecognizer(model: model, settings: settings, rejection: rejection, threshold: threshold)
         recognizer.policy.relaxPerDecibel = relax
         recognizer.policy.cleanSNR = cleanSNR
+        recognizer.policy.maximumAbsorbedSpeech = maxAbsorbed
+        recognizer.policy.quietSpan = quietSpan
         let noise = try PCMAudio.read(sharedData("noise/kitchen.wav"))
         for snr in snrs {
             let level = snr == "clean" ? nil : Double(snr)
@@ -66,9 +72,12 @@ struct SpeechCoffee: ParsableCommand {
             let value = falseAcceptance ? 1 - e.accuracy : e.accuracy
             emit(String(format: "snr=%@ %@=%.1f%% (%d/%d) rtf=%.3f", snr, label, value * 100, falseAcceptance ? e.total - e.understood : e.understood, e.total, e.realTimeFactor))
             if verbose { for f in e.failures { emit("  \(f.file): \"\(f.transcript)\" \(f.reason)") } }
-            let sorted = e.confidences.sorted()
-            if !sorted.isEmpty {
-                emit("  confidence percentiles:", [0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99].map { String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))]) }.joined(separator: " "))
+            for (name, values) in [("confidence", e.confidences), ("leftover speech (quiet-weighted)", e.absorbed)] {
+                let sorted = values.sorted()
+                guard !sorted.isEmpty else { continue }
+                emit("  \(name) percentiles 0/1/2/5/10/50/90/95/98/99/100:", [0, 0.01, 0.02, 0.05, 0.1, 0.5, 0.9, 0.95, 0.98, 0.99, 1].map {
+                    String(format: "%.3f", sorted[min(sorted.count - 1, Int($0 * Double(sorted.count)))])
+                }.joined(separator: " "))
             }
         }
         emit(String(format: "peak-memory=%.1fMiB", peakMemoryMiB() ?? -1))
@@ -77,19 +86,7 @@ struct SpeechCoffee: ParsableCommand {
 
 enum BenchGrammars {
     /// A soup-ordering grammar the coffee recordings must not trigger.
-    static var soup: PhraseModel {
-        (try? RhinoContext.parse("""
-        context:
-          expressions:
-            orderSoup:
-              - "[order, get me, I want, I'd like] [a, an] (bowl of) $soup:soup"
-              - "[order, get me, I want, I'd like] $quantity:quantity [bowls of, cups of] $soup:soup"
-              - "what soups do you have"
-          slots:
-            soup: ["clam chowder", "tomato soup", "minestrone", "chicken noodle soup", "lentil soup"]
-            quantity: ["one", "two", "three", "four"]
-        """, app: "Soup Chef")) ?? PhraseModel()
-    }
+    static var soup: PhraseModel { (try? EvaluationGrammars.soup()) ?? PhraseModel() }
 }
 
 /// Wake word miss rate on the wake-computer recordings against false alarms

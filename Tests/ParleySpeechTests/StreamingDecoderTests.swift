@@ -58,14 +58,7 @@ import Testing
 
     @Test func rejectionComparesWithThePhoneLoopLikeTheBufferedRecogniser() throws {
         // Coffee orders against a soup grammar: forced into it, they score far below the phone loop.
-        let soup = try RhinoContext.parse("""
-        context:
-          expressions:
-            orderSoup:
-              - "[order, get me, I want, I'd like] [a, an] (bowl of) $soup:soup"
-          slots:
-            soup: ["clam chowder", "tomato soup", "minestrone", "lentil soup"]
-        """, app: "Soup Chef")
+        let soup = try EvaluationGrammars.soup()
         let decoder = try StreamingCommandDecoder(model: soup)
         var accepted = 0
         for item in try recordings(6) {

@@ -1,0 +1,107 @@
+import Foundation
+
+/// What rejection measured on one utterance, from the command path's and the
+/// free phone loop's segmentations of the same frames.
+public struct RejectionEvidence: Sendable, Equatable {
+    /// The command path's acoustic log-likelihood relative to the phone
+    /// loop, per 10 ms frame (natural log): around 0 for real commands,
+    /// strongly negative for speech forced into the grammar. Counts the
+    /// recognised words and the silence/noise stretches that are themselves
+    /// below `threshold` (speech the command path could only call silence).
+    public var ratio: Double
+    /// Frames the command path calls silence or noise while the phone loop
+    /// decodes phones there, per frame of recognised words: speech the
+    /// grammar could not use. Near 0 for real commands in quiet.
+    public var absorbedSpeech: Double
+    /// The utterance's estimated SNR (dB, `RejectionPolicy.estimatedSNR`).
+    public var snr: Double
+    /// The ratio threshold applied (the base threshold relaxed for noise).
+    public var threshold: Double
+
+    /// Why the policy rejects this evidence, or nil when it passes.
+    public func rejection(policy: RejectionPolicy) -> String? {
+        if ratio < threshold {
+            return String(format: "confidence %.3f below %.3f", ratio, threshold)
+        }
+        let weighted = absorbedSpeech * policy.quietWeight(snr: snr)
+        if weighted > policy.maximumAbsorbedSpeech {
+            return String(format: "speech outside the command: %.2f of its length (at %.0f dB)", absorbedSpeech, snr)
+        }
+        return nil
+    }
+}
+
+/// The command stage's decision, shared by `CommandRecognizer` (buffered)
+/// and `StreamingCommandDecoder` (streamed): rejection on the two searches'
+/// segmentations, then the phrase match.
+enum CommandScoring {
+    /// Scores the command path against the phone loop (see `RejectionEvidence`).
+    /// `(NULL)` segments (the searches' empty transitions, one frame wide,
+    /// no acoustic score) are skipped: spread over the frames they would
+    /// hide a frame of the real phone or word scored there.
+    static func evidence(_ words: [SphinxDecoder.Segment], loop: [SphinxDecoder.Segment],
+                         threshold: Double, snr: Double) -> RejectionEvidence {
+        let frameCount = ((words + loop).map(\.endFrame).max() ?? -1) + 1
+        let command = perFrame(words, count: frameCount)
+        let reference = perFrame(loop, count: frameCount)
+        var difference = 0.0
+        var frames = 0
+        var wordFrames = 0
+        for w in words where isScored(w, count: frameCount) {
+            let span = w.startFrame...w.endFrame
+            let d = span.reduce(0.0) { $0 + command[$1].score - reference[$1].score }
+            if !w.isFiller {
+                wordFrames += span.count
+            } else if d / Double(span.count) >= threshold {
+                continue  // silence or noise that the loop fits no better
+            }
+            difference += d
+            frames += span.count
+        }
+        var absorbed = 0
+        for f in 0..<frameCount where !command[f].speech && reference[f].speech { absorbed += 1 }
+        return RejectionEvidence(ratio: frames == 0 ? 0 : difference / Double(frames),
+                                 absorbedSpeech: wordFrames == 0 ? 0 : Double(absorbed) / Double(wordFrames),
+                                 snr: snr, threshold: threshold)
+    }
+
+    private static func isScored(_ s: SphinxDecoder.Segment, count: Int) -> Bool {
+        s.word != "(NULL)" && s.startFrame >= 0 && s.endFrame >= s.startFrame && s.endFrame < count
+    }
+
+    /// Each frame's share of its segment's acoustic score, and whether the
+    /// segment is speech (a word or a loop phone) rather than silence/noise.
+    private static func perFrame(_ segments: [SphinxDecoder.Segment], count: Int) -> [(score: Double, speech: Bool)] {
+        var frames = [(score: Double, speech: Bool)](repeating: (0, false), count: count)
+        for s in segments where isScored(s, count: count) {
+            let share = s.acoustic / Double(s.endFrame - s.startFrame + 1)
+            for f in s.startFrame...s.endFrame { frames[f] = (share, !s.isFiller) }
+        }
+        return frames
+    }
+
+    /// The command stage's result: nothing recognised, rejected, no rule, or a match.
+    /// `loopWords` is nil when rejection is off.
+    static func result(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment], loopWords: [SphinxDecoder.Segment]?,
+                       samples: [Int16], threshold base: Double, policy: RejectionPolicy,
+                       matcher: PhraseMatcher) -> CommandResult {
+        guard let hyp else {
+            return CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: "nothing recognised")
+        }
+        var confidence = 0.0
+        var evidence: RejectionEvidence?
+        if let loopWords {
+            let snr = RejectionPolicy.estimatedSNR(samples)
+            let measured = Self.evidence(commandWords, loop: loopWords, threshold: policy.threshold(base: base, snr: snr), snr: snr)
+            confidence = measured.ratio
+            evidence = measured
+            if let reason = measured.rejection(policy: policy) {
+                return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil, rejection: reason, evidence: evidence)
+            }
+        }
+        guard let match = matcher.match(hyp.words) else {
+            return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil, rejection: "no rule matches", evidence: evidence)
+        }
+        return CommandResult(transcript: hyp.transcript, confidence: confidence, match: match, rejection: nil, evidence: evidence)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import ParleyCore
+import ParleyTestKit
+import Testing
+@testable import ParleySpeech
+
+/// The command stage's rejection scoring (`CommandScoring`), on hand-made
+/// segmentations and on real recordings.
+@Suite(.serialized) struct RejectionTests {
+    typealias Segment = SphinxDecoder.Segment
+
+    /// A phone-loop segmentation of frames 0..<count: one phone every 5
+    /// frames at `perFrame` each, each followed by the search's one-frame
+    /// `(NULL)` transition, as ps_seg_iter reports it.
+    func loop(_ count: Int, perFrame: Double, withNulls: Bool = true, silence: ClosedRange<Int>? = nil) -> [Segment] {
+        var out: [Segment] = []
+        var f = 0
+        while f < count {
+            let end = min(count - 1, f + 4)
+            if let silence, silence.contains(f) {
+                out.append(Segment(word: "<sil>", startFrame: f, endFrame: end, acoustic: perFrame * Double(end - f + 1)))
+            } else {
+                out.append(Segment(word: "garbage_ah", startFrame: f, endFrame: end, acoustic: perFrame * Double(end - f + 1)))
+            }
+            if withNulls { out.append(Segment(word: "(NULL)", startFrame: end, endFrame: end, acoustic: 0)) }
+            f = end + 1
+        }
+        return out
+    }
+
+    @Test func emptyTransitionsDoNotChangeTheScore() {
+        let words = [Segment(word: "latte", startFrame: 0, endFrame: 49, acoustic: -150)]
+        let with = CommandScoring.evidence(words, loop: loop(50, perFrame: -2), threshold: -1, snr: 60)
+        let without = CommandScoring.evidence(words, loop: loop(50, perFrame: -2, withNulls: false), threshold: -1, snr: 60)
+        #expect(abs(with.ratio - without.ratio) < 1e-9)
+        #expect(abs(with.ratio - -1) < 1e-9, "-3 per frame against -2 per frame: \(with.ratio)")
+        // The wake verifier's older score lets each (NULL) hide a loop frame.
+        #expect(CommandRecognizer.acousticRatio(words, garbage: loop(50, perFrame: -2)) < with.ratio)
+    }
+
+    @Test func silenceThatHidesSpeechCountsAgainstTheCommand() {
+        // 50 frames of words as good as the loop, then 100 frames the command
+        // path calls silence while the loop decodes phones.
+        let words = [
+            Segment(word: "latte", startFrame: 0, endFrame: 49, acoustic: -100),
+            Segment(word: "<sil>", startFrame: 50, endFrame: 149, acoustic: -500),
+        ]
+        let hidden = CommandScoring.evidence(words, loop: loop(150, perFrame: -2), threshold: -1, snr: 60)
+        #expect(abs(hidden.absorbedSpeech - 2) < 1e-9)
+        #expect(abs(hidden.ratio - -2) < 1e-9, "(0·50 − 3·100) / 150: \(hidden.ratio)")
+        // Real silence: the loop fits it no better, so it is left out.
+        let quiet = [words[0], Segment(word: "<sil>", startFrame: 50, endFrame: 149, acoustic: -200)]
+        let silent = CommandScoring.evidence(quiet, loop: loop(150, perFrame: -2, silence: 50...149), threshold: -1, snr: 60)
+        #expect(silent.absorbedSpeech == 0)
+        #expect(silent.ratio == 0)
+    }
+
+    @Test func leftoverSpeechRejectsOnlyInQuiet() {
+        let policy = RejectionPolicy()
+        #expect(policy.quietWeight(snr: 20) == 0)
+        #expect(policy.quietWeight(snr: 40) == 0.5)
+        #expect(policy.quietWeight(snr: 60) == 1)
+        let evidence = { (absorbed: Double, snr: Double) in
+            RejectionEvidence(ratio: 0, absorbedSpeech: absorbed, snr: snr, threshold: -1)
+        }
+        #expect(evidence(1.5, 60).rejection(policy: policy)?.contains("speech outside") == true)
+        #expect(evidence(0.5, 60).rejection(policy: policy) == nil)
+        #expect(evidence(1.5, 38).rejection(policy: policy) == nil, "weighted 0.6")
+        #expect(evidence(5, 25).rejection(policy: policy) == nil, "noise: the loop hears the noise as phones")
+        #expect(RejectionEvidence(ratio: -1.2, absorbedSpeech: 0, snr: 60, threshold: -1).rejection(policy: policy)?
+            .contains("below") == true)
+    }
+
+    @Test func longerSpeechForcedOntoAShortCommandIsRejected() throws {
+        // A coffee order whose start fits "i want an minestrone" nearly as
+        // well as the phone loop does; the rest of the order is left as
+        // "silence" (decoded first on a fresh recogniser: PocketSphinx's
+        // noise estimate carries over from one utterance to the next).
+        let soup = try EvaluationGrammars.soup()  // the false-acceptance benchmark's
+        let file = SharedData.coffeeClean.appendingPathComponent("48771c69-7371-4114-870c-4ffaa840702c.wav")
+        let audio = try PCMAudio.read(file).samples
+        let recognizer = try CommandRecognizer(model: soup)
+        let result = try recognizer.recognize(audio)
+        #expect(result.transcript == "i want an minestrone")
+        #expect(result.match == nil)
+        #expect(result.rejection?.contains("speech outside") == true, "\(result.rejection ?? "accepted")")
+        #expect((result.evidence?.absorbedSpeech ?? 0) > 1)
+        recognizer.policy.maximumAbsorbedSpeech = .infinity
+        #expect(try recognizer.recognize(audio).match != nil, "the ratio alone lets it through")
+    }
+
+    @Test func realOrdersLeaveLittleSpeechOver() throws {
+        let coffee = try RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+        let recognizer = try CommandRecognizer(model: coffee)
+        let items = Array(try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(6))
+        for item in items {
+            let result = try recognizer.recognize(PCMAudio.read(item.file).samples)
+            let evidence = try #require(result.evidence)
+            #expect(evidence.absorbedSpeech < 0.5, "\(item.file.lastPathComponent): \(evidence)")
+            #expect(evidence.snr > 30)
+        }
+    }
+}
