@@ -83,10 +83,10 @@ public struct EngineHarness: Sendable {
 
     /// Advances the clock, lets the engine react, returns what it said.
     @discardableResult
-    public func wait(_ seconds: TimeInterval) async -> [String] {
+    public func wait(_ seconds: TimeInterval, deviceSpeaking: Bool = false) async -> [String] {
         _ = await sink.drain()
         clock.advance(by: seconds)
-        await engine.tick()
+        await engine.tick(deviceSpeaking: deviceSpeaking)
         return await spokenSinceDrain()
     }
 

@@ -140,6 +140,20 @@ import Testing
         #expect(await h.donations.rows.isEmpty)
     }
 
+    @Test func theAnswerWindowStartsWhenTheDeviceStopsSpeaking() async throws {
+        var configuration = EngineConfiguration()
+        configuration.confirmationTimeout = 2
+        let h = try harness(configuration)
+        await h.say("give me a large latte")
+        // The confirmation line takes longer to say than the whole window.
+        for _ in 0..<30 { #expect(await h.wait(0.2, deviceSpeaking: true).isEmpty) }
+        #expect(await h.wait(1.9).isEmpty)  // the window runs only from the end of the line
+        #expect(await h.press() == ["Ordered. It will be ready in eleven minutes. Your large latte, four dollars twenty five."])
+        // Without the voice playing, the same window does run out.
+        await h.say("give me a large latte")
+        #expect(await h.wait(2.1).count == 1)
+    }
+
     @Test func repeatSaysTheLastLineAgain() async throws {
         let h = try harness()
         await h.say("order soup with soup chef")

@@ -227,7 +227,13 @@ public actor ConversationEngine {
 
     /// Re-evaluates everything that depends on time: answer time-outs,
     /// button windows, scheduled announcements. Call after the clock moves.
-    public func tick() async {
+    ///
+    /// `deviceSpeaking`: the device's voice is still playing. A person can
+    /// only answer a question once they have heard it, so while it plays the
+    /// waiting window does not run: each open deadline is held at a full
+    /// window from now, which makes the window start when the voice stops
+    /// (a long confirmation line would otherwise eat most of a short one).
+    public func tick(deviceSpeaking: Bool = false) async {
         let now = clock.now
         let due = scheduled.filter { $0.date <= now }.sorted { $0.date < $1.date }
         scheduled.removeAll { $0.date <= now }
@@ -235,6 +241,10 @@ public actor ConversationEngine {
             await sink.emit(.sound("chime"))
             await say(announcement.text)
             await rest()
+        }
+        if deviceSpeaking {
+            holdDeadlines(from: now)
+            return
         }
         switch phase {
         case .asking(var pending) where now >= pending.deadline:
@@ -265,6 +275,28 @@ public actor ConversationEngine {
             phase = .idle
             await rest()
         default:
+            break
+        }
+    }
+
+    /// Pushes every open waiting deadline to at least a full window after `now`.
+    private func holdDeadlines(from now: Date) {
+        func held(_ deadline: Date, _ window: TimeInterval) -> Date { max(deadline, now + window) }
+        switch phase {
+        case .asking(var pending):
+            pending.deadline = held(pending.deadline, configuration.answerTimeout)
+            phase = .asking(pending)
+        case .confirming(var confirming):
+            confirming.deadline = held(confirming.deadline, configuration.confirmationTimeout)
+            phase = .confirming(confirming)
+        case .forgetting(var forgetting):
+            forgetting.deadline = held(forgetting.deadline, configuration.confirmationTimeout)
+            phase = .forgetting(forgetting)
+        case .pushToTalk(let deadline):
+            phase = .pushToTalk(deadline: held(deadline, configuration.buttonWindow))
+        case .suggesting(let run, let deadline):
+            phase = .suggesting(run, deadline: held(deadline, configuration.buttonWindow))
+        case .idle, .busy:
             break
         }
     }

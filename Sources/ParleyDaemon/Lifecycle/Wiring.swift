@@ -29,9 +29,11 @@ public enum Wiring {
         let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"))
         var outputs = EngineOutputs()
         outputs.led = { boardBridge.show($0) }
-        var services: [any Service] = [boardBridge, EngineTickService(engine: engine)]
         let latency = LatencyProbe()
         let speaker = try makeSpeaker(config: config, latency: latency, logger: logger)
+        var services: [any Service] = [
+            boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }),
+        ]
         if let speaker {
             outputs.speak = { await speaker.speak($0) }
             outputs.sound = { _ in speaker.chime() }

@@ -201,19 +201,24 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
 
 /// Moves the engine's clock-driven work (answer time-outs, confirmation
 /// windows, timers) along: `tick()` every `interval` until shutdown.
+/// `isSpeaking` tells it when the device's voice is playing, so answer
+/// windows start once a question has been heard (see `tick(deviceSpeaking:)`).
 public struct EngineTickService: Service {
     let engine: ConversationEngine
     let interval: Duration
+    let isSpeaking: @Sendable () -> Bool
 
-    public init(engine: ConversationEngine, interval: Duration = .milliseconds(200)) {
+    public init(engine: ConversationEngine, interval: Duration = .milliseconds(200),
+                isSpeaking: @escaping @Sendable () -> Bool = { false }) {
         self.engine = engine
         self.interval = interval
+        self.isSpeaking = isSpeaking
     }
 
     public func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            await engine.tick()
+            await engine.tick(deviceSpeaking: isSpeaking())
         }
     }
 }
