@@ -8,7 +8,32 @@ import ParleyAudio
 struct AudioBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio", abstract: "Audio capture, endpointing and playback benchmarks.",
-        subcommands: [CaptureCPU.self, Endpointing.self, PlaybackStop.self])
+        subcommands: [CaptureCPU.self, Endpointing.self, PlaybackStop.self, Mix.self])
+
+    /// Writes recordings mixed with noise the published way, so tools that
+    /// take files (`parley understand`) can be evaluated in noise. The slice
+    /// for the i-th file is seeded as `speech-coffee` seeds it (0x5EED + i).
+    struct Mix: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "mix", abstract: "Mix 16 kHz mono WAV files with noise at an SNR (peak-frame definition) into a folder.")
+        @Option(help: "SNR in dB.") var snr: Double
+        @Option(help: "Noise WAV (16 kHz mono).") var noise = sharedData("noise/kitchen.wav").path
+        @Option(help: "Output folder (created; files keep their names).") var out: String
+        @Argument(help: "WAV files.") var files: [String]
+
+        func run() throws {
+            let noiseSamples = try WAVFile.read(URL(fileURLWithPath: noise)).samples
+            let folder = URL(fileURLWithPath: out)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for (index, file) in files.enumerated() {
+                let url = URL(fileURLWithPath: file)
+                let (samples, rate) = try WAVFile.read(url)
+                guard rate == 16_000 else { throw ValidationError("\(file): \(rate) Hz; expected 16 kHz mono") }
+                let mixed = NoiseMixer.mix(speech: samples, noise: noiseSamples, snrDB: snr, seed: UInt64(index) &+ 0x5EED)
+                try WAVFile.write(mixed, sampleRate: rate, to: folder.appendingPathComponent(url.lastPathComponent))
+            }
+        }
+    }
 
     struct CaptureCPU: ParsableCommand {
         static let configuration = CommandConfiguration(
