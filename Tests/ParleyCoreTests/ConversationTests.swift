@@ -344,6 +344,39 @@ import Testing
         #expect(EngineConfiguration(voiceConfirmableCategories: [.order, .payment, .delete]).voiceConfirmableCategories == [.delete])
     }
 
+    @Test func withoutAWorkingButtonAnOrderIsRefusedAloudAndVoiceConfirmationStillWorks() async throws {
+        var configuration = EngineConfiguration()
+        configuration.buttonAvailable = false
+        let h = try harness(configuration)
+        // The order is refused at once, not left waiting for a press that cannot come.
+        #expect(await h.say("give me a large latte") == ["This order needs the button, which is not working, so nothing was ordered."])
+        #expect(await h.sink.leds.suffix(2) == [.error, .idle])
+        #expect(await h.engine.isConversationOpen == false)
+        #expect(await h.wait(60).isEmpty)
+        #expect(await h.press().isEmpty)  // a press arriving anyway (`parley press`) orders nothing
+        #expect(await h.sink.performed.isEmpty)
+        // A category the configuration lets a voice confirm does not mention the button.
+        await h.say("add a note with notes")
+        await h.say("call the plumber")
+        await h.say("delete a note from notes")
+        #expect(await h.say("plumber") == ["The note \"call the plumber\" will be deleted for good. Say yes to delete it, or say cancel."])
+        #expect(await h.say("yes") == ["Deleted. The note \"call the plumber\" is gone."])
+        // Forgetting the history is confirmed by the button only.
+        #expect(await h.say("forget my history") == ["Forgetting the history needs the button, which is not working, so nothing was deleted."])
+        #expect(try await h.engine.stores.donations.donations(app: nil, intent: nil, limit: nil).count == 2)  // the note's create and delete
+    }
+
+    @Test func withoutAWorkingButtonACategoryNotVoiceConfirmableIsRefused() async throws {
+        var configuration = EngineConfiguration(voiceConfirmableCategories: [])
+        configuration.buttonAvailable = false
+        let h = try harness(configuration)
+        await h.say("add a note with notes")
+        await h.say("call the plumber")
+        await h.say("delete a note from notes")
+        #expect(await h.say("plumber") == ["This needs the button to delete it, and the button is not working, so nothing was done."])
+        #expect(await h.say("read my notes") == ["There is one note. The latest: call the plumber."])
+    }
+
     @Test func dialogFollowsThePlatformRules() async throws {
         let h = try harness()
         var lines: [String] = []

@@ -9,8 +9,9 @@ import Testing
 /// The control commands through the real engine, apps, simulated board and
 /// SQLite store, as parleyd wires them (no audio).
 @Suite struct WiringTests {
-    private func controller(_ dir: TemporaryDirectory) async throws -> (DaemonController, StateStore) {
+    private func controller(_ dir: TemporaryDirectory, board: String? = nil) async throws -> (DaemonController, StateStore) {
         var config = ParleyConfig()
+        if let board { config.board = board }
         config.stateDirectory = dir.file("state")
         config.audio.capture = .file("missing.wav")  // no audio in
         let store = try StateStore(directory: config.stateDirectory)
@@ -43,6 +44,26 @@ import Testing
         #expect(status.grammarSize > 10)
         #expect(status.notWired == ["recogniser"])
         #expect(status.audio.state.hasPrefix("playback only"))
+    }
+
+    @Test func aBoardWhoseChipIsMissingStartsAndRefusesOrdersAloud() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        // The shipped Pi 4 board file, on a machine without its GPIO chip.
+        let pi4 = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("board/pi4/board.yaml")
+        let yaml = try String(contentsOf: pi4, encoding: .utf8)
+            .replacingOccurrences(of: "chip: [pinctrl-bcm2711, gpiochip0]", with: "chip: parley-test-no-such-chip")
+        #expect(yaml.contains("chip: parley-test-no-such-chip"))
+        try yaml.write(toFile: dir.file("board.yaml"), atomically: true, encoding: .utf8)
+        let (controller, store) = try await controller(dir, board: dir.file("board.yaml"))
+        let reply = await controller.handle(.say("order soup with soup chef"))
+        #expect(reply.spoken == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        _ = await controller.handle(.say("tomato"))
+        let refused = await controller.handle(.say("lewis avenue"))
+        #expect(refused.spoken == ["This order needs the button, which is not working, so nothing was ordered."])
+        #expect(await controller.components.conversation?.stateDescription() == "idle")
+        #expect(try await store.donationCount() == 0)
+        await controller.components.board?.allOff()
     }
 
     @Test func appsShortcutsAndCustomPhrasesComeFromTheEngine() async throws {

@@ -589,9 +589,24 @@ public actor ConversationEngine {
         }
         let category = run.descriptor.category
         let voiceAllowed = configuration.voiceConfirmableCategories.contains(category)
-        let instruction = voiceAllowed
-            ? "Say yes or press the button to \(category.confirmationVerb), or say cancel."
-            : "Press the button to \(category.confirmationVerb), or say cancel."
+        guard voiceAllowed || configuration.buttonAvailable else {
+            // Only the button could confirm this, and it cannot be read: say so
+            // now rather than wait for a press that will never come.
+            await log("\(run.app.identifier).\(run.descriptor.identifier) needs the button, which is unavailable; not performed")
+            phase = .idle
+            await say(Self.buttonMissing(category))
+            await setLED(.error)
+            await rest()
+            return
+        }
+        let instruction: String
+        if !voiceAllowed {
+            instruction = "Press the button to \(category.confirmationVerb), or say cancel."
+        } else if configuration.buttonAvailable {
+            instruction = "Say yes or press the button to \(category.confirmationVerb), or say cancel."
+        } else {
+            instruction = "Say yes to \(category.confirmationVerb), or say cancel."
+        }
         let line = "\(stakes) \(instruction)"
         let question = FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: voiceAllowed))
         phase = .confirming(Confirming(run: run, line: line, voiceAllowed: voiceAllowed,
@@ -599,6 +614,15 @@ public actor ConversationEngine {
                                        deadline: clock.now + configuration.confirmationTimeout))
         await say(line)
         await rest()
+    }
+
+    /// What is said when a confirmation needs the button and the board has none working.
+    static func buttonMissing(_ category: IntentCategory) -> String {
+        switch category {
+        case .order: "This order needs the button, which is not working, so nothing was ordered."
+        case .payment: "This payment needs the button, which is not working, so nothing was paid."
+        default: "This needs the button to \(category.confirmationVerb), and the button is not working, so nothing was done."
+        }
     }
 
     private func handleConfirmation(_ text: String, _ confirming: Confirming) async {
@@ -639,6 +663,14 @@ public actor ConversationEngine {
         guard count > 0 else {
             phase = .idle
             await say("There is no history to forget.")
+            await rest()
+            return
+        }
+        guard configuration.buttonAvailable else {
+            // Forgetting is confirmed with the button only (SPEC 7), like an order.
+            phase = .idle
+            await say("Forgetting the history needs the button, which is not working, so nothing was deleted.")
+            await setLED(.error)
             await rest()
             return
         }

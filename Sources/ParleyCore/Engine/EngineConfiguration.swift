@@ -30,6 +30,12 @@ public struct EngineConfiguration: Sendable {
     public var doublePressPhrase: String?
     /// Recorded in donations as how an intent was started by speech.
     public var voiceTrigger = "voice"
+    /// Whether the confirmation button can be read. False when the board's
+    /// GPIO chip or button line is missing: a confirmation that needs the
+    /// button then says so and ends, because waiting for a press that cannot
+    /// come would look like the device ignoring the person (issue 5).
+    /// Categories confirmable by voice still are.
+    public var buttonAvailable = true
 
     public init(voiceConfirmableCategories: Set<IntentCategory> = [.delete, .create, .edit, .set, .play, .get, .generic]) {
         self.voiceConfirmableCategories = voiceConfirmableCategories.subtracting(Self.buttonOnlyCategories)

@@ -18,14 +18,17 @@ public enum Wiring {
         let registry = try AppRegistry(apps: BundledApps.all, primaryApp: config.primaryApp)
         let bridge = EngineBridge(registry: registry, wakeName: config.wake.name, logger: Logger(label: "parley.engine"))
         let board = try Board.load(from: BoardLocator.locate(config.board))
+        // Opened before the engine is made: whether the button can be read
+        // decides how confirmations are asked (a missing chip never stops the start).
+        let hardware = board.open(logger: Logger(label: "parley.board"))
         let engine = ConversationEngine(
             registry: registry,
             stores: ParleyStores(donations: store, customPhrases: store, appData: store),
-            clock: SystemClock(), sink: bridge, configuration: engineConfiguration(config, board: board))
+            clock: SystemClock(), sink: bridge,
+            configuration: engineConfiguration(config, board: board, buttonAvailable: hardware.isButtonAvailable))
         bridge.attach(engine)
         await engine.reloadPhrases()
 
-        let hardware = board.open(logger: Logger(label: "parley.board"))
         let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"))
         var outputs = EngineOutputs()
         outputs.led = { boardBridge.show($0) }
@@ -117,8 +120,9 @@ public enum Wiring {
             isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() }, logger: Logger(label: "parley.listen"))
     }
 
-    /// The engine's settings from parley.yaml and the board file.
-    static func engineConfiguration(_ config: ParleyConfig, board: Board) -> EngineConfiguration {
+    /// The engine's settings from parley.yaml, the board file and whether the
+    /// opened board's button can be read.
+    static func engineConfiguration(_ config: ParleyConfig, board: Board, buttonAvailable: Bool = true) -> EngineConfiguration {
         var engine = EngineConfiguration(
             voiceConfirmableCategories: Set(config.voiceConfirmableCategories.compactMap(IntentCategory.init(rawValue:))))
         engine.answerTimeout = seconds(config.timeouts.answer)
@@ -126,6 +130,7 @@ public enum Wiring {
         engine.performTimeLimit = seconds(config.timeouts.perform)
         engine.tipsEnabled = config.tips
         engine.suggestsOnIdlePress = board.button.whenIdle == .suggestion
+        engine.buttonAvailable = buttonAvailable
         switch board.button.doublePress {
         case .none: engine.doublePressPhrase = nil
         case .repeatLast: engine.doublePressPhrase = "repeat"
