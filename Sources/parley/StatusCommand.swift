@@ -4,7 +4,7 @@ import ParleyDaemon
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show what the daemon is doing: state, audio, recognitions, last intents.")
+        commandName: "status", abstract: "Show what the daemon is doing: state, LEDs, audio, recognitions, last intents.")
 
     @OptionGroup var options: ControlOptions
 
@@ -18,6 +18,13 @@ struct StatusCommand: ParsableCommand {
             "parleyd \(s.version), pid \(s.pid), up \(formatUptime(s.uptimeSeconds))",
             "state:        \(s.state)",
             "board:        \(s.board)",
+            "leds:         \(s.led ?? "not wired")",
+        ]
+        if let problem = s.buttonProblem {
+            // Next to the LEDs: it explains why confirmations are refused aloud.
+            lines.append("button:       not working (\(problem))")
+        }
+        lines += [
             "audio:        \(s.audio.state), capture \(s.audio.capture), playback \(s.audio.playback), \(s.audio.overruns) overruns",
             "recognitions: \(s.recognitions)",
             "grammar:      \(s.grammarSize) phrases",

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 
+import ParleyHardware
+
 @testable import ParleyDaemon
 
 /// The `parley` control subcommands as a person runs them.
@@ -46,6 +48,19 @@ import Testing
         #expect(badStatus != 0 && badErr.contains("exactly one"))
         let (jsonStatus, json, _) = try await parley(["phrases", "--json", "--socket", running.socket])
         #expect(jsonStatus == 0 && json.contains("\"ok\" : true"))
+    }
+
+    @Test func statusShowsWhatTheLEDsShow() async throws {
+        let running = try await RunningServer.wired(); defer { running.stop() }
+        let board = try #require(running.controller.components.board as? BoardBridge)
+        let simulated = try #require(board.hardware as? SimulatedBoard)
+        // The mute switch overrides the engine's idle state on the LEDs.
+        simulated.setMuteSwitch(true)
+        let (status, stdout, _) = try await parley(["status", "--socket", running.socket])
+        #expect(status == 0)
+        #expect(stdout.contains("state:        idle\nboard:        sim\nleds:         muted\naudio:"), "\(stdout)")
+        #expect(!stdout.contains("button:"))  // said only when the button is not working
+        await board.allOff()
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to run the tool as another user"))

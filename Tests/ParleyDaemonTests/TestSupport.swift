@@ -27,16 +27,45 @@ struct RunningServer {
     let logs: LogRing
     var socket: String { server.path }
 
+    /// The controller that answers on the socket.
+    let controller: DaemonController
+
     init() throws {
-        dir = try TemporaryDirectory()
+        try self.init(dir: TemporaryDirectory(), components: { _, _ in DaemonComponents() })
+    }
+
+    /// A server over the components parleyd wires (engine, apps, simulated
+    /// board; no audio in), with their services not running.
+    static func wired() async throws -> RunningServer {
+        let dir = try TemporaryDirectory()
+        var config = RunningServer.config(dir)
+        config.audio.capture = .file("missing.wav")
+        let store = try StateStore(directory: config.stateDirectory)
+        var components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
+        components.services = []
+        return try RunningServer(dir: dir, config: config, store: store, components: components)
+    }
+
+    private static func config(_ dir: TemporaryDirectory) -> ParleyConfig {
         var config = ParleyConfig()
         config.stateDirectory = dir.file("state")
         config.controlSocket = dir.file("run/parley.sock")
-        store = try StateStore(directory: config.stateDirectory)
+        return config
+    }
+
+    private init(dir: TemporaryDirectory, components: (ParleyConfig, StateStore) throws -> DaemonComponents) throws {
+        let config = RunningServer.config(dir)
+        let store = try StateStore(directory: config.stateDirectory)
+        try self.init(dir: dir, config: config, store: store, components: components(config, store))
+    }
+
+    private init(dir: TemporaryDirectory, config: ParleyConfig, store: StateStore, components: DaemonComponents) throws {
+        self.dir = dir
+        self.store = store
         logs = LogRing(capacity: 10)
         let logger = Logger(label: "test")
-        let controller = DaemonController(
-            config: config, configFile: nil, store: store, components: DaemonComponents(), logs: logs, logger: logger)
+        controller = DaemonController(
+            config: config, configFile: nil, store: store, components: components, logs: logs, logger: logger)
         server = ControlServer(path: config.controlSocket, handler: controller, logger: logger)
         try server.start()
     }

@@ -44,6 +44,25 @@ import Testing
         #expect(status.grammarSize > 10)
         #expect(status.notWired == ["recogniser"])
         #expect(status.audio.state.hasPrefix("playback only"))
+        #expect(status.buttonProblem == nil)
+    }
+
+    @Test func statusReportsWhatTheBoardShowsNotOnlyTheEngineState() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let (controller, _) = try await controller(dir)
+        let board = try #require(controller.components.board as? BoardBridge)
+        let simulated = try #require(board.hardware as? SimulatedBoard)
+        #expect(try #require(await controller.handle(.status).status).led == "idle")
+        board.show(.listening)
+        #expect(try #require(await controller.handle(.status).status).led == "listening")
+        // The mute switch shows `muted` whatever the engine's state (it is not told here).
+        simulated.setMuteSwitch(true)
+        let muted = try #require(await controller.handle(.status).status)
+        #expect(muted.led == "muted")
+        #expect(muted.state == "idle")
+        simulated.setMuteSwitch(false)
+        #expect(try #require(await controller.handle(.status).status).led == "listening")
+        await board.allOff()
     }
 
     @Test func aBoardWhoseChipIsMissingStartsAndRefusesOrdersAloud() async throws {
@@ -63,6 +82,9 @@ import Testing
         #expect(refused.spoken == ["This order needs the button, which is not working, so nothing was ordered."])
         #expect(await controller.components.conversation?.stateDescription() == "idle")
         #expect(try await store.donationCount() == 0)
+        let status = try #require(await controller.handle(.status).status)
+        #expect(status.buttonProblem?.contains("GPIO chip not available") == true)
+        #expect(status.buttonProblem?.contains("parley-test-no-such-chip") == true)
         await controller.components.board?.allOff()
     }
 

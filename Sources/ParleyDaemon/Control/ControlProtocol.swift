@@ -182,6 +182,13 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     /// The conversation state ("idle", "listening", "awaiting confirmation" …).
     public var state: String
     public var board: String
+    /// What the board's LEDs show now ("muted" while the mute switch is on,
+    /// "success" during its flash), which can differ from `state`; nil
+    /// when no board is wired.
+    public var led: String?
+    /// Why the confirmation button cannot be read (no GPIO chip, line busy);
+    /// nil when it works or no board is wired.
+    public var buttonProblem: String?
     public var configFile: String?
     public var stateDirectory: String
     public var audio: AudioStatus

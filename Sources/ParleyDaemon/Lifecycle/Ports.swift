@@ -69,6 +69,12 @@ public protocol BoardPort: Sendable {
     func simulate(_ press: ButtonPress) async throws
     /// Turns every LED off (shutdown).
     func allOff() async
+    /// The state the LEDs show now, as a person sees it: a success or error
+    /// flash while it lasts, `muted` while the mute switch is on. This can
+    /// differ from the engine's state, which knows neither.
+    var ledState: String { get }
+    /// Why the confirmation button cannot be read; nil when it works.
+    var buttonProblem: String? { get }
 }
 
 /// Everything plugged into the daemon. `services` are the long-running

@@ -83,6 +83,10 @@ public final class BoardBridge: BoardPort, Service {
 
     public var ledState: String { hardware.displayedState.rawValue }
 
+    public var buttonProblem: String? {
+        hardware.isButtonAvailable ? nil : hardware.unavailableReason ?? "unknown reason"
+    }
+
     /// Forwards board events to the engine until shutdown.
     public func run() async throws {
         await engine.setMuted(hardware.isMuted)
