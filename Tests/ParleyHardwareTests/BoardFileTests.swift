@@ -175,6 +175,25 @@ struct BoardFileTests {
         #expect(action.key == "button.double-press")
     }
 
+    @Test func lineOffsetsOutsideZeroTo1023AreRefused() throws {
+        let button = try #require(parseError(validBoard.replacingOccurrences(of: "  line: 17\n", with: "  line: 1024\n")))
+        #expect(button.key == "button.line")
+        #expect(button.line == 5)
+        #expect(button.problem == .invalidValue("1024", expected: "a number from 0 to 1023"))
+        #expect(button.description.hasPrefix("board/test/board.yaml:5:"))
+        #expect(button.description.contains("button.line: invalid value '1024'; expected a number from 0 to 1023"))
+
+        let led = try #require(parseError(validBoard.replacingOccurrences(of: "blue: { line: 22 }", with: "blue: { line: -1 }")))
+        #expect(led.key == "leds.blue.line")
+        #expect(led.problem == .invalidValue("-1", expected: "a number from 0 to 1023"))
+
+        // Both ends of the range are accepted.
+        let low = try Board.parse(yaml: validBoard.replacingOccurrences(of: "blue: { line: 22 }", with: "blue: { line: 0 }"), file: "x.yaml")
+        #expect(low.leds.first?.line == 0)
+        let high = try Board.parse(yaml: validBoard.replacingOccurrences(of: "  line: 27\n", with: "  line: 1023\n"), file: "x.yaml")
+        #expect(high.muteSwitch?.line == 1023)
+    }
+
     @Test func yamlSyntaxErrorHasALine() throws {
         let error = try #require(parseError(validBoard.replacingOccurrences(of: "  capture: \"hw:0\"", with: "  capture: \"hw:0")))
         guard case .syntax = error.problem else { Issue.record("\(error)"); return }

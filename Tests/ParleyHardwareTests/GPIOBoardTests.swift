@@ -115,7 +115,7 @@ struct GPIOBoardTests {
         let board = try h.open()
         #expect(!board.isButtonAvailable)
         #expect(board.unavailableReason?.contains("ENOENT") == true)
-        #expect(h.log.text.contains("error: board 'bench': gpiod_chip_open_lookup failed for chip 'pinctrl-bcm2711'"))
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, chip): gpiod_chip_open_lookup failed for chip 'pinctrl-bcm2711'"))
         #expect(h.log.text.contains("confirmations that need the button will be refused aloud"))
         board.setState(.listening)
         #expect(board.displayedState == .listening)
@@ -163,9 +163,22 @@ struct GPIOBoardTests {
     @Test func lineOffsetTheChipLacksIsReported() throws {
         let h = GPIOHarness()
         let board = try h.open(gpioBoardYAML.replacingOccurrences(of: "red: { line: 23", with: "red: { line: 99"))
-        #expect(h.log.text.contains("LED 'red' unavailable: gpiod_chip_get_line failed for gpiochip0 line 99 (the chip has 58 lines)"))
+        // The log names the board file and the key to correct.
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, leds.red.line): LED 'red' unavailable: gpiod_chip_get_line failed for gpiochip0 line 99 (the chip has 58 lines)"))
         #expect(h.log.text.contains("EINVAL"))
         #expect(board.isButtonAvailable)
+        board.shutdown()
+    }
+
+    @Test func buttonAndMuteSwitchLinesTheChipLacksNameTheirKeys() throws {
+        let h = GPIOHarness()
+        let yaml = gpioBoardYAML.replacingOccurrences(of: "button: { line: 17", with: "button: { line: 98")
+            .replacingOccurrences(of: "mute-switch: { line: 27", with: "mute-switch: { line: 97")
+        let board = try h.open(yaml)
+        #expect(!board.isButtonAvailable)
+        #expect(board.unavailableReason?.contains("bench.yaml, button.line") == true)
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, button.line): button unavailable: gpiod_chip_get_line failed for gpiochip0 line 98"))
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, mute-switch.line): mute switch unavailable: gpiod_chip_get_line failed for gpiochip0 line 97"))
         board.shutdown()
     }
 

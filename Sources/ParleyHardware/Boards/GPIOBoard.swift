@@ -40,11 +40,15 @@ public final class GPIOBoard: HardwareBoard {
         var inputs: [EdgeWatcher.Input] = []
         var initiallyMuted = false
 
+        // Where a problem comes from, as the person fixing the board file needs
+        // it: "board 'pi4' (/etc/parley/board/pi4/board.yaml, leds.red.line)".
+        func origin(_ key: String) -> String { "board '\(board.name)' (\(board.file), \(key))" }
+
         switch GPIOChip.open(candidates: board.chips, functions: functions) {
         case .failure(let error):
             reason = "GPIO chip not available: \(error)"
             logger.error("""
-                board '\(board.name)': \(error). Starting without the button and LEDs; \
+                \(origin("chip")): \(error). Starting without the button and LEDs; \
                 confirmations that need the button will be refused aloud.
                 """)
         case .success(let opened):
@@ -54,7 +58,7 @@ public final class GPIOBoard: HardwareBoard {
                 guard let offset = led.line else { continue }
                 switch opened.requestOutput(offset: offset, flags: LineRequestFlags(active: led.active, bias: .asIs)) {
                 case .success(let line): ledLines[index] = line
-                case .failure(let error): logger.error("board '\(board.name)': LED '\(led.name)' unavailable: \(error)")
+                case .failure(let error): logger.error("\(origin("leds.\(led.name).line")): LED '\(led.name)' unavailable: \(error)")
                 }
             }
             if let input = board.button.input {
@@ -62,8 +66,8 @@ public final class GPIOBoard: HardwareBoard {
                 case .success(let (line, active)):
                     inputs.append(EdgeWatcher.Input(line: line, role: .button(board.button), initiallyActive: active))
                 case .failure(let error):
-                    reason = "button unavailable: \(error)"
-                    logger.error("board '\(board.name)': button unavailable: \(error); confirmations that need it will be refused aloud")
+                    reason = "button unavailable (\(board.file), button.line): \(error)"
+                    logger.error("\(origin("button.line")): button unavailable: \(error); confirmations that need it will be refused aloud")
                 }
             } else {
                 reason = "the board file gives no button line"
@@ -74,7 +78,7 @@ public final class GPIOBoard: HardwareBoard {
                     inputs.append(EdgeWatcher.Input(line: line, role: .muteSwitch(input), initiallyActive: active))
                     initiallyMuted = active
                 case .failure(let error):
-                    logger.error("board '\(board.name)': mute switch unavailable: \(error)")
+                    logger.error("\(origin("mute-switch.line")): mute switch unavailable: \(error)")
                 }
             }
         }
