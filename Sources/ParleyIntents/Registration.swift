@@ -84,7 +84,9 @@ public enum RegistrationValidator {
                             problem(.unknownParameterInPhrase, "{\(name)} is not a parameter of the intent")
                             continue
                         }
-                        if !definition.isFinite {
+                        // A type of an open kind stays open even when it offers a few
+                        // suggestions (a date type listing "today" and "tomorrow").
+                        if definition.kind.isOpen || !definition.isFinite {
                             problem(.openParameterInPhrase, "parameter '\(name)' is of the open type \(definition.kind.rawValue); a phrase parameter must come from a finite list (an enum or an entity's suggestions)")
                         }
                     }

@@ -19,6 +19,33 @@ struct OrderIceCream: AppIntent {
     func perform(context: IntentContext) async throws -> IntentResult { IntentResult(dialog: "Ordered.") }
 }
 
+/// A date as an app declares one: ParleyIntents has no built-in date type,
+/// so an app's own value type reports the `.date` kind.
+struct PickupDay: IntentParameterValue {
+    var isoDate: String
+    static var parameterKind: ParameterKind { .date }
+    var canonicalValue: String { isoDate }
+    static func value(canonical: String, context: IntentContext) async throws -> PickupDay? { PickupDay(isoDate: canonical) }
+}
+
+/// The same with a few suggested days to read aloud; still a date, so still open.
+struct SuggestedPickupDay: IntentParameterValue {
+    var isoDate: String
+    static var parameterKind: ParameterKind { .date }
+    var canonicalValue: String { isoDate }
+    static var staticOptions: [ParameterOption]? { [ParameterOption(id: "today", title: "today"), ParameterOption(id: "tomorrow", title: "tomorrow")] }
+    static func value(canonical: String, context: IntentContext) async throws -> SuggestedPickupDay? { SuggestedPickupDay(isoDate: canonical) }
+}
+
+struct PreOrderIceCream: AppIntent {
+    static let title = "Pre-order ice cream"
+    static let category = IntentCategory.order
+    @Parameter(title: "Day", prompt: "For which day?") var day: PickupDay
+    @Parameter(title: "Suggested day", prompt: "For which day?") var suggestedDay: SuggestedPickupDay
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult { IntentResult(dialog: "Pre-ordered.") }
+}
+
 struct BrokenChild: AppIntent {
     static let title = "Broken child"
     static let category = IntentCategory.generic
@@ -34,8 +61,9 @@ struct TestApp: ParleyApp {
     var intents: [any AppIntent.Type] = [OrderIceCream.self]
     var phrases = ["order {flavour} with {app}"]
     var shortcutCount = 1
+    var extraShortcuts: [AppShortcut] = []
     var shortcuts: [AppShortcut] {
-        (0..<shortcutCount).map { _ in AppShortcut(intent: OrderIceCream.self, phrases: phrases, shortTitle: "Order ice cream") }
+        (0..<shortcutCount).map { _ in AppShortcut(intent: OrderIceCream.self, phrases: phrases, shortTitle: "Order ice cream") } + extraShortcuts
     }
 }
 
@@ -87,6 +115,24 @@ struct TestApp: ParleyApp {
         let text = try #require(problems([TestApp(phrases: ["note {note} with {app}"])]).first)
         #expect(text.kind == .openParameterInPhrase)
         #expect(text.phrase == "note {note} with {app}")
+    }
+
+    @Test func aDateParameterInAPhraseIsRefusedEvenWithSuggestedDays() throws {
+        func preOrder(_ phrase: String) -> TestApp {
+            var app = TestApp(intents: [OrderIceCream.self, PreOrderIceCream.self])
+            app.extraShortcuts = [AppShortcut(intent: PreOrderIceCream.self, phrases: [phrase], shortTitle: "Pre-order")]
+            return app
+        }
+        let date = try #require(problems([preOrder("pre-order for {day} with {app}")]).first)
+        #expect(date.kind == .openParameterInPhrase)
+        #expect(date.intent == "PreOrderIceCream")
+        #expect(date.phrase == "pre-order for {day} with {app}")
+        #expect(date.message.contains("'day' is of the open type date"))
+        // A few suggestions to read aloud do not make a date a finite list.
+        let suggested = try #require(problems([preOrder("pre-order for {suggestedDay} with {app}")]).first)
+        #expect(suggested.kind == .openParameterInPhrase)
+        #expect(suggested.message.contains("'suggestedDay' is of the open type date"))
+        #expect(problems([preOrder("pre-order with {app}")]).isEmpty)
     }
 
     @Test func moreThanTenShortcutsAreRefused() throws {
