@@ -78,7 +78,8 @@ import Testing
         #expect(await h.say("yes") == ["Which topping? Cheese or onions?"])
         #expect(await h.say("onion") == ["How many bowls?"])
         #expect(await h.say("three") == ["Only two bowls are clean.", "How many bowls?"])
-        #expect(await h.say("two") == ["Poured two of beef chili with onions.", "Next time, just say: pour chili with Chili Shack."])
+        // No tip: the only phrase is the one just said, which spares no question.
+        #expect(await h.say("two") == ["Poured two of beef chili with onions."])
         #expect(await h.sink.performed.first?.parameters == ["pot": "beef", "topping": "onions", "bowls": "2"])
         await h.say("pour chili with chili shack")
         #expect(await h.say("no") == ["Which chili? Beef chili or veggie chili?"])
@@ -104,6 +105,22 @@ import Testing
         #expect(await h.say("12 Main Street") == ["One tomato soup for delivery to 12 Main Street, five dollars twenty five. Press the button to order, or say cancel."])
         await h.press()
         #expect(await h.sink.performed.first?.parameters == ["soup": "tomato", "quantity": "1", "orderType": "delivery", "deliveryAddress": "12 Main Street"])
+    }
+
+    @Test func aTipNeverSuggestsAPhraseThatWouldOrderSomethingElse() async throws {
+        let h = try harness()
+        await h.say("order soup for delivery with soup chef")
+        await h.say("tomato")
+        await h.say("12 Main Street")
+        // "Order tomato with Soup Chef" would order for pickup, and the only
+        // delivery phrase spares no question: no tip.
+        #expect(await h.press() == ["Ordered. Your tomato soup will be delivered in thirty minutes, total five dollars twenty five."])
+        #expect(await h.sink.performed.first?.parameters["orderType"] == "delivery")
+        // A pickup order still gets its tip, once.
+        await h.say("order soup with soup chef")
+        await h.say("tomato")
+        await h.say("lewis")
+        #expect(await h.press().last == "Next time, just say: order tomato with Soup Chef.")
     }
 
     @Test func theUsualIsProposedAsAParameterConfirmation() async throws {

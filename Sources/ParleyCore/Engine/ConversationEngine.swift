@@ -44,6 +44,8 @@ public actor ConversationEngine {
         var settled: Set<String> = []
         var index = 0
         var questions = 0
+        /// Parameters the person was asked about (for the tip: a shorter phrase must carry one).
+        var asked: Set<String> = []
         var trigger: String
     }
 
@@ -477,6 +479,7 @@ public actor ConversationEngine {
         let line = Dialog.question(prompt ?? definition.prompt, options: spokenItems)
         let question = FollowUpQuestion(prompt: line, expectation: expectation)
         run.questions += 1
+        run.asked.insert(definition.name)
         let kind: PendingKind = disambiguation == nil ? .value(definition) : .disambiguation(definition)
         phase = .asking(Pending(run: run, kind: kind, question: question, resolver: Resolver(model: FollowUpGrammar.model(for: question)),
                                 line: line, deadline: clock.now + configuration.answerTimeout))
@@ -487,6 +490,7 @@ public actor ConversationEngine {
     private func confirmValue(_ definition: ParameterDefinition, option: ParameterOption, prompt: String?, run start: Run) async {
         var run = start
         run.questions += 1
+        run.asked.insert(definition.name)
         let line = prompt ?? "\(Dialog.capitalised(option.spoken)), right?"
         let question = FollowUpQuestion(prompt: line, expectation: .yesNo)
         phase = .asking(Pending(run: run, kind: .confirmValue(definition, option), question: question,
@@ -907,13 +911,33 @@ public actor ConversationEngine {
         let key = "\(run.app.identifier).\(run.descriptor.identifier)"
         guard configuration.tipsEnabled, run.questions >= 2, !tipped.contains(key) else { return }
         let shortcuts = run.app.shortcuts.filter { $0.intent.identifier == run.descriptor.identifier }
-        let phrases = shortcuts.flatMap(\.phrases)
-        let withValue = phrases.first { phrase in
-            PhraseToken.tokens(of: phrase).contains { if case .parameter(let p) = $0 { run.values[p] != nil } else { false } }
-        }
-        guard let phrase = withValue ?? phrases.first else { return }
+        // The tip must be worth saying: a phrase that would run the very same
+        // action and spares a question the person had to answer. "Order
+        // tomato with Soup Chef" after a delivery order would quietly order
+        // for pickup (the default), so it is never offered then.
+        guard let phrase = shortcuts.flatMap(\.phrases).first(where: { phrase in
+            let carried = Self.parameters(in: phrase)
+            return carried.contains { run.asked.contains($0) } && Self.reproduces(run, carrying: carried)
+        }) else { return }
         tipped.insert(key)
         await say("Next time, just say: \(render(phrase, app: run.app, intent: run.descriptor.identifier, values: run.values)).")
+    }
+
+    private static func parameters(in phrase: String) -> [String] {
+        PhraseToken.tokens(of: phrase).compactMap { if case .parameter(let name) = $0 { name } else { nil } }
+    }
+
+    /// Whether a phrase carrying `carried` (filled with the run's values)
+    /// would run with the run's values: each carried value must be known, and
+    /// each parameter left out must not differ from the default it would take.
+    private static func reproduces(_ run: Run, carrying carried: [String]) -> Bool {
+        for name in carried where (run.values[name] ?? "").isEmpty { return false }
+        for definition in run.descriptor.parameters where !carried.contains(definition.name) {
+            // nil: a child its parent did not call for, which the phrase would skip the same way.
+            guard let value = run.values[definition.name], !value.isEmpty, let fallback = definition.defaultValue else { continue }
+            if value != fallback { return false }
+        }
+        return true
     }
 
     // MARK: - Output
