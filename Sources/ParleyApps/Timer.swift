@@ -14,6 +14,13 @@ struct RunningTimer: Codable {
     }
 }
 
+/// The running timer as people name it: "the ten minute timer", "the one
+/// and a half hour timer", or by its length where no adjective reads well:
+/// "the timer for one hour and five minutes".
+func timerName(_ seconds: Int) -> String {
+    SpokenDuration.adjective(seconds).map { "the \($0) timer" } ?? "the timer for \(SpokenDuration.describe(seconds))"
+}
+
 /// Starts a timer; when it ends the device chimes and says so.
 public struct StartTimer: AppIntent {
     public static let title = "Start a timer"
@@ -31,7 +38,7 @@ public struct StartTimer: AppIntent {
         let timer = RunningTimer(end: context.now + Double(duration.seconds), seconds: duration.seconds)
         try await context.appData.setValue(try JSONEncoder().encode(timer), app: context.app, key: RunningTimer.key)
         let spoken = SpokenDuration.describe(duration.seconds)
-        await context.schedule(id: "timer", at: timer.end, announcement: "The \(SpokenDuration.adjective(duration.seconds)) timer is done.")
+        await context.schedule(id: "timer", at: timer.end, announcement: "\(capitalisedFirst(timerName(duration.seconds))) is done.")
         return IntentResult(dialog: "\(capitalisedFirst(spoken)), starting now.",
                             output: ["end": .date(timer.end), "duration": .duration(Double(duration.seconds))])
     }
@@ -47,7 +54,7 @@ public struct TimeLeft: AppIntent {
         guard let timer = try await RunningTimer.load(context) else { return IntentResult(dialog: "No timer is running.") }
         let left = Int(timer.end.timeIntervalSince(context.now).rounded(.up))
         return IntentResult(dialog: "\(capitalisedFirst(SpokenDuration.describe(left))) left.",
-                            detail: "The \(SpokenDuration.adjective(timer.seconds)) timer ends then.",
+                            detail: "\(capitalisedFirst(timerName(timer.seconds))) ends then.",
                             output: ["remaining": .duration(Double(left))])
     }
 }
@@ -62,7 +69,7 @@ public struct CancelTimer: AppIntent {
         guard let timer = try await RunningTimer.load(context) else { return IntentResult(dialog: "No timer is running.") }
         try await context.appData.removeValue(app: context.app, key: RunningTimer.key)
         await context.cancelScheduled(id: "timer")
-        return IntentResult(dialog: "Timer cancelled.", detail: "The \(SpokenDuration.adjective(timer.seconds)) timer will not ring.")
+        return IntentResult(dialog: "Timer cancelled.", detail: "\(capitalisedFirst(timerName(timer.seconds))) will not ring.")
     }
 }
 

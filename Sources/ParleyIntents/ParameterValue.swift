@@ -160,21 +160,42 @@ public struct SpokenDuration: IntentParameterValue, Hashable {
         return allOptions.first { $0.allForms.contains(normal) }.flatMap { Int($0.id) }.map(SpokenDuration.init(seconds:))
     }
 
-    /// "ten minutes", "one hour thirty minutes", "forty five seconds".
+    /// "ten minutes", "one hour and thirty minutes", "one hour nine minutes
+    /// and fifty nine seconds": the parts joined as people say them.
     public static func describe(_ seconds: Int) -> String {
+        let parts = Self.parts(seconds)
+        guard let last = parts.last else { return "zero seconds" }
+        return parts.count == 1 ? last : parts.dropLast().joined(separator: " ") + " and " + last
+    }
+
+    /// "one hour", "thirty minutes", "five seconds": the non-zero units, largest first.
+    private static func parts(_ seconds: Int) -> [String] {
         let hours = seconds / 3600, minutes = (seconds % 3600) / 60, secs = seconds % 60
         var parts: [String] = []
         if hours > 0 { parts.append(hours == 1 ? "one hour" : "\(SpokenNumber.words(hours)) hours") }
         if minutes > 0 { parts.append(SpokenNumber.minutes(minutes)) }
         if secs > 0 { parts.append(secs == 1 ? "one second" : "\(SpokenNumber.words(secs)) seconds") }
-        return parts.isEmpty ? "zero seconds" : parts.joined(separator: " ")
+        return parts
     }
 
-    /// The adjective form: "ten minute" (as in "a ten minute timer").
-    public static func adjective(_ seconds: Int) -> String {
-        describe(seconds).split(separator: " ").map { word in
-            ["minutes", "hours", "seconds"].contains(word) ? String(word.dropLast()) : String(word)
-        }.joined(separator: " ")
+    /// The adjective form, as in "the ten minute timer": "ten minute", "one
+    /// and a half hour", "ninety second". Nil when no adjective reads
+    /// naturally ("one hour five minute" does not), so the caller names the
+    /// length instead ("the timer for one hour and five minutes").
+    public static func adjective(_ seconds: Int) -> String? {
+        let hours = seconds / 3600, minutes = (seconds % 3600) / 60, secs = seconds % 60
+        let words = SpokenNumber.words
+        switch (hours, minutes, secs) {
+        case (0, 0, 0): return nil
+        case (let h, 0, 0): return "\(words(h)) hour"
+        case (0, let m, 0): return "\(words(m)) minute"
+        case (0, 0, let s): return "\(words(s)) second"
+        case (let h, 30, 0): return "\(words(h)) and a half hour"
+        // Under a hundred seconds people count seconds: "a ninety second timer".
+        case (0, _, _) where seconds < 100: return "\(words(seconds)) second"
+        case (0, let m, 30): return "\(words(m)) and a half minute"
+        default: return nil
+        }
     }
 
     /// Every duration the recogniser knows, with the ways of saying it.
@@ -183,7 +204,8 @@ public struct SpokenDuration: IntentParameterValue, Hashable {
         var order: [Int] = []
         func add(_ seconds: Int, _ forms: [String]) {
             if bySeconds[seconds] == nil {
-                bySeconds[seconds] = (describe(seconds), [])
+                // The title, and the parts without "and" ("one hour thirty minutes").
+                bySeconds[seconds] = (describe(seconds), [parts(seconds).joined(separator: " ")])
                 order.append(seconds)
             }
             bySeconds[seconds]!.forms.append(contentsOf: forms)
@@ -191,8 +213,13 @@ public struct SpokenDuration: IntentParameterValue, Hashable {
         for n in 1...60 {
             let w = SpokenNumber.words(n)
             add(n * 60, n == 1 ? ["one minute", "a minute"] : ["\(w) minutes", "\(w) minute"])
+        }
+        // Seconds up to ninety: beyond a minute people still say "ninety seconds".
+        for n in 1...90 {
+            let w = SpokenNumber.words(n)
             add(n, n == 1 ? ["one second", "a second"] : ["\(w) seconds", "\(w) second"])
         }
+        add(90 * 60, ["ninety minutes", "ninety minute"])
         for n in 1...12 {
             let w = SpokenNumber.words(n)
             add(n * 3600, n == 1 ? ["one hour", "an hour", "a one hour"] : ["\(w) hours", "\(w) hour"])
@@ -204,6 +231,14 @@ public struct SpokenDuration: IntentParameterValue, Hashable {
             let w = SpokenNumber.words(n)
             add(n * 60 + 30, n == 1 ? ["a minute and a half", "one and a half minutes"]
                 : ["\(w) and a half minutes", "\(w) and a half minute", "\(w) minutes and a half"])
+        }
+        // Minutes and seconds, in steps of five seconds, for the first ten minutes.
+        for m in 1...10 {
+            let minutes = m == 1 ? ["one minute", "a minute"] : ["\(SpokenNumber.words(m)) minutes"]
+            for s in stride(from: 5, through: 55, by: 5) {
+                let seconds = "\(SpokenNumber.words(s)) seconds"
+                add(m * 60 + s, minutes.flatMap { ["\($0) and \(seconds)", "\($0) \(seconds)"] })
+            }
         }
         add(1800, ["half an hour", "a half hour"])
         add(900, ["a quarter of an hour", "quarter of an hour", "a quarter hour"])

@@ -313,8 +313,8 @@ import Testing
         #expect(await h.sink.sounds == ["chime"])
         await h.say("start a timer")
         #expect(await h.sink.spoken == ["For how long?"])
-        #expect(await h.say("an hour and a half") == ["One hour thirty minutes, starting now."])
-        #expect(await h.say("cancel the timer") == ["Timer cancelled. The one hour thirty minute timer will not ring."])
+        #expect(await h.say("an hour and a half") == ["One hour and thirty minutes, starting now."])
+        #expect(await h.say("cancel the timer") == ["Timer cancelled. The one and a half hour timer will not ring."])
         #expect(await h.wait(5400).isEmpty)
     }
 

@@ -86,7 +86,12 @@ struct Delivery: AppIntent {
         #expect(SpokenDuration.parse(spoken: "half an hour")?.seconds == 1800)
         #expect(SpokenDuration.parse(spoken: "a minute and a half")?.seconds == 90)
         #expect(SpokenDuration.parse(spoken: "forever") == nil)
-        #expect(SpokenDuration.describe(5400) == "one hour thirty minutes")
+        #expect(SpokenDuration.parse(spoken: "ninety seconds")?.seconds == 90)
+        #expect(SpokenDuration.parse(spoken: "one minute and thirty seconds")?.seconds == 90)
+        #expect(SpokenDuration.parse(spoken: "one hour thirty minutes")?.seconds == 5400)  // the parts without "and"
+        #expect(SpokenDuration.describe(5400) == "one hour and thirty minutes")
+        #expect(SpokenDuration.describe(3599) == "fifty nine minutes and fifty nine seconds")
+        #expect(SpokenDuration.describe(3661) == "one hour one minute and one second")
         #expect(SpokenDuration.adjective(600) == "ten minute")
         let ids = SpokenDuration.allOptions.map(\.id)
         #expect(Set(ids).count == ids.count)
