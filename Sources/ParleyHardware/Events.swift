@@ -1,9 +1,4 @@
 import ParleyCore
-extension DeviceState {
-    /// Success and error are shown for one flash and then the LEDs return to
-    /// the state shown before; every other state lasts until the next one.
-    public var isTransient: Bool { self == .success || self == .error }
-}
 
 /// A point on the kernel's monotonic clock (CLOCK_MONOTONIC), in nanoseconds.
 ///

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyApps
 import ParleyCore
+import Synchronization
 
 /// `parley chat`: the text console standing in for microphone, speaker,
 /// LEDs and button. The contract other tools rely on:
@@ -72,8 +73,9 @@ struct Chat: AsyncParsableCommand {
         configuration.doublePressPhrase = doublePress
         configuration.voiceTrigger = "console"
         let clock = SteppedClock()
+        let sink = ConsoleSink()
         let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(stateDirectory: stateDirectory), clock: clock,
-                                        sink: ConsoleSink(), configuration: configuration)
+                                        sink: sink, configuration: configuration)
         await engine.reloadPhrases()
 
         while let raw = readLine(strippingNewline: true) {
@@ -88,8 +90,13 @@ struct Chat: AsyncParsableCommand {
             case "press": await engine.button(.press)
             case "long-press": await engine.button(.longPress)
             case "double-press": await engine.button(.doublePress)
-            case "mute": await engine.setMuted(true)
-            case "unmute": await engine.setMuted(false)
+            case "mute":
+                // The switch moves first, as on the board, whose LEDs change before the engine hears of it.
+                sink.setMuteSwitch(true)
+                await engine.setMuted(true)
+            case "unmute":
+                sink.setMuteSwitch(false)
+                await engine.setMuted(false)
             case "quit": return
             case "wait":
                 guard parts.count == 2, let seconds = Double(parts[1]), seconds >= 0 else {
@@ -119,11 +126,49 @@ struct Chat: AsyncParsableCommand {
 }
 
 /// Prints the engine's events in the console format.
-struct ConsoleSink: EngineOutputSink {
+///
+/// `led:` lines are what the board's LEDs would show, by the rule of the
+/// board's `LEDController`: while the mute switch is on they show `muted`
+/// whatever the engine is doing, except a success or error flash. Without
+/// this, `:mute` during a confirmation printed nothing although the LEDs
+/// change, and "thinking"/"speaking" were printed while they stay muted.
+/// Flashes need no clock here: the engine's next state ends one, as the
+/// flash's end would.
+final class ConsoleSink: EngineOutputSink {
+    private struct LEDs {
+        var engine: DeviceState?
+        var muteSwitch = false
+        var shown: DeviceState?
+
+        /// The state to print, if the LEDs change.
+        mutating func show(_ state: DeviceState?) -> DeviceState? {
+            guard let state, state != shown else { return nil }
+            shown = state
+            return state
+        }
+        var persistent: DeviceState? { muteSwitch ? .muted : engine }
+    }
+    private let leds = Mutex(LEDs())
+
+    /// The console's `:mute` / `:unmute`: the mute switch of the board.
+    func setMuteSwitch(_ on: Bool) {
+        let changed = leds.withLock { leds -> DeviceState? in
+            leds.muteSwitch = on
+            return leds.show(leds.persistent)
+        }
+        if let changed { Self.out("led: \(changed.rawValue)") }
+    }
+
     func emit(_ event: EngineEvent) async {
         switch event {
         case .spoke(let text): Self.out("device: \(text)")
-        case .led(let state): Self.out("led: \(state.rawValue)")
+        case .led(let state):
+            let changed = leds.withLock { leds -> DeviceState? in
+                if state.isTransient { return leds.show(state) }
+                leds.engine = state
+                return leds.show(leds.persistent)
+            }
+            if let changed { Self.out("led: \(changed.rawValue)") }
         case .performed(let performed):
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -134,6 +134,19 @@ import Testing
         #expect(outcome.stderr.contains("':wait' needs a number of seconds"))
     }
 
+    @Test func ledLinesShowWhatTheBoardShowsWhileMuted() throws {
+        // The mute switch overrides every state but a flash, as on the board.
+        let outcome = try chat(["give me a large latte", ":mute", ":press", ":unmute"])
+        #expect(outcome.status == 0)
+        #expect(outcome.stdout.filter { $0.hasPrefix("led: ") } == [
+            "led: listening", "led: thinking", "led: speaking", "led: awaiting-confirmation",
+            "led: muted",  // at :mute, although the engine still awaits the press
+            "led: success", "led: muted",  // thinking and speaking do not show through
+            "led: idle",
+        ])
+        #expect(performed(outcome).count == 1)
+    }
+
     @Test func optionsAreValidatedWithClearErrors() throws {
         let order = try chat([], arguments: ["--voice-confirm", "order"])
         #expect(order.status != 0)

@@ -11,6 +11,12 @@ public enum DeviceState: String, Sendable, Hashable, CaseIterable, Codable {
     case muted
 }
 
+extension DeviceState {
+    /// Success and error are shown for one flash and then the LEDs return to
+    /// the state shown before; every other state lasts until the next one.
+    public var isTransient: Bool { self == .success || self == .error }
+}
+
 /// A button gesture from the hardware (or the console's `:press`).
 public enum ButtonGesture: String, Sendable, Hashable, CaseIterable {
     case press
