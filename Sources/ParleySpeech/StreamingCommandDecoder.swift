@@ -189,6 +189,18 @@ public final class StreamingCommandDecoder {
         try streamError.check()
     }
 
+    /// Whether the words recognised so far (the search's best path at the
+    /// newest frame, ps_get_hyp mid-utterance) already form a whole phrase of
+    /// the grammar. Waits until the command decoder has processed everything
+    /// fed. The endpointer uses it to tell a pause inside a command ("a large
+    /// … latte") from its end.
+    public func wordsSoFarFormAPhrase() throws -> Bool {
+        guard inUtterance else { return false }
+        let words = try commands.async { decoder in decoder.hypothesis()?.words ?? [] }.wait()
+        try streamError.check()
+        return !words.isEmpty && matcher.match(words) != nil
+    }
+
     /// Ends the utterance without a result.
     public func cancel() {
         guard inUtterance else { return }

@@ -6,10 +6,13 @@ import ParleyCore
 import ParleySpeech
 
 /// `parley understand --app <app> FILE.wav...`: each file is the audio after
-/// the wake word. It goes through the daemon's path: ParleyAudio's
-/// endpointer, the command recogniser on the grammar compiled from the
-/// engine's phrase model (only that app loaded, as the primary app), then
-/// ParleyCore's resolver. One JSON object per line.
+/// the wake word. It goes through the daemon's path (`RecordedUtterances`):
+/// ParleyAudio's endpointer, the streaming command decoder fed while the
+/// speech lasts, on the grammar compiled from the engine's phrase model
+/// (only that app loaded, as the primary app), then ParleyCore's resolver.
+/// As in the daemon's listening window, a rejected segment (a clatter, a
+/// cough) does not end it; the first understood one counts. One JSON object
+/// per line.
 struct Understand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "understand",
@@ -47,43 +50,27 @@ struct Understand: AsyncParsableCommand {
         for s in settings {
             do { try decoderSettings.apply(s) } catch { throw ValidationError("--set \(s): \(error)") }
         }
-        let recognizer = try CommandRecognizer(model: model, settings: decoderSettings)
+        let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings)
         let resolver = Resolver(model: model)
+        let utterances = RecordedUtterances()
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let start = DispatchTime.now().uptimeNanoseconds
-            let segment = Self.endpointed(audio.samples)
-            let result = try recognizer.recognize(segment)
-            let resolution = result.match == nil ? nil : resolver.resolve(result.transcript)
+            let segments = try utterances.segments(of: audio.samples, decoder: decoder)
+            // The understood segment, else the first that held any words (for the transcript).
+            let chosen = segments.first { $0.result.match != nil }
+                ?? segments.first { !$0.result.transcript.isEmpty } ?? segments.first
+            let result = chosen?.result
+            let resolution = result?.match == nil ? nil : resolver.resolve(result?.transcript ?? "")
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-            var line: [String: Any] = [
-                "file": file, "intent": resolution?.intent ?? NSNull(), "slots": resolution?.values ?? [:],
-                "transcript": result.transcript, "audio_seconds": audio.seconds, "decode_seconds": seconds,
+            let line: [String: Any] = [
+                "file": file, "intent": resolution?.intent ?? NSNull(),
+                "slots": resolution?.values ?? [String: String](),
+                "transcript": result?.transcript ?? "", "audio_seconds": audio.seconds, "decode_seconds": seconds,
             ]
-            if resolution == nil { line["slots"] = [String: String]() }
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
         }
-    }
-
-    /// The first speech segment the daemon's endpointer finds (with its
-    /// pre- and post-roll), or the whole file when it finds none or the
-    /// speech runs to the end.
-    static func endpointed(_ samples: [Int16]) -> [Int16] {
-        let endpointer = Endpointer()
-        var segment: Range<Int>?
-        var index = 0
-        while index < samples.count && segment == nil {
-            let end = min(samples.count, index + 1600)
-            endpointer.process(Array(samples[index..<end])) { event in
-                if case .speechEnded(let s, let e, _) = event, segment == nil {
-                    segment = max(0, Int(s))..<min(samples.count, Int(e))
-                }
-            }
-            index = end
-        }
-        guard let segment, !segment.isEmpty else { return samples }
-        return Array(samples[segment])
     }
 }
 
