@@ -359,6 +359,25 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var buffer = [Int16](repeating: 0, count: 1_600)
         var events: [EndpointEvent] = []
         var utterance: Utterance?
+        let shaping = UtteranceListening()
+        let leadIn = Int64(shaping.decoderLeadInMilliseconds * configuration.sampleRate / 1000)
+        let hold = Int64(shaping.phraseHoldMilliseconds * configuration.sampleRate / 1000)
+        // A speech end held open because the words so far are not a whole
+        // phrase yet (`UtteranceListening.phraseHoldMilliseconds`).
+        var held: (start: Int64, end: Int64, until: Int64)?
+        /// Ends the open utterance at `end` and acts on it.
+        func end(_ current: inout Utterance, start: Int64, end: Int64) {
+            if end > current.fed {
+                listener.feed(ring.samples(from: current.fed, count: Int(end - current.fed)), kind: current.kind)
+            }
+            // When the last sample of the utterance was captured (the ring
+            // is filled in real time), for the latency figures.
+            let age = Double(ring.writePosition - end) / Double(ring.sampleRate)
+            let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
+            finish(&current, listener: listener, ring: ring, position: position,
+                   samples: { ring.samples(from: start, count: Int(end - start)) },
+                   spokenEnd: spokenEnd, endSample: end)
+        }
         while !stopping.load(ordering: .acquiring) {
             guard ring.waitForSamples(after: position, timeoutNanoseconds: 100_000_000) else { continue }
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
@@ -370,25 +389,36 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             for event in events {
                 switch event {
                 case .speechStarted(let start, _):
+                    if held != nil, utterance != nil { held = nil; continue }  // the command goes on
                     let kind = listener.prepare(speaking: isSpeaking())
                     listener.begin(kind)
-                    utterance = Utterance(start: start, fed: start, wakeFed: start, kind: kind)
-                case .speechEnded(let start, let end, _):
+                    // The decoders also get some of the room before the speech (lead-in).
+                    let first = max(start - leadIn, ring.oldestPosition + 1_600)
+                    utterance = Utterance(start: first, fed: first, wakeFed: start, kind: kind)
+                case .speechEnded(_, let segmentEnd, _):
                     guard var current = utterance else { continue }
-                    utterance = nil
-                    if end > current.fed {
-                        listener.feed(ring.samples(from: current.fed, count: Int(end - current.fed)), kind: current.kind)
+                    if hold > 0, current.kind == .commands || current.kind == .followUp, !listener.isStale {
+                        if segmentEnd > current.fed {
+                            listener.feed(ring.samples(from: current.fed, count: Int(segmentEnd - current.fed)), kind: current.kind)
+                            current.fed = segmentEnd
+                            utterance = current
+                        }
+                        if (try? listener.recognizer.wordsSoFarFormAPhrase()) == false {
+                            held = (current.start, segmentEnd, segmentEnd + hold)
+                            continue
+                        }
                     }
-                    // When the last sample of the utterance was captured (the ring
-                    // is filled in real time), for the latency figures.
-                    let age = Double(ring.writePosition - end) / Double(ring.sampleRate)
-                    let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
-                    finish(&current, listener: listener, ring: ring, position: position,
-                           samples: { ring.samples(from: start, count: Int(end - start)) },
-                           spokenEnd: spokenEnd, endSample: end)
+                    utterance = nil
+                    held = nil
+                    end(&current, start: current.start, end: segmentEnd)
                 }
             }
             events.removeAll(keepingCapacity: true)
+            if let pending = held, position >= pending.until, var current = utterance {
+                held = nil
+                utterance = nil
+                end(&current, start: pending.start, end: pending.end)
+            }
             guard var current = utterance else { continue }
             if current.kind == .bargeIn && !isSpeaking() {
                 // The device stopped talking mid-utterance: what follows is the
