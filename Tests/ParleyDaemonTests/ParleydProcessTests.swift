@@ -81,6 +81,63 @@ import Testing
         #expect(!log.contains("performed intent="))
     }
 
+    /// A microphone that is not there (no card 9 on any test machine) must
+    /// not stop the device: parleyd stays up, says why once, reports it in
+    /// status, and still answers `parley say` and the button.
+    @Test func aMissingMicrophoneKeepsTheDeviceRunning() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let configFile = dir.file("parley.yaml")
+        try """
+            board: sim
+            state_directory: \(dir.file("state"))
+            control_socket: \(dir.file("parley.sock"))
+            audio: {capture: "hw:9,0"}
+            """.write(toFile: configFile, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = try Executables.url("parleyd")
+        process.arguments = ["--config", configFile]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let socket = dir.file("parley.sock")
+
+        // Reconnecting is reported once the recogniser tried to open the
+        // device, which is where parleyd used to exit.
+        let missing = try await EndToEndTests.waitForStatus(socket) { $0.audio.state == "reconnecting" }
+        #expect(missing?.audio.state == "reconnecting")
+        #expect(missing?.audio.capture == "hw:9,0")
+        #expect(missing?.audio.problem?.contains("'hw:9,0' not found") == true, "\(String(describing: missing?.audio))")
+        // `parley status` says it too.
+        let tool = try await offPool { () throws -> String in
+            let parley = Process()
+            parley.executableURL = try Executables.url("parley")
+            parley.arguments = ["status", "--socket", socket]
+            let out = Pipe()
+            parley.standardOutput = out
+            try parley.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            parley.waitUntilExit()
+            return text
+        }
+        #expect(tool.contains("audio:        reconnecting, capture hw:9,0"), "\(tool)")
+        #expect(tool.contains("microphone:   audio device 'hw:9,0' not found"), "\(tool)")
+
+        let answer = try await offPool { try ControlClient(path: socket).send(.say("what can i say")) }
+        #expect(answer.spoken?.first?.hasPrefix("You can say") == true, "\(answer)")
+        let pressed = try await offPool { try ControlClient(path: socket).send(.press(.short)) }
+        #expect(pressed.ok)
+        // Still up and still trying after more status rounds (counted, not timed).
+        let later = try await EndToEndTests.waitForStatus(socket, attempts: 20) { _ in false }
+        #expect(process.isRunning)
+        #expect(later?.audio.state == "reconnecting")
+
+        let log = try await EndToEndTests.stop(process, errors)
+        #expect(process.terminationStatus == 0)
+        #expect(!log.contains("parleyd failed"))
+        #expect(log.components(separatedBy: "microphone unavailable").count - 1 == 1, "\(log)")
+    }
+
     @Test func aBadConfigurationStopsTheStartWithFileAndLine() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let configFile = dir.file("parley.yaml")

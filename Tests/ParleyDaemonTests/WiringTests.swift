@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyCore
 import ParleyHardware
 import ParleyStore
 import Testing
@@ -66,6 +67,40 @@ import Testing
         #expect(await controller.handle(.shortcuts).shortcuts?.contains { $0.phrase == "soup time" } == true)
         #expect(await controller.handle(.deletePhrase("soup time")).ok)
         #expect(try await store.customPhrases().isEmpty)
+    }
+}
+
+/// A microphone missing at start: the listening service keeps running and
+/// the board's LEDs show the error state again and again while it is away.
+@Suite struct MissingMicrophoneWiringTests {
+    @Test(.timeLimit(.minutes(1))) func theLEDsShowTheFaultWhileTheMicrophoneIsMissing() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        var config = ParleyConfig()
+        config.stateDirectory = dir.file("state")
+        config.audio.capture = .alsa("hw:9,0")
+        let store = try StateStore(directory: config.stateDirectory)
+        let components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
+        let listening = try #require(components.services.compactMap { $0 as? ListeningPipeline }.first)
+        let bridge = try #require(components.board as? BoardBridge)
+        let board = try #require(bridge.hardware as? SimulatedBoard)
+        let states = board.displayedStates
+        let running = Task { try await listening.run() }
+        // Two error flashes with something else between: shown again, not once.
+        var errors = 0
+        var seen: [DeviceState] = []
+        for await state in states {
+            seen.append(state)
+            if state == .error { errors += 1 }
+            if errors == 2 { break }
+        }
+        #expect(errors == 2)
+        #expect(seen.contains { $0 != .error })
+        let status = await listening.audioStatus()
+        #expect(status.state == "reconnecting")
+        #expect(status.problem?.contains("hw:9,0") == true)
+        running.cancel()
+        try await running.value     // returned, not thrown: a missing microphone is no failure
+        board.shutdown()
     }
 }
 

@@ -41,7 +41,8 @@ public enum Wiring {
         }
         let spool = try makeSpool(config: config)
         let listening = try makeListening(
-            config: config, engine: engine, latency: latency, speaker: speaker, spool: spool, logger: logger)
+            config: config, engine: engine, latency: latency, speaker: speaker, spool: spool,
+            showFault: { boardBridge.show(.error) }, logger: logger)
         if let listening {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
@@ -90,7 +91,7 @@ public enum Wiring {
     /// is no audio in, and `parley say` still works).
     static func makeListening(
         config: ParleyConfig, engine: ConversationEngine, latency: LatencyProbe, speaker: Speaker?, spool: AudioSpool?,
-        logger: Logger
+        showFault: @escaping @Sendable () -> Void = {}, logger: Logger
     ) throws
         -> ListeningPipeline?
     {
@@ -114,7 +115,8 @@ public enum Wiring {
             capture: try CaptureService(configuration: capture, logger: Logger(label: "parley.audio")),
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
             playbackName: config.audio.playback.description, latency: latency,
-            isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() }, logger: Logger(label: "parley.listen"))
+            isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() },
+            showFault: showFault, logger: Logger(label: "parley.listen"))
     }
 
     /// The engine's settings from parley.yaml and the board file.
