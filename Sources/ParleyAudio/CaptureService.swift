@@ -25,6 +25,9 @@ public struct CaptureConfiguration: Sendable {
     /// Seconds of history the ring keeps.
     public var ringSeconds: Double
     /// SCHED_FIFO priority to request for the capture thread (nil: don't ask).
+    /// The default, 20, is what dist/parleyd.service permits (LimitRTPRIO=20):
+    /// above every normal thread, below the kernel's threaded interrupt
+    /// handlers (50), which the sound card's own interrupt needs.
     public var realtimePriority: Int32?
     public var pacing: Pacing
     /// Back-off between reopen attempts after the device vanished: starts at
@@ -46,7 +49,7 @@ public struct CaptureConfiguration: Sendable {
     public init(
         device: PCMDevice,
         format: PCMFormat = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 160, bufferFrames: 1_280),
-        outputSampleRate: Int = 16_000, ringSeconds: Double = 8, realtimePriority: Int32? = 50,
+        outputSampleRate: Int = 16_000, ringSeconds: Double = 8, realtimePriority: Int32? = 20,
         pacing: Pacing = .device, reconnectInitialMilliseconds: Int = 100, reconnectMaximumMilliseconds: Int = 5_000,
         threadName: String = "parley-capture", inputFrameLimit: Int? = nil
     ) {

@@ -23,7 +23,7 @@ import Synchronization
 /// - while the device itself speaks: only "cancel", "stop" and their kin, so
 ///   a person can interrupt it but its own voice wakes nothing.
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
-    private let capture: CaptureService
+    let capture: CaptureService
     private let engine: ConversationEngine
     private let wake: ParleyConfig.Wake
     private let endpointSilence: Duration
