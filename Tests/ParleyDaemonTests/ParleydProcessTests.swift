@@ -143,6 +143,9 @@ import Testing
         #expect(process.terminationStatus == 0)
         #expect(!log.contains("parleyd failed"))
         #expect(log.components(separatedBy: "microphone unavailable").count - 1 == 1, "\(log)")
+        // libasound's own explanation is in the log's format, not raw on stderr.
+        #expect(log.contains("NOTICE parley.alsa: "))
+        #expect(!log.split(separator: "\n").contains { $0.hasPrefix("ALSA lib") }, "\(log)")
     }
 
     @Test func aBadConfigurationStopsTheStartWithFileAndLine() async throws {
