@@ -40,12 +40,15 @@ let package = Package(
         .target(name: "ParleyIntents"),
         .target(name: "ParleyCore", dependencies: ["ParleyIntents"]),
         .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
-        .target(name: "ParleyTestKit", dependencies: ["ParleyIntents", "ParleyCore"]),
+        .target(
+            name: "ParleyTestKit",
+            dependencies: ["ParleyIntents", "ParleyCore", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Device and storage wrappers.
         .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore"]),
-        // CParleyShims: futex helpers for the audio ring (syscall(2) is variadic).
-        .target(name: "CParleyShims"),
+        // CParleyShims: futex helpers for the audio ring (syscall(2) is variadic)
+        // and libasound's error handler (a variadic callback).
+        .target(name: "CParleyShims", linkerSettings: [.linkedLibrary("asound")]),
         .target(
             name: "ParleyAudio",
             dependencies: ["CALSA", "CParleyShims", .product(name: "Logging", package: "swift-log")]),
@@ -70,7 +73,9 @@ let package = Package(
             ]),
         .executableTarget(
             name: "parleyd",
-            dependencies: ["ParleyDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+            dependencies: [
+                "ParleyDaemon", "ParleyAudio", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .executableTarget(
             name: "parley",
             dependencies: [

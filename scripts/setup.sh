@@ -10,6 +10,7 @@ PACKAGES=(
   libespeak-ng-dev espeak-ng                        # speech out
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
+  python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -17,8 +18,15 @@ for p in "${PACKAGES[@]}"; do
 done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  # As root apt-get runs directly (containers, CI); otherwise through sudo.
+  # The environment goes through env(1): sudo's env_reset would drop a
+  # DEBIAN_FRONTEND set in front of it, and apt would stop to ask questions.
+  as_root=(env DEBIAN_FRONTEND=noninteractive)
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: not root and no sudo; install as root: ${missing[*]}" >&2; exit 1; }
+    as_root=(sudo "${as_root[@]}")
+  fi
+  "${as_root[@]}" apt-get update -qq
+  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }

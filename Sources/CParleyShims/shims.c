@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
 #include "parley_shims.h"
+#include <alsa/asoundlib.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -60,3 +63,26 @@ int parley_eventfd_create(void) {
 }
 
 int32_t parley_gettid(void) { return (int32_t)gettid(); }
+
+// libasound's error handler (see parley_shims.h). The callback pointer is
+// atomic: alsa-lib may report from any thread that calls it (the capture
+// thread reopening a device, the playback thread, the daemon at start).
+static parley_alsa_error_callback alsa_callback;
+
+__attribute__((format(printf, 5, 6)))
+static void parley_alsa_error_handler(const char *file, int line, const char *function, int err, const char *fmt, ...) {
+    parley_alsa_error_callback callback = __atomic_load_n(&alsa_callback, __ATOMIC_ACQUIRE);
+    if (callback == NULL) return;
+    // alsa-lib's messages are one short line; a longer one is cut, not dropped.
+    char message[1024];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(message, sizeof message, fmt, args);
+    va_end(args);
+    callback(file, line, function, err, message);
+}
+
+int parley_alsa_set_error_callback(parley_alsa_error_callback callback) {
+    __atomic_store_n(&alsa_callback, callback, __ATOMIC_RELEASE);
+    return snd_lib_error_set_handler(callback != NULL ? parley_alsa_error_handler : NULL);
+}

@@ -25,6 +25,9 @@ public struct CaptureConfiguration: Sendable {
     /// Seconds of history the ring keeps.
     public var ringSeconds: Double
     /// SCHED_FIFO priority to request for the capture thread (nil: don't ask).
+    /// The default, 20, is what dist/parleyd.service permits (LimitRTPRIO=20):
+    /// above every normal thread, below the kernel's threaded interrupt
+    /// handlers (50), which the sound card's own interrupt needs.
     public var realtimePriority: Int32?
     public var pacing: Pacing
     /// Back-off between reopen attempts after the device vanished: starts at
@@ -46,7 +49,7 @@ public struct CaptureConfiguration: Sendable {
     public init(
         device: PCMDevice,
         format: PCMFormat = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 160, bufferFrames: 1_280),
-        outputSampleRate: Int = 16_000, ringSeconds: Double = 8, realtimePriority: Int32? = 50,
+        outputSampleRate: Int = 16_000, ringSeconds: Double = 8, realtimePriority: Int32? = 20,
         pacing: Pacing = .device, reconnectInitialMilliseconds: Int = 100, reconnectMaximumMilliseconds: Int = 5_000,
         threadName: String = "parley-capture", inputFrameLimit: Int? = nil
     ) {
@@ -191,8 +194,9 @@ public final class CaptureService: Sendable {
         let pcm: PCMHandle
         switch result {
         case .success(let handle): pcm = handle
-        case .failure(let status):
-            throw AudioError.from(status, device: config.device.name, requested: config.format.description, alsa: alsa)
+        case .failure(let failure):
+            status.lastErrnoValue.store(failure.errno, ordering: .relaxed)
+            throw AudioError.from(failure, device: config.device.name, requested: config.format.description, alsa: alsa)
         }
         logger.info("capture opened", metadata: ["device": "\(config.device)", "format": "\(pcm.negotiated)"])
         try running.withLock { (thread: inout AudioThread?) throws(AudioError) in
@@ -204,6 +208,61 @@ public final class CaptureService: Sendable {
             let transfer = UncheckedTransfer(loop)
             status.set(.running)
             thread = try AudioThread(name: config.threadName) { transfer.value.run() }
+        }
+    }
+
+    /// Like `start()`, but a device that cannot be opened now (a USB
+    /// microphone not plugged in yet, a card another program holds, a wrong
+    /// name fixed by plugging in the right card) does not stop the caller:
+    /// the capture thread starts in `.reconnecting` and reopens the device
+    /// with the same back-off as after an unplug. Returns why the device
+    /// could not be opened (nil when it was), for the caller to say once;
+    /// `problem` keeps it for status displays until the device is back.
+    @discardableResult
+    public func startOrKeepTrying() -> AudioError? {
+        do {
+            try start()
+            return nil
+        } catch {
+            launchReconnecting(after: error)
+            return error
+        }
+    }
+
+    /// Why the device is not delivering audio, while it is not (nil when
+    /// running): the reason it could not be opened at start, or the errno of
+    /// the last failed reopen.
+    public var problem: String? {
+        guard status.state == .reconnecting else { return nil }
+        let lastErrno = status.lastErrno
+        if let initial = initialFailure.withLock({ $0 }), status.reconnects == 0 { return initial }
+        return lastErrno != 0
+            ? "audio device '\(configuration.device.name)' lost: \(alsa.strerror(-lastErrno)) (errno \(lastErrno))"
+            : "audio device '\(configuration.device.name)' lost"
+    }
+
+    /// The description of the error `startOrKeepTrying` met, until the
+    /// device was opened once.
+    private let initialFailure = Mutex<String?>(nil)
+
+    private func launchReconnecting(after error: AudioError) {
+        initialFailure.withLock { $0 = error.description }
+        let config = configuration
+        running.withLock { thread in
+            guard thread == nil else { return }
+            control.stopping.store(false, ordering: .sequentiallyConsistent)
+            wake.consume()
+            let loop = CaptureLoop(pcm: nil, configuration: config, alsa: alsa, ring: ring, status: status,
+                                   control: control, wake: wake, logger: logger)
+            let transfer = UncheckedTransfer(loop)
+            status.set(.reconnecting)
+            do {
+                thread = try AudioThread(name: config.threadName) { transfer.value.run() }
+            } catch {
+                // No thread, no retries: say so (this is the one place it is known).
+                status.set(.stopped)
+                logger.error("capture thread could not start: \(error)")
+            }
         }
     }
 
@@ -255,7 +314,9 @@ final class CaptureLoop {
     private var pacedFrames: Int64 = 0
     private var totalFrames = 0
 
-    init(pcm: PCMHandle, configuration: CaptureConfiguration, alsa: ALSAFunctions, ring: AudioRing,
+    /// `pcm` nil: the device could not be opened at start; the loop begins
+    /// by reconnecting, with the requested format until one is negotiated.
+    init(pcm: PCMHandle?, configuration: CaptureConfiguration, alsa: ALSAFunctions, ring: AudioRing,
          status: CaptureStatus, control service: StopFlag, wake: WakeSignal, logger: Logger) {
         self.pcm = pcm
         self.configuration = configuration
@@ -265,7 +326,7 @@ final class CaptureLoop {
         self.service = service
         self.wake = wake
         self.logger = logger
-        let format = pcm.negotiated
+        let format = pcm?.negotiated ?? configuration.format
         readCapacityFrames = max(format.periodFrames, configuration.format.periodFrames) * 4
         readBuffer = .allocate(byteCount: readCapacityFrames * 4 * 8, alignment: 16)
         converter = SampleConverter(input: format, outputRate: configuration.outputSampleRate, maxFrames: readCapacityFrames)

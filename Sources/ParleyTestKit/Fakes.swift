@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import ParleyCore
+import Synchronization
 
 /// Records the engine's events for assertions.
 public actor RecordingSink: EngineOutputSink {
@@ -91,4 +93,39 @@ public struct EngineHarness: Sendable {
     }
 
     private func spokenSinceDrain() async -> [String] { await sink.spoken }
+}
+
+/// A swift-log handler that keeps every message, for asserting what was
+/// logged and at which level. Share one `RecordingLogHandler.Store` between
+/// the loggers a test creates.
+public struct RecordingLogHandler: LogHandler {
+    public struct Entry: Sendable, Equatable {
+        public var level: Logger.Level
+        public var message: String
+        public var metadata: [String: String]
+    }
+
+    public final class Store: Sendable {
+        private let entries = Mutex<[Entry]>([])
+        public init() {}
+        public var all: [Entry] { entries.withLock { $0 } }
+        func append(_ entry: Entry) { entries.withLock { $0.append(entry) } }
+    }
+
+    public let store: Store
+    public var logLevel: Logger.Level = .trace
+    public var metadata: Logger.Metadata = [:]
+
+    public init(store: Store) { self.store = store }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var all = metadata
+        if let extra = event.metadata { all.merge(extra) { _, new in new } }
+        store.append(Entry(level: event.level, message: "\(event.message)", metadata: all.mapValues { "\($0)" }))
+    }
 }

@@ -32,6 +32,7 @@ struct StatusCommand: ParsableCommand {
             "stored:       \(s.donations) donations, \(s.customPhrases) custom phrases in \(s.stateDirectory)",
             "config:       \(s.configFile ?? "defaults")",
         ]
+        if let problem = s.audio.problem { lines.insert("microphone:   \(problem)", at: 4) }
         if !s.notWired.isEmpty { lines.append("not wired:    \(s.notWired.joined(separator: ", "))") }
         return lines.joined(separator: "\n")
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParleyAudio
 import ParleyDaemon
 
 /// `parleyd [--config FILE] [--check-config]`: the daemon systemd starts.
@@ -47,6 +48,8 @@ struct Parleyd: AsyncParsableCommand {
         umask(0o027)
         let ring = LogRing(capacity: 1_000)
         JournalLogHandler.bootstrap(level: Logger.Level(rawValue: settings.logLevel) ?? .info, ring: ring)
+        // libasound's own messages too, in the same format (see ALSAErrorLog).
+        ALSAErrorLog.route(to: Logger(label: "parley.alsa"))
         let logger = Logger(label: "parleyd")
         logger.info("starting", metadata: [
             "version": "\(ParleyVersion.current)", "config": "\(loaded.source ?? "defaults")",

@@ -104,6 +104,36 @@ import Testing
         #expect(mock.count("snd_pcm_close") == 2)           // the vanished one and, at stop, the reopened one
     }
 
+    @Test func aMissingDeviceAtStartIsReopenedInTheBackground() throws {
+        // Not there for start() and the first retry; plugged in for the second.
+        let mock = MockALSA(.init(open: [-ENOENT, -ENOENT, 0], readi: [160]))
+        let service = try makeService(mock)
+        mock.stateProbe.withLock { $0 = { [weak service] in service?.status.state.description ?? "gone" } }
+        let problem = service.startOrKeepTrying()
+        guard case .deviceNotFound(let name, _) = problem else { Issue.record("wrong result \(String(describing: problem))"); return }
+        #expect(name == "hw:7,0")
+        #expect(waitFor { service.status.reconnects == 1 && service.status.periods >= 3 })
+        #expect(service.status.state == .running)
+        #expect(service.problem == nil)
+        service.stop()
+        let opens = mock.calls.filter { $0.hasPrefix("snd_pcm_open") }
+        #expect(opens == ["snd_pcm_open(stopped)", "snd_pcm_open(reconnecting)", "snd_pcm_open(reconnecting)"])
+        #expect(mock.count("snd_pcm_close") == 1)   // only the handle that was opened
+    }
+
+    @Test func aBusyDeviceAtStartIsReportedWhileRetrying() throws {
+        let mock = MockALSA(.init(open: Array(repeating: -EBUSY, count: 1_000), sleepInBackOff: true))
+        let service = try makeService(mock)
+        #expect(service.startOrKeepTrying() == .deviceBusy(device: "hw:7,0"))
+        #expect(waitFor { mock.count("snd_pcm_open") >= 3 })   // retried, with back-off, until stopped
+        #expect(service.status.state == .reconnecting)
+        #expect(service.status.lastErrno == EBUSY)
+        #expect(service.problem?.contains("busy") == true)
+        service.stop()
+        #expect(service.status.state == .stopped)
+        #expect(service.problem == nil)
+    }
+
     @Test(.timeLimit(.minutes(1))) func stopWakesABlockedRead() throws {
         let mock = MockALSA(.init(blockForever: true))
         let service = try makeService(mock)

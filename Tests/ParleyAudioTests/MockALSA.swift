@@ -17,6 +17,10 @@ final class MockALSA: Sendable {
         var setFormat: Int32 = 0
         /// When true, readi returns -EAGAIN forever and poll really blocks on the wake eventfd.
         var blockForever = false
+        /// When true, a poll of the wake eventfd alone (the capture loop's
+        /// back-off) really waits for its timeout, so a device that keeps
+        /// failing is retried at the loop's pace, not in a tight spin.
+        var sleepInBackOff = false
     }
 
     let trace = Mutex<[String]>([])
@@ -79,7 +83,11 @@ final class MockALSA: Sendable {
             pollDescriptors: { _, _, _ in 0 },
             pollRevents: { _, _, _ in (0, 0) },
             poll: { fds, count, timeout in
-                let block = self.script.withLock { $0.blockForever }
+                let (block, backOff) = self.script.withLock { ($0.blockForever, $0.sleepInBackOff) }
+                if backOff && count == 1 {
+                    let rc = Glibc.poll(fds, 1, timeout)   // the eventfd ends it early at stop
+                    return rc < 0 ? -errno : rc
+                }
                 if block {
                     self.record("poll")
                     let rc = Glibc.poll(fds, nfds_t(count), -1)   // only the wake eventfd can end this

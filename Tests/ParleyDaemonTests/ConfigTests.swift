@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 import ParleyTestKit
 import Testing
 
@@ -17,7 +18,9 @@ import Testing
         let config = try parse("")
         #expect(config == ParleyConfig())
         #expect(config.board == "sim")
-        #expect(config.audio.capture == .spool("microphone.raw"))
+        #expect(config.audio.capture == nil && config.audio.playback == nil)  // the board's (a spool and a file on sim)
+        #expect(config.audio.captureFormat == ParleyConfig.CaptureFormat())
+        #expect(config.audio.pacing == .realtime && config.audio.realtimePriority == 20)
         #expect(config.resolvedPath("capture.wav") == "/var/lib/parley/capture.wav")
         #expect(config.controlSocket == "/run/parley/parley.sock")
         #expect(!config.voiceConfirmableCategories.contains("order"))
@@ -35,6 +38,12 @@ import Testing
               capture: plughw:CARD=seeed2micvoicec
               playback: file:/tmp/out.wav
               sample_rate: 16000
+              capture_rate: 48000
+              capture_channels: 2
+              capture_period_frames: 480
+              capture_buffer_frames: 3840
+              realtime_priority: 10
+              pacing: realtime
               endpoint_silence: 0.5
             wake: {direct: false, named: true, name: Hey Jude, hey_optional: true, sensitivity: 0.7, window: 3s}
             primary_app: Coffee Maker
@@ -51,6 +60,11 @@ import Testing
         #expect(config.audio.capture == .alsa("plughw:CARD=seeed2micvoicec"))
         #expect(config.audio.playback == .file("/tmp/out.wav"))
         #expect(config.audio.endpointSilence == .milliseconds(500))
+        #expect(config.audio.captureFormat == {
+            var f = ParleyConfig.CaptureFormat(); f.rate = 48_000; f.channels = 2; f.periodFrames = 480; f.bufferFrames = 3_840
+            return f
+        }())
+        #expect(config.audio.realtimePriority == 10 && config.audio.pacing == .realtime)
         #expect(config.wake.direct == false && config.wake.name == "hey jude" && config.wake.sensitivity == 0.7)
         #expect(config.wake.window == .seconds(3) && config.wake.heyOptional)
         #expect(config.primaryApp == "Coffee Maker")
@@ -117,6 +131,50 @@ import Testing
         #expect(refusal("wake: {direct: false, named: false}")?.kind == .impossibleValue)
         #expect(refusal("audio: {capture: 'file:'}")?.key == "audio.capture")
         #expect(refusal("confirm_by_voice: [shopping]")?.kind == .impossibleValue)
+    }
+
+    @Test func theCaptureFormatIsCheckedWithFileAndLine() throws {
+        let buffer = refusal("""
+            audio:
+              capture: hw:1,0
+              capture_period_frames: 480
+              capture_buffer_frames: 800
+            """)
+        #expect(buffer?.kind == .impossibleValue)
+        #expect(buffer?.key == "audio.capture_buffer_frames" && buffer?.line == 4)
+        #expect(buffer?.reason.contains("at least 960") == true)
+        #expect(buffer?.description.hasPrefix("/etc/parley/parley.yaml:4:") == true)
+        // Only the period given: the default buffer (1280) is too small for it.
+        #expect(refusal("audio: {capture_period_frames: 1024}")?.key == "audio.capture_period_frames")
+        let channels = refusal("audio:\n  capture_channels: 9\n")
+        #expect(channels?.key == "audio.capture_channels" && channels?.line == 2 && channels?.reason.contains("1…8") == true)
+        #expect(refusal("audio: {capture_rate: 4000}")?.reason.contains("8000…192000") == true)
+        #expect(refusal("audio: {capture_rate: fast}")?.kind == .wrongType)
+        #expect(refusal("audio: {realtime_priority: 100}")?.key == "audio.realtime_priority")
+        // A file's format is the file's own: a capture format there is a mistake.
+        let file = refusal("audio:\n  capture: file:in.wav\n  capture_rate: 48000\n")
+        #expect(file?.key == "audio.capture_rate" && file?.line == 3 && file?.reason.contains("WAV file's format") == true)
+        #expect(refusal("audio: {capture: 'spool:mic.raw', capture_channels: 2}")?.key == "audio.capture_channels")
+        #expect(try parse("audio: {capture: 'plughw:CARD=Device', capture_rate: 44100}").audio.captureFormat.rate == 44_100)
+    }
+
+    @Test func fastPacingIsForAFileCapture() throws {
+        #expect(try parse("audio: {capture: 'file:in.wav', pacing: fast}").audio.pacing == .fast)
+        let microphone = refusal("audio:\n  capture: hw:1,0\n  pacing: fast\n")
+        #expect(microphone?.key == "audio.pacing" && microphone?.line == 3)
+        #expect(microphone?.reason.contains("file:<path>") == true && microphone?.reason.contains("hw:1,0") == true)
+        #expect(refusal("audio: {pacing: fast}")?.reason.contains("board's microphone") == true)
+        #expect(refusal("audio: {capture: 'file:in.wav', pacing: slow}")?.reason.contains("realtime, fast") == true)
+    }
+
+    /// The capture thread's SCHED_FIFO request must be one the unit permits,
+    /// or it is refused on every device.
+    @Test func theRealtimePriorityIsWhatTheUnitPermits() throws {
+        let unit = try String(contentsOf: SharedData.packageRoot.appendingPathComponent("dist/parleyd.service"), encoding: .utf8)
+        let limit = unit.split(separator: "\n").first { $0.hasPrefix("LimitRTPRIO=") }.flatMap { Int($0.dropFirst(12)) }
+        #expect(limit != nil)
+        #expect(ParleyConfig().audio.realtimePriority == limit)
+        #expect(CaptureConfiguration(device: PCMDevice(name: "default")).realtimePriority.map(Int.init) == limit)
     }
 
     @Test func invalidYAMLIsRefusedWithItsPosition() {

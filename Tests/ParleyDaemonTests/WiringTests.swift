@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import ParleyAudio
+import ParleyCore
 import ParleyHardware
 import ParleyStore
 import Testing
@@ -109,6 +111,115 @@ import Testing
         #expect(await controller.handle(.shortcuts).shortcuts?.contains { $0.phrase == "soup time" } == true)
         #expect(await controller.handle(.deletePhrase("soup time")).ok)
         #expect(try await store.customPhrases().isEmpty)
+    }
+}
+
+/// A microphone missing at start: the listening service keeps running and
+/// the board's LEDs show the error state again and again while it is away.
+@Suite struct MissingMicrophoneWiringTests {
+    @Test(.timeLimit(.minutes(1))) func theLEDsShowTheFaultWhileTheMicrophoneIsMissing() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        var config = ParleyConfig()
+        config.stateDirectory = dir.file("state")
+        config.audio.capture = .alsa("hw:9,0")
+        let store = try StateStore(directory: config.stateDirectory)
+        let components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
+        let listening = try #require(components.services.compactMap { $0 as? ListeningPipeline }.first)
+        let bridge = try #require(components.board as? BoardBridge)
+        let board = try #require(bridge.hardware as? SimulatedBoard)
+        let states = board.displayedStates
+        let running = Task { try await listening.run() }
+        // Two error flashes with something else between: shown again, not once.
+        var errors = 0
+        var seen: [DeviceState] = []
+        for await state in states {
+            seen.append(state)
+            if state == .error { errors += 1 }
+            if errors == 2 { break }
+        }
+        #expect(errors == 2)
+        #expect(seen.contains { $0 != .error })
+        let status = await listening.audioStatus()
+        #expect(status.state == "reconnecting")
+        #expect(status.problem?.contains("hw:9,0") == true)
+        running.cancel()
+        try await running.value     // returned, not thrown: a missing microphone is no failure
+        board.shutdown()
+    }
+}
+
+/// Which devices and formats parley.yaml and the board file give the audio.
+@Suite struct AudioWiringTests {
+    private func listening(_ config: ParleyConfig) async throws -> ListeningPipeline {
+        let store = try StateStore(directory: config.stateDirectory)
+        let components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
+        return try #require(components.services.compactMap { $0 as? ListeningPipeline }.first)
+    }
+
+    @Test func theBoardFileNamesTheDevicesUnlessTheConfigurationDoes() throws {
+        var config = ParleyConfig()
+        let pi4 = try ParleyHardware.Board.load(from: BoardLocator.locate("pi4"))
+        let sim = try ParleyHardware.Board.load(from: BoardLocator.locate("sim"))
+        let fromBoard = Wiring.audioDevices(config, board: pi4)
+        #expect(fromBoard.capture == .alsa(pi4.audio.capture) && fromBoard.playback == .alsa(pi4.audio.playback))
+        // The simulated board has no sound card: the development files.
+        let simulated = Wiring.audioDevices(config, board: sim)
+        #expect(simulated.capture == .spool("microphone.raw") && simulated.playback == .file("playback.wav"))
+        config.audio.capture = .alsa("hw:2,0")
+        let named = Wiring.audioDevices(config, board: pi4)
+        #expect(named.capture == .alsa("hw:2,0") && named.playback == .alsa(pi4.audio.playback))
+    }
+
+    @Test func theCaptureFormatAndPriorityReachTheDevice() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        var config = ParleyConfig()
+        config.stateDirectory = dir.file("state")
+        config.audio.capture = .alsa("hw:9,0")
+        config.audio.captureFormat.rate = 48_000
+        config.audio.captureFormat.channels = 2
+        config.audio.captureFormat.periodFrames = 480
+        config.audio.captureFormat.bufferFrames = 3_840
+        config.audio.realtimePriority = 0
+        let capture = try await listening(config).capture.configuration
+        #expect(capture.device.name == "hw:9,0")
+        #expect(capture.format == PCMFormat(sampleRate: 48_000, channels: 2, periodFrames: 480, bufferFrames: 3_840))
+        #expect(capture.outputSampleRate == 16_000)
+        #expect(capture.realtimePriority == nil)
+        config.audio.realtimePriority = 15
+        #expect(try await listening(config).capture.configuration.realtimePriority == 15)
+    }
+
+    /// `pacing: fast` reads a file capture as fast as the file plugin goes,
+    /// into a ring that holds all of it (nothing is overwritten before the
+    /// recogniser reads it); `realtime` (the default) like a microphone.
+    @Test func fastPacingReadsTheWholeFileAtOnce() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        var config = ParleyConfig()
+        config.stateDirectory = dir.file("state")
+        try FileManager.default.createDirectory(atPath: config.stateDirectory, withIntermediateDirectories: true)
+        // 12 s of a counting ramp: longer than the ring's usual 8 s.
+        let samples = (0..<192_000).map { Int16(truncatingIfNeeded: $0 % 20_000) }
+        try WAVFile.write(samples, sampleRate: 16_000, to: URL(fileURLWithPath: dir.file("state/in.wav")))
+        config.audio.capture = .file("in.wav")
+        #expect(try await listening(config).capture.configuration.pacing == .realTime)
+
+        config.audio.pacing = .fast
+        let capture = try await listening(config).capture
+        #expect(capture.configuration.pacing == .device)
+        #expect(capture.configuration.ringSeconds >= 12)
+        let started = ContinuousClock.now
+        try capture.start()
+        var polls = 0
+        while capture.status.state != .endOfInput && polls < 10_000 {
+            usleep(1_000)
+            polls += 1
+        }
+        let elapsed = ContinuousClock.now - started
+        capture.stop()
+        #expect(capture.ring.writePosition == 192_000)
+        #expect(capture.ring.samples(from: 0, count: 192_000) == samples)   // all of it, in order
+        // A ratio, not a deadline: 12 s of audio in well under half of that.
+        #expect(elapsed < .seconds(6), "\(elapsed)")
     }
 }
 

@@ -30,3 +30,16 @@ int parley_eventfd_create(void);
 /// The kernel thread id of the caller (gettid(2)), for diagnostics and the
 /// allocation-counting test; not exposed by the Glibc Swift module.
 int32_t parley_gettid(void);
+
+/// Receives one of libasound's own error messages, already formatted:
+/// where in alsa-lib it was raised, the errno it carries (0: none) and the text.
+typedef void (*parley_alsa_error_callback)(const char *file, int line, const char *function, int err,
+                                           const char *message);
+
+/// Installs `callback` as libasound's error handler; NULL restores
+/// libasound's own (which prints "ALSA lib …" to stderr). Exists because
+/// snd_lib_error_set_handler takes a variadic printf-style function, which
+/// Swift can neither implement nor call: a C handler formats the message
+/// with vsnprintf and passes the text on. Returns snd_lib_error_set_handler's
+/// result (0 on success).
+int parley_alsa_set_error_callback(parley_alsa_error_callback callback);

@@ -70,16 +70,64 @@ public enum ConfigLoader {
     }
 
     private static func readAudio(_ section: Field, into audio: inout ParleyConfig.Audio) throws {
+        // Checked against each other once the section is read, each error at
+        // the line of the key that has to change.
+        var pacingField: Field?, formatFields: [Field] = []
+        var periodField: Field?, bufferField: Field?
         try section.forEachEntry { key, field in
             switch key {
-            case "capture": audio.capture = try field.audioEndpoint()
+            case "capture":
+                audio.capture = try field.audioEndpoint()
             case "playback":
                 audio.playback = try field.audioEndpoint()
                 if case .spool = audio.playback { throw field.impossible("spool: is a capture source; playback takes an ALSA device or file:<path>") }
             case "sample_rate": audio.sampleRate = try field.int(in: 8_000...48_000)
+            case "capture_rate":
+                audio.captureFormat.rate = try field.int(in: 8_000...192_000)
+                formatFields.append(field)
+            case "capture_channels":
+                audio.captureFormat.channels = try field.int(in: 1...8)
+                formatFields.append(field)
+            case "capture_period_frames":
+                audio.captureFormat.periodFrames = try field.int(in: 16...16_384)
+                formatFields.append(field)
+                periodField = field
+            case "capture_buffer_frames":
+                audio.captureFormat.bufferFrames = try field.int(in: 32...262_144)
+                formatFields.append(field)
+                bufferField = field
+            case "realtime_priority": audio.realtimePriority = try field.int(in: 0...99)
+            case "pacing":
+                let value = try field.oneOf(ParleyConfig.FilePacing.allCases.map(\.rawValue))
+                audio.pacing = ParleyConfig.FilePacing(rawValue: value) ?? .realtime
+                pacingField = field
             case "endpoint_silence": audio.endpointSilence = try field.duration(in: .milliseconds(100)...(.seconds(5)))
             default: throw field.unknownKey()
             }
+        }
+        let format = audio.captureFormat
+        if format.bufferFrames < 2 * format.periodFrames, let field = bufferField ?? periodField {
+            throw field.impossible("""
+                a capture buffer of \(format.bufferFrames) frames holds less than two periods of \(format.periodFrames) \
+                (capture_buffer_frames must be at least \(2 * format.periodFrames))
+                """)
+        }
+        switch audio.capture {
+        case .file?:
+            break
+        case .spool?:
+            if let field = formatFields.first {
+                throw field.impossible("the capture format is an ALSA device's; a spool: capture is always 16 kHz mono")
+            }
+            fallthrough
+        default:
+            if audio.pacing == .fast, let field = pacingField {
+                let capture = audio.capture?.description ?? "not set (the board's microphone)"
+                throw field.impossible("fast pacing is for a file:<path> capture; audio.capture is \(capture)")
+            }
+        }
+        if case .file? = audio.capture, let field = formatFields.first {
+            throw field.impossible("the capture format is an ALSA device's; a file: capture has the WAV file's format")
         }
     }
 

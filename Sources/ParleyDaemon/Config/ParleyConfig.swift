@@ -32,16 +32,56 @@ public struct ParleyConfig: Sendable, Equatable {
 
     /// Where audio comes from and goes to.
     public struct Audio: Sendable, Equatable {
-        /// `audio.capture`: an ALSA PCM name ("default", "plughw:CARD=seeed2micvoicec")
-        /// or `file:<path>` for file mode (relative paths are in the state directory).
-        public var capture: AudioEndpoint = .spool("microphone.raw")
-        /// `audio.playback`: as `capture`; file mode appends what is spoken.
-        public var playback: AudioEndpoint = .file("playback.wav")
-        /// `audio.sample_rate`: Hz; PocketSphinx's en-us model wants 16000.
+        /// `audio.capture`: an ALSA PCM name ("default", "plughw:CARD=seeed2micvoicec"),
+        /// `spool:<path>` or `file:<path>` (relative paths are in the state
+        /// directory). nil: the board file's capture device, or on a simulated
+        /// board ``simulatedCapture``.
+        public var capture: AudioEndpoint?
+        /// `audio.playback`: as `capture` (no spool); file mode appends what
+        /// is spoken. nil: the board's, or ``simulatedPlayback``.
+        public var playback: AudioEndpoint?
+        /// `audio.sample_rate`: Hz of the audio the recogniser gets;
+        /// PocketSphinx's en-us model wants 16000.
         public var sampleRate: Int = 16_000
+        /// `audio.capture_rate`, `audio.capture_channels`,
+        /// `audio.capture_period_frames`, `audio.capture_buffer_frames`: what
+        /// an ALSA capture device is asked for (converted to `sampleRate` mono).
+        /// 16 kHz mono with 10 ms periods suits a plughw device; a hw device
+        /// or a USB microphone may need its native format (48000, 2).
+        public var captureFormat = CaptureFormat()
+        /// `audio.realtime_priority`: SCHED_FIFO priority of the capture
+        /// thread, 0 for none. It must not exceed the unit's LimitRTPRIO
+        /// (dist/parleyd.service, 20), or the kernel refuses it.
+        public var realtimePriority: Int = 20
+        /// `audio.pacing`: how a `file:` capture is read: `realtime` (like a
+        /// microphone) or `fast` (as fast as the recogniser takes it).
+        public var pacing: FilePacing = .realtime
         /// `audio.endpoint_silence`: trailing silence that ends a command.
         public var endpointSilence: Duration = .milliseconds(600)
         public init() {}
+
+        /// The stand-in microphone of a simulated board: a spool `parley
+        /// play` plays recordings into.
+        public static let simulatedCapture = AudioEndpoint.spool("microphone.raw")
+        /// Where a simulated board's speech goes.
+        public static let simulatedPlayback = AudioEndpoint.file("playback.wav")
+    }
+
+    /// What an ALSA capture device is asked for.
+    public struct CaptureFormat: Sendable, Equatable {
+        public var rate: Int = 16_000
+        public var channels: Int = 1
+        public var periodFrames: Int = 160
+        public var bufferFrames: Int = 1_280
+        public init() {}
+    }
+
+    /// `audio.pacing`.
+    public enum FilePacing: String, Sendable, Equatable, CaseIterable {
+        /// One second of audio per second, like a microphone.
+        case realtime
+        /// As fast as ALSA's file plugin delivers it.
+        case fast
     }
 
     /// How the device is woken (SPEC 3).

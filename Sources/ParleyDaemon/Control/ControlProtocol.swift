@@ -166,7 +166,11 @@ public struct AudioStatus: Sendable, Codable, Equatable {
     /// "running", "recovering", "stopped", "not wired" …
     public var state: String
     public var overruns: Int
-    public init(capture: String, playback: String, state: String, overruns: Int) {
+    /// Why the microphone delivers nothing, while it does not ("audio device
+    /// 'hw:1,0' not found …"); nil when it runs.
+    public var problem: String?
+    public init(capture: String, playback: String, state: String, overruns: Int, problem: String? = nil) {
+        self.problem = problem
         self.capture = capture
         self.playback = playback
         self.state = state

@@ -57,7 +57,7 @@ public struct DaemonController: ControlHandling {
             return response
         case .play(let path):
             guard let spool = components.spool else {
-                return .failure("parleyd's microphone is \(config.audio.capture); WAV files can be played only into a spool:<path> capture (see parley.yaml, audio.capture)")
+                return .failure("parleyd's microphone is \(config.audio.capture?.description ?? "the board's"); WAV files can be played only into a spool:<path> capture (see parley.yaml, audio.capture)")
             }
             let seconds = try spool.append(wav: URL(fileURLWithPath: path))
             logger.info("play", metadata: ["file": "\(path)", "seconds": "\(seconds)"])
@@ -126,7 +126,8 @@ public struct DaemonController: ControlHandling {
     public func status() async throws -> DaemonStatus {
         let audio = await components.audio?.audioStatus()
             ?? AudioStatus(
-                capture: config.audio.capture.description, playback: config.audio.playback.description,
+                capture: config.audio.capture?.description ?? "the board's",
+                playback: config.audio.playback?.description ?? "the board's",
                 state: "not wired", overruns: 0)
         return DaemonStatus(
             version: ParleyVersion.current, pid: getpid(),

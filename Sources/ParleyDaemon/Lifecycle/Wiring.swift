@@ -33,7 +33,9 @@ public enum Wiring {
         var outputs = EngineOutputs()
         outputs.led = { boardBridge.show($0) }
         let latency = LatencyProbe()
-        let speaker = try makeSpeaker(config: config, latency: latency, logger: logger)
+        let devices = audioDevices(config, board: board)
+        logger.info("audio devices", metadata: ["capture": "\(devices.capture)", "playback": "\(devices.playback)"])
+        let speaker = try makeSpeaker(config: config, playback: devices.playback, latency: latency, logger: logger)
         var services: [any Service] = [
             boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }),
         ]
@@ -42,9 +44,11 @@ public enum Wiring {
             outputs.sound = { _ in speaker.chime() }
             services.append(speaker)
         }
-        let spool = try makeSpool(config: config)
+        let spool = try makeSpool(config: config, capture: devices.capture)
         let listening = try makeListening(
-            config: config, engine: engine, latency: latency, speaker: speaker, spool: spool, logger: logger)
+            config: config, capture: devices.capture, playback: devices.playback, engine: engine, latency: latency,
+            speaker: speaker, spool: spool,
+            showFault: { boardBridge.show(.error) }, logger: logger)
         if let listening {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
@@ -61,11 +65,24 @@ public enum Wiring {
             spool: spool, services: services)
     }
 
+    /// The devices sound goes through: those parley.yaml names, else the
+    /// board file's ALSA devices; a simulated board has no sound card, so
+    /// there the files stand in (the development default).
+    static func audioDevices(_ config: ParleyConfig, board: Board) -> (capture: AudioEndpoint, playback: AudioEndpoint) {
+        let simulated = board.kind == .simulated
+        return (
+            config.audio.capture ?? (simulated ? ParleyConfig.Audio.simulatedCapture : .alsa(board.audio.capture)),
+            config.audio.playback ?? (simulated ? ParleyConfig.Audio.simulatedPlayback : .alsa(board.audio.playback))
+        )
+    }
+
     /// Speech out: an ALSA device, or a WAV file the file plugin writes.
-    static func makeSpeaker(config: ParleyConfig, latency: LatencyProbe, logger: Logger) throws -> Speaker? {
+    static func makeSpeaker(config: ParleyConfig, playback: AudioEndpoint, latency: LatencyProbe, logger: Logger) throws
+        -> Speaker?
+    {
         let device: PCMDevice
         var format = PCMFormat(sampleRate: 48_000, channels: 2, periodFrames: 480, bufferFrames: 1_920)
-        switch config.audio.playback {
+        switch playback {
         case .alsa(let name):
             device = PCMDevice(name: name)
         case .file(let path):
@@ -75,7 +92,7 @@ public enum Wiring {
             // The configuration loader refuses this; a configuration built in code may not.
             throw AudioError.badFile(path: path, reason: "spool: is a capture source, not a playback device")
         }
-        let pacing: Pacing = if case .file = config.audio.playback { .realTime } else { .device }
+        let pacing: Pacing = if case .file = playback { .realTime } else { .device }
         let playback = try PlaybackService(
             configuration: PlaybackConfiguration(device: device, format: format, pacing: pacing),
             logger: Logger(label: "parley.audio"))
@@ -83,8 +100,8 @@ public enum Wiring {
     }
 
     /// The stand-in microphone of a `spool:` capture (created if missing).
-    static func makeSpool(config: ParleyConfig) throws -> AudioSpool? {
-        guard case .spool(let path) = config.audio.capture else { return nil }
+    static func makeSpool(config: ParleyConfig, capture: AudioEndpoint) throws -> AudioSpool? {
+        guard case .spool(let path) = capture else { return nil }
         return try AudioSpool(url: URL(fileURLWithPath: config.resolvedPath(path)), empty: true)
     }
 
@@ -92,15 +109,22 @@ public enum Wiring {
     /// file read once as the microphone (file mode; without the file there
     /// is no audio in, and `parley say` still works).
     static func makeListening(
-        config: ParleyConfig, engine: ConversationEngine, latency: LatencyProbe, speaker: Speaker?, spool: AudioSpool?,
+        config: ParleyConfig, capture device: AudioEndpoint, playback: AudioEndpoint, engine: ConversationEngine,
+        latency: LatencyProbe, speaker: Speaker?, spool: AudioSpool?, showFault: @escaping @Sendable () -> Void = {},
         logger: Logger
     ) throws
         -> ListeningPipeline?
     {
         let capture: CaptureConfiguration
-        switch config.audio.capture {
+        switch device {
         case .alsa(let name):
-            capture = CaptureConfiguration(device: PCMDevice(name: name), outputSampleRate: config.audio.sampleRate)
+            let format = config.audio.captureFormat
+            capture = CaptureConfiguration(
+                device: PCMDevice(name: name),
+                format: PCMFormat(sampleRate: format.rate, channels: format.channels, periodFrames: format.periodFrames,
+                                  bufferFrames: format.bufferFrames),
+                outputSampleRate: config.audio.sampleRate,
+                realtimePriority: config.audio.realtimePriority > 0 ? Int32(config.audio.realtimePriority) : nil)
         case .spool:
             guard let spool else { return nil }
             capture = spool.captureConfiguration
@@ -110,14 +134,23 @@ public enum Wiring {
                 logger.warning("no audio in: capture file missing (use `parley say`)", metadata: ["file": "\(wav.path)"])
                 return nil
             }
-            capture = try CaptureConfiguration.file(
-                wav: wav, workDirectory: URL(fileURLWithPath: config.stateDirectory), pacing: .realTime)
+            var file = try CaptureConfiguration.file(
+                wav: wav, workDirectory: URL(fileURLWithPath: config.stateDirectory),
+                pacing: config.audio.pacing == .fast ? .device : .realTime)
+            if config.audio.pacing == .fast, let frames = file.inputFrameLimit {
+                // Read as fast as possible, the file runs ahead of the
+                // recogniser, which must never find its audio overwritten:
+                // the ring holds the whole file.
+                file.ringSeconds = max(file.ringSeconds, Double(frames) / Double(file.format.sampleRate) + 1)
+            }
+            capture = file
         }
         return ListeningPipeline(
             capture: try CaptureService(configuration: capture, logger: Logger(label: "parley.audio")),
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
-            playbackName: config.audio.playback.description, latency: latency,
-            isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() }, logger: Logger(label: "parley.listen"))
+            playbackName: playback.description, latency: latency,
+            isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() },
+            showFault: showFault, logger: Logger(label: "parley.listen"))
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

@@ -23,7 +23,7 @@ import Synchronization
 /// - while the device itself speaks: only "cancel", "stop" and their kin, so
 ///   a person can interrupt it but its own voice wakes nothing.
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
-    private let capture: CaptureService
+    let capture: CaptureService
     private let engine: ConversationEngine
     private let wake: ParleyConfig.Wake
     private let endpointSilence: Duration
@@ -58,14 +58,24 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private let latency: LatencyProbe
     private let isSpeaking: @Sendable () -> Bool
     private let interruptSpeech: @Sendable () -> Void
+    private let showFault: @Sendable () -> Void
+
+    /// How often the fault is shown again while the microphone is missing:
+    /// the LEDs' error state is a flash, so one flash would be over long
+    /// before anyone looks.
+    static let faultInterval: Duration = .seconds(2)
 
     /// `isSpeaking`: true while the device's own voice plays; meanwhile only
     /// cancel phrases are listened for, and `interruptSpeech` silences the
-    /// device when one is heard.
+    /// device when one is heard. `showFault` shows the error state on the
+    /// LEDs; it is called every ``faultInterval`` while the microphone is
+    /// missing.
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
                 endpointSilence: Duration, playbackName: String, latency: LatencyProbe,
                 isSpeaking: @escaping @Sendable () -> Bool = { false },
-                interruptSpeech: @escaping @Sendable () -> Void = {}, logger: Logger) {
+                interruptSpeech: @escaping @Sendable () -> Void = {},
+                showFault: @escaping @Sendable () -> Void = {}, logger: Logger) {
+        self.showFault = showFault
         self.latency = latency
         self.isSpeaking = isSpeaking
         self.interruptSpeech = interruptSpeech
@@ -178,7 +188,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     public func audioStatus() async -> AudioStatus {
         AudioStatus(
             capture: capture.configuration.device.name, playback: playbackName,
-            state: capture.status.state.description, overruns: capture.status.overruns)
+            state: capture.status.state.description, overruns: capture.status.overruns, problem: capture.problem)
     }
 
     // MARK: Service
@@ -198,21 +208,35 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             let listener: Listener
             do {
                 listener = try Listener(pipeline: self, initial: initial)
-                guard !stopping.load(ordering: .acquiring) else { return }
-                try capture.start()
             } catch {
                 loadFailure.withLock { $0 = "\(error)" }
                 return
             }
-            listener.run()
+            guard !stopping.load(ordering: .acquiring) else { return }
+            // Read from where capture starts, not from where the ring is
+            // when the loop begins: a file read as fast as possible may have
+            // written seconds by then.
+            let start = capture.ring.writePosition
+            // A missing or busy microphone must not stop the device (the
+            // button and `parley say` still work): capture keeps trying in
+            // the background and the run loop below shows the fault.
+            if let problem = capture.startOrKeepTrying() {
+                logger.error("""
+                    microphone unavailable: \(problem); parleyd keeps running (`parley say` and the button work) \
+                    and reopens it with back-off
+                    """)
+            }
+            listener.run(from: start)
         }
         thread.name = "parley-listen"
         thread.start()
+        var watch = CaptureWatch()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             if let failure = loadFailure.withLock({ $0 }) {
                 capture.stop()
                 throw ListeningError(description: "the recogniser could not start: \(failure)")
             }
+            watchCapture(&watch)
             try? await Task.sleep(for: .milliseconds(50))
         }
         stopping.store(true, ordering: .sequentiallyConsistent)
@@ -222,6 +246,35 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // it. A thread still loading models ends by itself when done.
         while !loopDone.load(ordering: .acquiring) && listening.load(ordering: .acquiring) && !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// What the run loop remembers of the capture state between looks.
+    struct CaptureWatch {
+        var previous = CaptureState.stopped
+        var lastFault: ContinuousClock.Instant?
+    }
+
+    /// Says when the microphone goes or comes back (the capture thread
+    /// never logs) and keeps the LEDs showing the fault while it is away.
+    private func watchCapture(_ watch: inout CaptureWatch) {
+        let state = capture.status.state
+        defer { watch.previous = state }
+        switch state {
+        case .reconnecting:
+            if watch.previous == .running {
+                logger.error("microphone lost: \(capture.problem ?? "unknown reason"); reopening with back-off")
+            }
+            let now = ContinuousClock.now
+            if watch.lastFault.map({ now - $0 >= Self.faultInterval }) ?? true {
+                watch.lastFault = now
+                showFault()
+            }
+        case .running where watch.previous == .reconnecting:
+            logger.notice("microphone back", metadata: ["device": "\(capture.configuration.device.name)"])
+            watch.lastFault = nil
+        default:
+            break
         }
     }
 
@@ -275,9 +328,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
         }
 
-        func run() {
+        /// Listens from ring position `start` until the pipeline stops.
+        func run(from start: Int64) {
             pipeline.listening.store(true, ordering: .releasing)
-            pipeline.listenLoop(self)
+            pipeline.listenLoop(self, from: start)
         }
 
         /// The dictation decoder, loaded on first use; nil when it cannot be.
@@ -344,7 +398,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// endpointer will cut off (trailing silence minus post-roll), so the
     /// decoders see exactly the endpointed utterance; at its end only
     /// ps_end_utt and scoring remain.
-    private func listenLoop(_ listener: Listener) {
+    private func listenLoop(_ listener: Listener, from start: Int64) {
         let ring = capture.ring
         let milliseconds = Int(endpointSilence.components.seconds * 1000
             + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
@@ -355,7 +409,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         let holdBack = Int64(max(0, milliseconds - min(configuration.postRollMilliseconds, milliseconds))
             * configuration.sampleRate / 1000) + Int64(configuration.frameSamples)
         let preRoll = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
-        var position = ring.writePosition
+        var position = start
         var buffer = [Int16](repeating: 0, count: 1_600)
         var events: [EndpointEvent] = []
         var utterance: Utterance?

@@ -64,6 +64,8 @@ public final class SimulatedBoard: HardwareBoard {
         guard stopped.clear() else { return }
         leds.shutdown()
         channel.finish()
+        // As GPIOBoard says it: the shutdown log shows the LEDs went off.
+        logger.info("simulated board '\(board.name)': LEDs off")
     }
 
     deinit { shutdown() }
