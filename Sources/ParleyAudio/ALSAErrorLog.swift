@@ -9,15 +9,19 @@ import Synchronization
 /// sends them to a logger instead (the handler is process-wide).
 ///
 /// Each distinct message is logged at `notice` the first time and at `debug`
-/// after that: a microphone that stays missing is retried every few seconds,
-/// and every retry would repeat the same lines. The failure itself is
+/// on its 2nd, 3rd, 5th, 9th, 17th… occurrence (repeats counted, logged when
+/// the repeat count is a power of two): a microphone that stays missing is
+/// retried every few seconds, and the file plugin can say "invalid frames"
+/// once per period from the capture thread, which must not write a log line
+/// per period (a full standard-error pipe would stall capture, and the
+/// journal would fill with one line). The failure itself is
 /// reported by Parley in its own words (`AudioError`); these lines add
 /// libasound's detail.
 public enum ALSAErrorLog {
     struct State: Sendable {
         var logger: Logger?
-        /// Messages already logged at notice (bounded: cleared when full).
-        var seen: Set<String> = []
+        /// How often each message was seen (bounded: cleared when full).
+        var seen: [String: Int] = [:]
     }
 
     static let state = Mutex(State())
@@ -40,14 +44,18 @@ public enum ALSAErrorLog {
         // libasound's own handler appends the errno's text; so does this.
         let text = err != 0 ? "\(message): \(String(cString: strerror(err)))" : message
         let source = "\(file.split(separator: "/").last.map(String.init) ?? file):\(line) (\(function))"
-        let (logger, first) = state.withLock { s -> (Logger?, Bool) in
+        let (logger, count) = state.withLock { s -> (Logger?, Int) in
             let key = "\(source) \(text)"
-            if s.seen.contains(key) { return (s.logger, false) }
-            if s.seen.count >= seenLimit { s.seen.removeAll() }
-            s.seen.insert(key)
-            return (s.logger, true)
+            if s.seen[key] == nil && s.seen.count >= seenLimit { s.seen.removeAll() }
+            let count = (s.seen[key] ?? 0) + 1
+            s.seen[key] = count
+            return (s.logger, count)
         }
-        logger?.log(level: first ? .notice : .debug, "\(text)", metadata: ["alsa-lib": "\(source)"])
+        let repeats = count - 1
+        guard repeats == 0 || repeats & (repeats - 1) == 0 else { return }
+        var metadata: Logger.Metadata = ["alsa-lib": "\(source)"]
+        if repeats > 1 { metadata["repeated"] = "\(repeats)" }
+        logger?.log(level: repeats == 0 ? .notice : .debug, "\(text)", metadata: metadata)
     }
 }
 
