@@ -6,36 +6,36 @@ import Testing
 @testable import ParleyDaemon
 
 /// The real daemon with ALSA file devices: the input holds "hey" (espeak-ng)
-/// followed by a real recorded coffee order, then (after the order has long
-/// been confirmed) "hey" and a second order by another speaker, with silence
-/// around them; simulated presses confirm. Checks state, spoken output and
-/// LED states.
+/// followed by a real recorded coffee order, then "hey" and a second order by
+/// another speaker, with silence around them; simulated presses confirm.
+/// Checks state, spoken output and LED states.
 @Suite(.serialized) struct EndToEndTests {
     /// "Can I have a light roast twelve ounce coffee" (a real recording).
     static let firstOrder = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
     /// "Can I have a sixteen ounce medium roast house coffee", another speaker.
     static let secondOrder = SharedData.coffeeClean.appendingPathComponent("0a4e9b1d-e294-40fc-afaa-4a07b9437ff7.wav").path
 
-    /// 1.5 s silence, "hey", a recorded order, 6 s silence, as 16 kHz mono WAV.
-    /// `then`: a second recording after the order, with "hey" before it and
-    /// 12 s of silence before that: time for the first order to be read back,
-    /// pressed and answered even on a busy machine (while the device speaks
-    /// it listens only for "stop"), so the second meets an idle device.
-    static func makeInput(in dir: TemporaryDirectory, then second: String? = nil) throws -> String {
+    /// 1.5 s silence, "hey", a recorded order, 6 s silence, as 16 kHz mono
+    /// WAV (state/capture.wav).
+    static func makeInput(in dir: TemporaryDirectory) throws -> String {
         let order = firstOrder
-        for file in [order] + (second.map { [$0] } ?? []) where !FileManager.default.fileExists(atPath: file) {
-            throw TestFailure("missing recording \(file)")
-        }
+        guard FileManager.default.fileExists(atPath: order) else { throw TestFailure("missing recording \(order)") }
         try run("/usr/bin/espeak-ng", ["-w", dir.file("hey-raw.wav"), "hey"])
         try run("/usr/bin/sox", [dir.file("hey-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("hey.wav")])
         try run("/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", dir.file("silence.wav"), "trim", "0", "1.5"])
         let input = dir.file("state/capture.wav")
         try FileManager.default.createDirectory(atPath: dir.file("state"), withIntermediateDirectories: true)
-        var parts = [dir.file("silence.wav"), dir.file("hey.wav"), order]
-        if let second {
-            parts += Array(repeating: dir.file("silence.wav"), count: 8) + [dir.file("hey.wav"), second]
-        }
-        try run("/usr/bin/sox", parts + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
+        try run("/usr/bin/sox", [dir.file("silence.wav"), dir.file("hey.wav"), order]
+            + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
+        return input
+    }
+
+    /// What the input goes on with: "hey", the second recorded order, 6 s of
+    /// silence (after `makeInput`, which makes "hey" and the silence).
+    static func makeSecondInput(in dir: TemporaryDirectory) throws -> String {
+        guard FileManager.default.fileExists(atPath: secondOrder) else { throw TestFailure("missing recording \(secondOrder)") }
+        let input = dir.file("second.wav")
+        try run("/usr/bin/sox", [dir.file("hey.wav"), secondOrder] + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
         return input
     }
 
@@ -127,9 +127,17 @@ import Testing
 
     @Test func spokenOrderConfirmedByPressIsPerformedAndAnswered() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        _ = try Self.makeInput(in: dir, then: Self.secondOrder)
-        let (process, errors) = try Self.startDaemon(dir)
+        let first = try Self.makeInput(in: dir)
+        let second = try Self.makeSecondInput(in: dir)
+        // The microphone is the spool (an ALSA file device read in real
+        // time): the input is played into it in two parts, the second once
+        // the first order is done. One file with a fixed gap would race the
+        // press on a busy machine; meanwhile the device hears silence.
+        let (process, errors) = try Self.startDaemon(dir, settings: "timeouts: {confirmation: 20s}")
+        defer { if process.isRunning { process.terminate() } }
         let socket = dir.file("parley.sock")
+        _ = try await Self.waitForStatus(socket) { $0.audio.state == "running" }
+        _ = try await LiveMicrophoneTests.play(first, socket: socket)
 
         let confirming = try await Self.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
         #expect(confirming?.state == "awaiting-confirmation")
@@ -152,9 +160,10 @@ import Testing
         // The second order, heard once the first is done, is read back and
         // confirmed in turn.
         let voicedAfterFirst = try await Self.settledVoicedFrames(playback)
-        let second = try await Self.waitForStatus(socket) { $0.recognitions == 2 && $0.state == "awaiting-confirmation" }
-        #expect(second?.recognitions == 2 && second?.state == "awaiting-confirmation")
-        #expect(second?.donations == 1)  // not before the press
+        _ = try await LiveMicrophoneTests.play(second, socket: socket)
+        let secondRead = try await Self.waitForStatus(socket) { $0.recognitions == 2 && $0.state == "awaiting-confirmation" }
+        #expect(secondRead?.recognitions == 2 && secondRead?.state == "awaiting-confirmation")
+        #expect(secondRead?.donations == 1)  // not before the press
         let voicedBeforeSecondPress = try await offPool { () -> Int in
             var voiced = 0
             for _ in 0..<300 {

@@ -166,10 +166,12 @@ import Testing
         #expect(capture.configuration.ringSeconds >= 12)
         let started = ContinuousClock.now
         try capture.start()
-        var polls = 0
-        while capture.status.state != .endOfInput && polls < 10_000 {
-            usleep(1_000)
-            polls += 1
+        try await offPool {   // polled off the cooperative pool, bounded by a count
+            var polls = 0
+            while capture.status.state != .endOfInput && polls < 10_000 {
+                usleep(1_000)
+                polls += 1
+            }
         }
         let elapsed = ContinuousClock.now - started
         capture.stop()
