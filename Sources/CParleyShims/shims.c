@@ -68,21 +68,54 @@ int32_t parley_gettid(void) { return (int32_t)gettid(); }
 // atomic: alsa-lib may report from any thread that calls it (the capture
 // thread reopening a device, the playback thread, the daemon at start).
 static parley_alsa_error_callback alsa_callback;
+static int alsa_repeats;
+
+// Once a handler is installed, libasound also reports its internal notes
+// (SNDMSG, silent under its default handler), some on every period: the file
+// plugin says "invalid frames 0" each time a spool has run dry. So each
+// message site (source file, line) is passed on once; repeats are dropped
+// here, before any formatting, unless asked for, which keeps the audio
+// threads free of allocation, locks and logging. A fixed table, claimed with
+// compare-and-swap: no lock, no allocation.
+#define ALSA_SITES 128
+static uint64_t alsa_sites[ALSA_SITES];
+
+/// 1 the first time this site reports, 0 after (and when the table is full).
+static int parley_alsa_first_report(const char *file, int line) {
+    uint64_t key = ((uint64_t)(uintptr_t)file) ^ ((uint64_t)(uint32_t)line << 48);
+    if (key == 0) key = 1;
+    for (int i = 0; i < ALSA_SITES; i++) {
+        uint64_t seen = __atomic_load_n(&alsa_sites[i], __ATOMIC_ACQUIRE);
+        if (seen == key) return 0;
+        if (seen == 0) {
+            uint64_t expected = 0;
+            if (__atomic_compare_exchange_n(&alsa_sites[i], &expected, key, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 1;
+            if (expected == key) return 0;
+        }
+    }
+    return 0;
+}
 
 __attribute__((format(printf, 5, 6)))
 static void parley_alsa_error_handler(const char *file, int line, const char *function, int err, const char *fmt, ...) {
     parley_alsa_error_callback callback = __atomic_load_n(&alsa_callback, __ATOMIC_ACQUIRE);
     if (callback == NULL) return;
+    int first = parley_alsa_first_report(file, line);
+    if (!first && !__atomic_load_n(&alsa_repeats, __ATOMIC_RELAXED)) return;
     // alsa-lib's messages are one short line; a longer one is cut, not dropped.
     char message[1024];
     va_list args;
     va_start(args, fmt);
     vsnprintf(message, sizeof message, fmt, args);
     va_end(args);
-    callback(file, line, function, err, message);
+    callback(file, line, function, err, message, first);
 }
 
-int parley_alsa_set_error_callback(parley_alsa_error_callback callback) {
+int parley_alsa_set_error_callback(parley_alsa_error_callback callback, int repeats) {
+    __atomic_store_n(&alsa_repeats, repeats, __ATOMIC_RELAXED);
+    if (callback != NULL) {
+        for (int i = 0; i < ALSA_SITES; i++) __atomic_store_n(&alsa_sites[i], 0, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&alsa_callback, callback, __ATOMIC_RELEASE);
     return snd_lib_error_set_handler(callback != NULL ? parley_alsa_error_handler : NULL);
 }

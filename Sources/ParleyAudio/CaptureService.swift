@@ -190,24 +190,34 @@ public final class CaptureService: Sendable {
     /// device or an unsupported format) and starts the capture thread.
     public func start() throws(AudioError) {
         let config = configuration
-        let result = PCMHandle.open(config.device, stream: SND_PCM_STREAM_CAPTURE, format: config.format, alsa: alsa)
-        let pcm: PCMHandle
-        switch result {
-        case .success(let handle): pcm = handle
-        case .failure(let failure):
-            status.lastErrnoValue.store(failure.errno, ordering: .relaxed)
-            throw AudioError.from(failure, device: config.device.name, requested: config.format.description, alsa: alsa)
-        }
-        logger.info("capture opened", metadata: ["device": "\(config.device)", "format": "\(pcm.negotiated)"])
+        // Held here only until the loop takes it: a device that vanishes at
+        // once must be closed when the loop lets go of it, not kept open by
+        // this frame until start() returns.
+        var opened: PCMHandle? = try openDevice(config)
+        logger.info("capture opened", metadata: [
+            "device": "\(config.device)", "format": "\(opened.map { "\($0.negotiated)" } ?? "")",
+        ])
         try running.withLock { (thread: inout AudioThread?) throws(AudioError) in
             guard thread == nil else { return }
             control.stopping.store(false, ordering: .sequentiallyConsistent)
             wake.consume()
-            let loop = CaptureLoop(pcm: pcm, configuration: config, alsa: alsa, ring: ring, status: status,
+            let loop = CaptureLoop(pcm: opened, configuration: config, alsa: alsa, ring: ring, status: status,
                                    control: control, wake: wake, logger: logger)
+            opened = nil
             let transfer = UncheckedTransfer(loop)
             status.set(.running)
             thread = try AudioThread(name: config.threadName) { transfer.value.run() }
+        }
+    }
+
+    /// Opens the device, or throws the error a person can act on.
+    private func openDevice(_ config: CaptureConfiguration) throws(AudioError) -> PCMHandle {
+        switch PCMHandle.open(config.device, stream: SND_PCM_STREAM_CAPTURE, format: config.format, alsa: alsa) {
+        case .success(let handle):
+            return handle
+        case .failure(let failure):
+            status.lastErrnoValue.store(failure.errno, ordering: .relaxed)
+            throw AudioError.from(failure, device: config.device.name, requested: config.format.description, alsa: alsa)
         }
     }
 

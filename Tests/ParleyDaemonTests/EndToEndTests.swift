@@ -6,12 +6,19 @@ import Testing
 @testable import ParleyDaemon
 
 /// The real daemon with ALSA file devices: the input holds "hey" (espeak-ng)
-/// followed by a real recorded coffee order, with silence around it; a
-/// simulated press confirms. Checks state, spoken output and LED states.
+/// followed by a real recorded coffee order, then "hey" and a second order by
+/// another speaker, with silence around them; simulated presses confirm.
+/// Checks state, spoken output and LED states.
 @Suite(.serialized) struct EndToEndTests {
-    /// 1.5 s silence, "hey", a recorded order, 5 s silence, as 16 kHz mono WAV.
+    /// "Can I have a light roast twelve ounce coffee" (a real recording).
+    static let firstOrder = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
+    /// "Can I have a sixteen ounce medium roast house coffee", another speaker.
+    static let secondOrder = SharedData.coffeeClean.appendingPathComponent("0a4e9b1d-e294-40fc-afaa-4a07b9437ff7.wav").path
+
+    /// 1.5 s silence, "hey", a recorded order, 6 s silence, as 16 kHz mono
+    /// WAV (state/capture.wav).
     static func makeInput(in dir: TemporaryDirectory) throws -> String {
-        let order = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
+        let order = firstOrder
         guard FileManager.default.fileExists(atPath: order) else { throw TestFailure("missing recording \(order)") }
         try run("/usr/bin/espeak-ng", ["-w", dir.file("hey-raw.wav"), "hey"])
         try run("/usr/bin/sox", [dir.file("hey-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("hey.wav")])
@@ -20,6 +27,15 @@ import Testing
         try FileManager.default.createDirectory(atPath: dir.file("state"), withIntermediateDirectories: true)
         try run("/usr/bin/sox", [dir.file("silence.wav"), dir.file("hey.wav"), order]
             + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
+        return input
+    }
+
+    /// What the input goes on with: "hey", the second recorded order, 6 s of
+    /// silence (after `makeInput`, which makes "hey" and the silence).
+    static func makeSecondInput(in dir: TemporaryDirectory) throws -> String {
+        guard FileManager.default.fileExists(atPath: secondOrder) else { throw TestFailure("missing recording \(secondOrder)") }
+        let input = dir.file("second.wav")
+        try run("/usr/bin/sox", [dir.file("hey.wav"), secondOrder] + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
         return input
     }
 
@@ -94,11 +110,34 @@ import Testing
         return voiced
     }
 
+    /// Voiced frames in the playback file once it has stopped growing in
+    /// speech for 20 polls in a row (the device finished its line).
+    static func settledVoicedFrames(_ path: String) async throws -> Int {
+        try await offPool {
+            var last = -1, voiced = 0, unchanged = 0
+            for _ in 0..<600 where unchanged < 20 {
+                voiced = (try? voicedFrames(path)) ?? 0
+                unchanged = voiced == last ? unchanged + 1 : 0
+                last = voiced
+                usleep(50_000)
+            }
+            return voiced
+        }
+    }
+
     @Test func spokenOrderConfirmedByPressIsPerformedAndAnswered() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        _ = try Self.makeInput(in: dir)
-        let (process, errors) = try Self.startDaemon(dir)
+        let first = try Self.makeInput(in: dir)
+        let second = try Self.makeSecondInput(in: dir)
+        // The microphone is the spool (an ALSA file device read in real
+        // time): the input is played into it in two parts, the second once
+        // the first order is done. One file with a fixed gap would race the
+        // press on a busy machine; meanwhile the device hears silence.
+        let (process, errors) = try Self.startDaemon(dir, settings: "timeouts: {confirmation: 20s}")
+        defer { if process.isRunning { process.terminate() } }
         let socket = dir.file("parley.sock")
+        _ = try await Self.waitForStatus(socket) { $0.audio.state == "running" }
+        _ = try await LiveMicrophoneTests.play(first, socket: socket)
 
         let confirming = try await Self.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
         #expect(confirming?.state == "awaiting-confirmation")
@@ -118,16 +157,38 @@ import Testing
         _ = try await offPool { try ControlClient(path: socket).send(.press(.short)) }
         let done = try await Self.waitForStatus(socket) { $0.lastIntents.first == "CoffeeMaker/orderDrink" && $0.donations == 1 }
         #expect(done?.donations == 1)
+        // The second order, heard once the first is done, is read back and
+        // confirmed in turn.
+        let voicedAfterFirst = try await Self.settledVoicedFrames(playback)
+        _ = try await LiveMicrophoneTests.play(second, socket: socket)
+        let secondRead = try await Self.waitForStatus(socket) { $0.recognitions == 2 && $0.state == "awaiting-confirmation" }
+        #expect(secondRead?.recognitions == 2 && secondRead?.state == "awaiting-confirmation")
+        #expect(secondRead?.donations == 1)  // not before the press
+        let voicedBeforeSecondPress = try await offPool { () -> Int in
+            var voiced = 0
+            for _ in 0..<300 {
+                voiced = (try? Self.voicedFrames(playback)) ?? 0
+                if voiced > voicedAfterFirst + 100 { break }
+                usleep(50_000)
+            }
+            return voiced
+        }
+        _ = try await offPool { try ControlClient(path: socket).send(.press(.short)) }
+        let both = try await Self.waitForStatus(socket) { $0.donations == 2 && $0.state == "idle" }
+        #expect(both?.donations == 2)
         // Wait until the answer has been played (the playback file stops growing in speech).
         _ = try await Self.waitForStatus(socket, attempts: 100) { _ in false }
         let log = try await Self.stop(process, errors)
 
         let store = try StateStore(path: dir.file("state/state.db"))
-        let orders = try await store.donations(app: "CoffeeMaker", intent: "orderDrink", limit: nil)
-        #expect(orders.count == 1)
-        #expect(orders.first?.parameters["coffeeDrink"] == "coffee")
-        #expect(orders.first?.parameters["size"] == "twelve ounce")
-        #expect(orders.first?.parameters["roast"] == "light roast")
+        let orders = try await store.donations(app: "CoffeeMaker", intent: "orderDrink", limit: nil)  // newest first
+        #expect(orders.count == 2)
+        #expect(orders.last?.parameters["coffeeDrink"] == "coffee")
+        #expect(orders.last?.parameters["size"] == "twelve ounce")
+        #expect(orders.last?.parameters["roast"] == "light roast")
+        #expect(orders.first?.parameters["coffeeDrink"] == "house coffee")
+        #expect(orders.first?.parameters["size"] == "sixteen ounce")
+        #expect(orders.first?.parameters["roast"] == "medium roast")
 
         // The confirmation was spoken before the press, the result after it.
         let voicedAfter = try Self.voicedFrames(dir.file("state/playback.wav"))
@@ -135,6 +196,8 @@ import Testing
         #expect(voicedAfter > voicedBeforePress + 100)  // and the result line
         #expect(log.contains("Press the button to order"))
         #expect(log.contains("spoke text=Ordered."))
+        #expect(voicedBeforeSecondPress > voicedAfterFirst + 100)  // the second read-back before its press
+        #expect(log.components(separatedBy: "spoke text=Ordered.").count - 1 == 2)
 
         // LEDs: listening, awaiting confirmation, success, in that order.
         let states = log.split(separator: "\n").compactMap { line -> String? in

@@ -57,9 +57,14 @@ import Testing
 
     @Test func sigtermCancelsAnOpenConversationWithoutPerforming() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
+        // The question must still be open when SIGTERM comes, however busy
+        // the machine: a long answer time-out, not a quick test.
+        try "timeouts: {answer: 2min}\n".write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = try Executables.url("parleyd")
-        process.arguments = ["--state-directory", dir.file("state"), "--socket", dir.file("parley.sock")]
+        process.arguments = [
+            "--config", dir.file("parley.yaml"), "--state-directory", dir.file("state"), "--socket", dir.file("parley.sock"),
+        ]
         let errors = Pipe()
         process.standardError = errors
         try process.run()

@@ -32,14 +32,18 @@ int parley_eventfd_create(void);
 int32_t parley_gettid(void);
 
 /// Receives one of libasound's own error messages, already formatted:
-/// where in alsa-lib it was raised, the errno it carries (0: none) and the text.
+/// where in alsa-lib it was raised, the errno it carries (0: none), the text,
+/// and whether it is the first from that place (file and line) since the
+/// callback was installed.
 typedef void (*parley_alsa_error_callback)(const char *file, int line, const char *function, int err,
-                                           const char *message);
+                                           const char *message, int first);
 
 /// Installs `callback` as libasound's error handler; NULL restores
 /// libasound's own (which prints "ALSA lib …" to stderr). Exists because
 /// snd_lib_error_set_handler takes a variadic printf-style function, which
 /// Swift can neither implement nor call: a C handler formats the message
-/// with vsnprintf and passes the text on. Returns snd_lib_error_set_handler's
-/// result (0 on success).
-int parley_alsa_set_error_callback(parley_alsa_error_callback callback);
+/// with vsnprintf and passes the text on. Each place in alsa-lib reports
+/// once; with `repeats` non-zero every later report is passed on too (some
+/// come once per audio period, on the audio thread). Returns
+/// snd_lib_error_set_handler's result (0 on success).
+int parley_alsa_set_error_callback(parley_alsa_error_callback callback, int repeats);
