@@ -106,6 +106,7 @@ YAML
     shift_ms=$(( (e - speech_end) * 1000 / 16000 ))
     intent+=($((a + shift_ms)))
     if [ -n "$b" ]; then answer+=($((b + shift_ms))); fi
+    echo "bench-daemon: $(basename "$wav"): engine $((a + shift_ms)) ms, answer $(( ${b:-0} + shift_ms )) ms" >&2
   fi
 done
 
