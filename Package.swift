@@ -62,6 +62,14 @@ let package = Package(
             name: "ParleyHardware",
             dependencies: ["CGPIOD", "ParleyCore", "Yams", .product(name: "Logging", package: "swift-log")]),
 
+        // MARK: External apps: manifests, handler processes (posix_spawn through CParleyProcess).
+        .target(name: "CParleyProcess"),
+        .target(
+            name: "ParleyExternal",
+            dependencies: [
+                "ParleyIntents", "ParleyCore", "CParleyProcess", "Yams", .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // MARK: Wiring and executables.
         .target(
             name: "ParleyDaemon",
@@ -103,6 +111,7 @@ let package = Package(
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
+        .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )
