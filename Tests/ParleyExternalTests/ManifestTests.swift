@@ -188,6 +188,7 @@ import Testing
         let lights = try load(manifest()).get().description
         #expect(try errors(manifest(identifier: "Lamps", name: "Lamps"), installed: builtInApps + [lights]) == [
             "manifest.yaml:2:7: the name 'the lights' already names the app 'Kitchen Lights'",
+            "manifest.yaml:31:15: phrase 'switch the {room} light with {app}': is the same as the phrase 'switch the {room} light with {app}' of app 'Kitchen Lights'",
             "manifest.yaml:31:53: phrase 'use {app}': is the same as the phrase 'use {app}' of app 'Kitchen Lights'",
         ])
     }
