@@ -11,6 +11,10 @@ import Glibc
 public struct HandlerExit: Sendable, Hashable, CustomStringConvertible {
     public var status: Int32?
     public var signal: Int32?
+    public init(status: Int32?, signal: Int32?) {
+        self.status = status
+        self.signal = signal
+    }
     public var description: String {
         if let signal { return "was killed by signal \(signal)\(Self.signalNames[signal].map { " (\($0))" } ?? "")" }
         return "exited with status \(status ?? -1)"

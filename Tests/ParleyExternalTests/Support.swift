@@ -3,7 +3,8 @@ import Logging
 import ParleyApps
 import ParleyExternal
 import ParleyIntents
-import Synchronization
+import ParleyCore
+import ParleyTestKit
 import Testing
 
 /// A folder under /tmp removed by `remove()`.
@@ -27,26 +28,23 @@ struct AppFolder {
 }
 
 /// Log lines kept for assertions (what the daemon's journal would get).
-final class RecordedLog: Sendable {
-    let lines = Mutex<[String]>([])
-    var logger: Logger {
-        Logger(label: "test") { _ in RecordingHandler(log: self) }
-    }
-    var all: [String] { lines.withLock { $0 } }
+struct RecordedLog: Sendable {
+    let store = RecordingLogHandler.Store()
+    var logger: Logger { Logger(label: "test") { _ in RecordingLogHandler(store: store) } }
+    var all: [String] { store.all.map(\.message) }
     func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
 }
 
-struct RecordingHandler: LogHandler {
-    let log: RecordedLog
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        log.lines.withLock { $0.append("\(event.level) \(event.message)") }
-    }
+/// The context an intent run gets, with nothing behind it.
+func testContext() -> IntentContext {
+    IntentContext(app: "KitchenLights", now: Date(), appData: EphemeralAppDataStore(), services: NoServices())
+}
+
+struct NoServices: IntentServices {
+    func donate(app: String, _ request: DonationRequest) async throws {}
+    func schedule(app: String, id: String, at date: Date, announcement: String) async {}
+    func cancelScheduled(app: String, id: String) async {}
+    func recentValues(app: String, intent: String, parameter: String, limit: Int) async -> [String] { [] }
 }
 
 /// The apps compiled into Parley, as registration sees them.
