@@ -87,13 +87,13 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio",
+                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio", "ParleyExternal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "parley-bench",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech",
+                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech", "ParleyExternal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
