@@ -82,6 +82,12 @@ public actor ExternalAppsHost {
         public var removed: [String] = []
         public var refused: [String] = []
         public var isEmpty: Bool { added.isEmpty && changed.isEmpty && removed.isEmpty && refused.isEmpty }
+        public init(added: [String] = [], changed: [String] = [], removed: [String] = [], refused: [String] = []) {
+            self.added = added
+            self.changed = changed
+            self.removed = removed
+            self.refused = refused
+        }
     }
 
     public init(directory: URL, builtIn: [AppDescription], limits: HandlerLimits = HandlerLimits(), logger: Logger) {
