@@ -75,7 +75,7 @@ let package = Package(
             name: "ParleyDaemon",
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
-                "ParleySpeech", "ParleyHardware", "Yams",
+                "ParleySpeech", "ParleyHardware", "ParleyExternal", "Yams",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -63,7 +63,11 @@ public final class DirectoryWatcher: Sendable {
     /// - Parameters:
     ///   - quietPeriod: how long the directory must stay unchanged before a batch is delivered.
     ///   - capacity: how many undelivered batches the stream holds.
-    public init(directory: String, quietPeriod: Duration = .milliseconds(150), capacity: Int = 4) throws(DirectoryWatcherError) {
+    ///   - includeCreated: also report entries as they are created (`IN_CREATE`):
+    ///     a folder made with mkdir is otherwise never reported, since it is
+    ///     not written to (the apps folder needs this to see `cp -r`).
+    public init(directory: String, quietPeriod: Duration = .milliseconds(150), capacity: Int = 4,
+                includeCreated: Bool = false) throws(DirectoryWatcherError) {
         self.directory = directory
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -73,7 +77,7 @@ public final class DirectoryWatcher: Sendable {
         guard inotify >= 0 else {
             throw DirectoryWatcherError("cannot watch '\(directory)': inotify_init1: \(String(cString: strerror(errno)))")
         }
-        guard inotify_add_watch(inotify, directory, Self.mask) >= 0 else {
+        guard inotify_add_watch(inotify, directory, Self.mask | (includeCreated ? UInt32(IN_CREATE) : 0)) >= 0 else {
             let reason = String(cString: strerror(errno))
             close(inotify)
             throw DirectoryWatcherError("cannot watch '\(directory)': inotify_add_watch: \(reason)")
