@@ -49,7 +49,8 @@ struct AppsListCommand: ParsableCommand {
         let apps = try options.send(.apps).apps ?? []
         output(options, apps.map { app in
             let synonyms = app.synonyms.isEmpty ? "" : " (also: \(app.synonyms.joined(separator: ", ")))"
-            return "\(app.name)\(app.primary ? " [primary]" : "")\(synonyms): \(app.intents.joined(separator: ", "))"
+            let kind = app.external == true ? " [external]" : app.external == false ? " [built-in]" : ""
+            return "\(app.name)\(app.primary ? " [primary]" : "")\(kind)\(synonyms): \(app.intents.joined(separator: ", "))"
         }.joined(separator: "\n"))
     }
 }
