@@ -93,6 +93,16 @@ public struct EngineHarness: Sendable {
         return await spokenSinceDrain()
     }
 
+    /// Sets the wall clock alone forwards or backwards (NTP after boot), lets
+    /// the engine react, returns what it said.
+    @discardableResult
+    public func jumpWallClock(by seconds: TimeInterval) async -> [String] {
+        _ = await sink.drain()
+        clock.jumpWallClock(by: seconds)
+        await engine.tick()
+        return await spokenSinceDrain()
+    }
+
     private func spokenSinceDrain() async -> [String] { await sink.spoken }
 }
 

@@ -40,15 +40,21 @@ struct Announcements: Sendable {
 /// planned by the time of day can be planned again.
 struct WallClockWatch: Sendable {
     /// Wall seconds minus monotonic seconds when last checked.
-    private var offset: TimeInterval?
+    private var offset: TimeInterval
+
+    init(now: Date, instant: ParleyInstant) { offset = Self.offset(now: now, instant: instant) }
+
+    private static func offset(now: Date, instant: ParleyInstant) -> TimeInterval {
+        now.timeIntervalSinceReferenceDate - instant.seconds
+    }
     /// Drift below this is noise (scheduling, slow ticks), not a jump.
     static let tolerance: TimeInterval = 2
 
     /// The jump in seconds since the last check, or nil when there was none.
     mutating func jump(now: Date, instant: ParleyInstant) -> TimeInterval? {
-        let current = now.timeIntervalSinceReferenceDate - instant.seconds
+        let current = Self.offset(now: now, instant: instant)
         defer { offset = current }
-        guard let offset, abs(current - offset) > Self.tolerance else { return nil }
+        guard abs(current - offset) > Self.tolerance else { return nil }
         return current - offset
     }
 }

@@ -30,7 +30,7 @@ public actor ConversationEngine {
     private let suggestions: Suggestions
     private let phrases: CustomPhraseBook
     private var announcements = Announcements()
-    private var wallClock = WallClockWatch()
+    private var wallClock: WallClockWatch
     private var lastRunID: UInt64 = 0
     /// The perform under way, so "cancel" can stop it.
     private var performing: (id: RunID, race: PerformRace)?
@@ -43,6 +43,7 @@ public actor ConversationEngine {
         self.sink = sink
         self.configuration = configuration
         guide = Guide(registry: registry)
+        wallClock = WallClockWatch(now: clock.now, instant: clock.instant)
         suggestions = Suggestions(stores: stores, registry: registry)
         phrases = CustomPhraseBook(stores: stores, registry: registry)
     }
