@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyTestKit
 import Synchronization
 
 /// A pot of chili: an entity whose options differ by one word, for
@@ -122,31 +123,6 @@ struct ChiliApp: ParleyApp {
             AppShortcut(intent: LateChili.self, phrases: ["late chili with {app}"], shortTitle: "Late chili"),
             AppShortcut(intent: SimmerChili.self, phrases: ["simmer chili with {app}"], shortTitle: "Simmer chili"),
         ]
-    }
-}
-
-/// A gate an app's perform waits at until the test opens it, whatever
-/// happens meanwhile: it ignores cancellation, as an app that does not check
-/// for it would.
-final class Gate: Sendable {
-    private let waiters = Mutex<[CheckedContinuation<Void, Never>]>([])
-    private let opened = Atomic<Int>(0)
-    var waiting: Int { waiters.withLock { $0.count } + opened.load(ordering: .relaxed) }
-
-    func wait() async {
-        await withCheckedContinuation { continuation in waiters.withLock { $0.append(continuation) } }
-    }
-
-    /// Lets the earliest waiter through.
-    func openFirst() {
-        let first = waiters.withLock { $0.isEmpty ? nil : $0.removeFirst() }
-        if first != nil { opened.add(1, ordering: .relaxed) }
-        first?.resume()
-    }
-
-    /// Waits (on real time, briefly) until `count` performs reached the gate.
-    func waitForArrivals(_ count: Int) async {
-        while waiting < count { await Task.yield(); try? await Task.sleep(for: .milliseconds(1)) }
     }
 }
 
