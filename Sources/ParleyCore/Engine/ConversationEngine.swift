@@ -606,7 +606,7 @@ public actor ConversationEngine {
         phase = .busy(run.id)
         await setLED(.thinking)
         let context = context(app: run.app.identifier)
-        let limit = min(type(of: run.intent).timeLimit, configuration.performTimeLimit ?? .infinity)
+        let limit = min(run.descriptor.timeLimit, configuration.performTimeLimit ?? .infinity)
         let race = PerformRace()
         performing = (run.id, race)
         let outcome = await withTaskCancellationHandler {

@@ -79,7 +79,7 @@ enum RunMachine {
 
     /// The step once no parameter is left.
     static func finished(_ run: Run) -> Step {
-        run.intent.confirmationNeeded ? .confirm(run) : .perform(run)
+        run.descriptor.requiresConfirmation ? .confirm(run) : .perform(run)
     }
 
     /// The device's resolution when the app has none of its own, given what
@@ -181,8 +181,4 @@ enum RunMachine {
         default: .notUnderstood
         }
     }
-}
-
-extension AppIntent {
-    var confirmationNeeded: Bool { Self.requiresConfirmation }
 }
