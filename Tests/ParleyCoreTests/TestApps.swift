@@ -130,13 +130,18 @@ let lateGate = Gate()
 /// How many times SimmerChili's perform was stopped by cancellation.
 let simmerStops = Atomic<Int>(0)
 
-/// Finishes only when `lateGate` opens, cancelled or not.
+/// Performs of LateChili that got past the gate and donated.
+let lateFinished = Atomic<Int>(0)
+
+/// Finishes only when `lateGate` opens, cancelled or not, and donates on its own then.
 struct LateChili: AppIntent {
     static let title = "Late chili"
     static let category = IntentCategory.generic
     init() {}
     func perform(context: IntentContext) async throws -> IntentResult {
         await lateGate.wait()
+        defer { lateFinished.add(1, ordering: .relaxed) }
+        try await context.donate(DonationRequest(intent: "LateChili", parameters: [:], identifier: "late"))
         return IntentResult(dialog: "Done late.")
     }
 }

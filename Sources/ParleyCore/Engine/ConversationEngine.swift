@@ -396,7 +396,7 @@ public actor ConversationEngine {
             confirmValue(definition, option: option, prompt: prompt, run: run)
             await sayOpenLine()
         case .lookUp(let run, let definition, let text):
-            let found = (try? await definition.valueType.lookup(text, context: context(app: run.app.identifier))) ?? []
+            let found = (try? await definition.valueType.lookup(text, context: context(for: run))) ?? []
             guard isCurrent(run.id) else { return nil }
             return RunMachine.step(run, definition, found: found)
         case .confirm(let run):
@@ -418,7 +418,7 @@ public actor ConversationEngine {
         let run = start
         let definition = run.descriptor.parameters[run.index]
         let storage = IntentReflection.parameters(of: run.intent).first { $0.name == definition.name }?.parameter
-        let context = context(app: run.app.identifier)
+        let context = context(for: run)
         if RunMachine.skipsCurrent(run) {
             _ = try? await storage?.assign(canonical: nil, context: context)
             return .resolveNext(RunMachine.skipped(run))
@@ -477,7 +477,7 @@ public actor ConversationEngine {
             listed = Array(disambiguation.prefix(5))
             spokenItems = Dialog.distinctiveTitles(listed)
         } else {
-            all = ((try? await definition.valueType.options(context: context(app: run.app.identifier))) ?? nil) ?? []
+            all = ((try? await definition.valueType.options(context: context(for: run))) ?? nil) ?? []
             let suggested = definition.kind == .entity ? all : (definition.valueType.suggestedOptions ?? all)
             listed = suggested.count <= 5 ? suggested : []
             spokenItems = listed.map(\.spoken)
@@ -536,7 +536,7 @@ public actor ConversationEngine {
     // MARK: - Confirmation and perform
 
     private func confirm(_ run: Run) async {
-        let context = context(app: run.app.identifier)
+        let context = context(for: run)
         let stakes: String
         do {
             stakes = try await run.intent.confirmationDialog(context: context)
@@ -605,7 +605,7 @@ public actor ConversationEngine {
     private func perform(_ run: Run) async {
         phase = .busy(run.id)
         await setLED(.thinking)
-        let context = context(app: run.app.identifier)
+        let context = context(for: run)
         let limit = min(run.descriptor.timeLimit, configuration.performTimeLimit ?? .infinity)
         let race = PerformRace()
         performing = (run.id, race)
@@ -736,7 +736,7 @@ public actor ConversationEngine {
             await openWindow()
             return
         }
-        let offer = await Suggestions.offer(run, context: context(app: run.app.identifier))
+        let offer = await Suggestions.offer(run, context: context(for: run))
         phase = .waiting(Waiting(.suggestion(run), line: offer, window: configuration.buttonWindow, from: clock.instant))
         await sayOpenLine()
     }
@@ -776,7 +776,19 @@ public actor ConversationEngine {
     // MARK: - Services for apps
 
     nonisolated func context(app: String) -> IntentContext {
-        IntentContext(app: app, now: clock.now, appData: stores.appData, services: EngineServices(engine: self))
+        IntentContext(app: app, now: clock.now, appData: stores.appData, services: EngineServices(engine: self, run: nil))
+    }
+
+    /// The context of a run's app code: what it donates counts only while the run is current.
+    nonisolated func context(for run: Run) -> IntentContext {
+        IntentContext(app: run.app.identifier, now: clock.now, appData: stores.appData,
+                      services: EngineServices(engine: self, run: run.id))
+    }
+
+    /// Whether app code of `run` may still act for it (nil: not tied to a run).
+    func accepts(_ run: RunID?) -> Bool {
+        guard let run else { return true }
+        return isCurrent(run)
     }
 
     func schedule(app: String, id: String, at date: Date, text: String) {
@@ -796,8 +808,12 @@ public actor ConversationEngine {
 /// How apps reach the engine while they run.
 struct EngineServices: IntentServices {
     let engine: ConversationEngine
+    /// The run whose app code holds these services, if any.
+    let run: RunID?
 
     func donate(app: String, _ request: DonationRequest) async throws {
+        // A run cancelled meanwhile donates nothing, even from its own code.
+        guard await engine.accepts(run) else { return }
         try await engine.stores.donations.record(Donation(identifier: request.identifier, groupIdentifier: request.groupIdentifier,
             app: app, intent: request.intent, parameters: request.parameters, date: engine.clock.now, trigger: Trigger.app.rawValue))
     }
