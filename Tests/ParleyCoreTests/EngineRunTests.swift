@@ -85,6 +85,10 @@ import Testing
         #expect(await h.say("five minutes") == ["Five minutes, starting now."])
         #expect(await h.donations.rows.map(\.trigger) == ["shortcut", "automation"])
         #expect(await h.engine.start(RunRequest(app: "Timer", intent: "Nothing", trigger: .shortcut)) == nil)
+        // Not while a conversation is open: it would take the person's question away.
+        await h.say("start a timer")
+        #expect(await h.engine.start(RunRequest(app: "Timer", intent: "TimeLeft", trigger: .automation)) == nil)
+        #expect(await h.say("ten minutes") == ["Ten minutes, starting now."])
     }
 
     @Test func aDoublePressRepeatsOrListsWithoutGoingThroughTheResolver() async throws {

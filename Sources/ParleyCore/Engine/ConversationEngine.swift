@@ -138,11 +138,18 @@ public actor ConversationEngine {
     /// automation, an external caller): values are resolved, missing ones
     /// asked for, the stakes confirmed and the intent performed as after a
     /// phrase. Returns the run's identifier, or nil when the intent is
-    /// unknown (logged) or a conversation is open.
+    /// unknown (logged) or a conversation is open (a question, a
+    /// confirmation, a suggestion or a run; an open push-to-talk window is
+    /// closed by it).
     @discardableResult
     public func start(_ request: RunRequest) async -> RunID? {
         await prepare()
-        guard !isConversationOpen else { await log("\(request.app).\(request.intent) not started: a conversation is open"); return nil }
+        switch phase {
+        case .idle, .pushToTalk: break
+        case .waiting, .busy:
+            await log("\(request.app).\(request.intent) not started: a conversation is open")
+            return nil
+        }
         guard let app = registry.app(request.app), let descriptor = registry.descriptor(app: request.app, intent: request.intent) else {
             await log("no intent \(request.app).\(request.intent)")
             return nil
