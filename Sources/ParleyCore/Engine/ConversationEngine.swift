@@ -20,20 +20,20 @@ public actor ConversationEngine {
     public let sink: any EngineOutputSink
     public private(set) var configuration: EngineConfiguration
 
-    private var commandModel = PhraseModel()
-    private var commandResolver: Resolver?
-    private var phase: Phase = .idle
-    private var led: DeviceState?
-    private var muted = false
-    private var lastLine: String?
-    private var guide: Guide
-    private let suggestions: Suggestions
-    private let phrases: CustomPhraseBook
-    private var announcements = Announcements()
-    private var wallClock: WallClockWatch
-    private var lastRunID: UInt64 = 0
+    var commandModel = PhraseModel()
+    var commandResolver: Resolver?
+    var phase: Phase = .idle
+    var led: DeviceState?
+    var muted = false
+    var lastLine: String?
+    var guide: Guide
+    let suggestions: Suggestions
+    let phrases: CustomPhraseBook
+    var announcements = Announcements()
+    var wallClock: WallClockWatch
+    var lastRunID: UInt64 = 0
     /// The perform under way, so "cancel" can stop it.
-    private var performing: (id: RunID, race: PerformRace)?
+    var performing: (id: RunID, race: PerformRace)?
 
     public init(registry: AppRegistry, stores: ParleyStores, clock: any ParleyClock,
                 sink: any EngineOutputSink, configuration: EngineConfiguration = EngineConfiguration()) {
@@ -252,7 +252,7 @@ public actor ConversationEngine {
     }
 
     /// Pushes every open waiting deadline to at least a full window after `instant`.
-    private func holdDeadlines(from instant: ParleyInstant) {
+    func holdDeadlines(from instant: ParleyInstant) {
         switch phase {
         case .waiting(let waiting): phase = .waiting(waiting.held(from: instant))
         case .pushToTalk(let deadline): phase = .pushToTalk(deadline: max(deadline, instant + configuration.buttonWindow))
@@ -268,22 +268,22 @@ public actor ConversationEngine {
 
     // MARK: - Commands
 
-    private func prepare() async {
+    func prepare() async {
         if commandResolver == nil { await reloadPhrases() }
     }
 
-    private func nextRunID() -> RunID {
+    func nextRunID() -> RunID {
         lastRunID += 1
         return RunID(value: lastRunID)
     }
 
     /// Whether `id` is still the run the engine is carrying.
-    private func isCurrent(_ id: RunID) -> Bool {
+    func isCurrent(_ id: RunID) -> Bool {
         if case .busy(let current) = phase { return current == id }
         return false
     }
 
-    private func command(_ text: String, trigger: Trigger) async {
+    func command(_ text: String, trigger: Trigger) async {
         guard let resolution = commandResolver?.resolve(text) else {
             await log("not understood: \(text)")
             return
@@ -308,7 +308,7 @@ public actor ConversationEngine {
     }
 
     /// A built-in command: cancel, repeat, help, forget my history.
-    private func run(_ builtin: PhraseCompiler.Builtin, values: [String: String]) async {
+    func run(_ builtin: PhraseCompiler.Builtin, values: [String: String]) async {
         switch builtin {
         case .cancel:
             if isConversationOpen { await cancel() } else { await rest() }
@@ -336,7 +336,7 @@ public actor ConversationEngine {
         }
     }
 
-    private func doublePress() async {
+    func doublePress() async {
         guard !isConversationOpen else { await log("double press: nothing configured"); return }
         switch configuration.doublePress {
         case .nothing:
@@ -354,421 +354,22 @@ public actor ConversationEngine {
         }
     }
 
-    // MARK: - Resolution (SPEC 5), carried out from RunMachine's steps
-
-    /// Resolves the run's parameters in declaration order, then confirms, then performs.
-    private func resolve(_ start: Run) async {
-        phase = .busy(start.id)
-        await drive(.resolveNext(start), id: start.id, answering: nil)
-    }
-
-    /// Carries steps out until the run waits, ends or is cancelled. An answer
-    /// that turns out not to fit (an open answer no entity matches) reopens
-    /// the wait it answered.
-    private func drive(_ first: RunMachine.Step, id: RunID, answering waiting: Waiting?) async {
-        var step = first
-        while true {
-            if case .notUnderstood = step {
-                guard let waiting, isCurrent(id) else { return }
-                await notUnderstood(waiting)
-                return
-            }
-            guard let next = await carry(step) else { return }
-            step = next
-        }
-    }
-
-    /// "Sorry?" and the open line again, with a fresh deadline.
-    private func notUnderstood(_ waiting: Waiting) async {
-        phase = .waiting(waiting.renewed(at: clock.instant))
-        await say("Sorry? \(waiting.line)")
-        lastLine = waiting.line
-        await rest()
-    }
-
-    /// Carries one step out; the next step, or nil when the run waits, ends
-    /// or was cancelled meanwhile.
-    private func carry(_ step: RunMachine.Step) async -> RunMachine.Step? {
-        switch step {
-        case .resolveNext(let run):
-            guard isCurrent(run.id) else { return nil }
-            guard run.index < run.descriptor.parameters.count else { return RunMachine.finished(run) }
-            return await resolveCurrent(run)
-        case .ask(let run, let definition, let prompt, let options, let preface):
-            guard isCurrent(run.id) else { return nil }
-            if let preface { await say(preface) }
-            await ask(definition, prompt: prompt, run: run, disambiguation: options)
-        case .confirmValue(let run, let definition, let option, let prompt):
-            guard isCurrent(run.id) else { return nil }
-            confirmValue(definition, option: option, prompt: prompt, run: run)
-            await sayOpenLine()
-        case .lookUp(let run, let definition, let text):
-            let found = (try? await definition.valueType.lookup(text, context: context(for: run))) ?? []
-            guard isCurrent(run.id) else { return nil }
-            return RunMachine.step(run, definition, found: found)
-        case .confirm(let run):
-            await confirm(run)
-        case .perform(let run):
-            await perform(run)
-        case .cancel:
-            await cancel()
-        case .repeatLine:
-            await sayOpenLine()
-        case .notUnderstood:
-            break  // `drive` reopens the wait the answer was for
-        }
-        return nil
-    }
-
-    /// The app's own resolution of the current parameter, else the device's.
-    private func resolveCurrent(_ start: Run) async -> RunMachine.Step? {
-        let run = start
-        let definition = run.descriptor.parameters[run.index]
-        let storage = IntentReflection.parameters(of: run.intent).first { $0.name == definition.name }?.parameter
-        let context = context(for: run)
-        if RunMachine.skipsCurrent(run) {
-            _ = try? await storage?.assign(canonical: nil, context: context)
-            return .resolveNext(RunMachine.skipped(run))
-        }
-        let proposed = run.values[definition.name]
-        let resolution: ParameterResolution
-        do {
-            if let proposed, run.settled.contains(definition.name) {
-                resolution = .success(proposed)
-            } else if let custom = try await run.intent.resolve(parameter: definition.name, proposed: proposed, context: context) {
-                resolution = custom
-            } else {
-                resolution = await deviceResolution(definition, proposed: proposed, run: run, context: context)
-            }
-        } catch {
-            guard isCurrent(run.id) else { return nil }
-            await fail(error)
-            return nil
-        }
-        guard isCurrent(run.id) else { return nil }
-        switch resolution {
-        case .success(let value):
-            if let storage, !(((try? await storage.assign(canonical: value, context: context)) ?? false)) {
-                return RunMachine.refused(run, definition)
-            }
-        case .notRequired:
-            _ = try? await storage?.assign(canonical: nil, context: context)
-        default:
-            break
-        }
-        return RunMachine.step(run, resolution: resolution)
-    }
-
-    /// The device's resolution when the app has none: the machine's rules,
-    /// then an entity's default, "optional", or the usual value to confirm.
-    private func deviceResolution(_ definition: ParameterDefinition, proposed: String?, run: Run,
-                                  context: IntentContext) async -> ParameterResolution {
-        if let resolution = RunMachine.defaultResolution(definition, proposed: proposed) { return resolution }
-        if definition.kind == .entity, let option = try? await definition.valueType.defaultOption(context: context) {
-            return .success(option.id)
-        }
-        if definition.isOptional { return .notRequired }
-        if let usual = await suggestions.usualOption(definition, run: run, context: context) {
-            return .confirmation(usual, prompt: "\(Dialog.capitalised(usual.spoken)), as usual?")
-        }
-        return .needsValue(prompt: nil)
-    }
-
-    private func ask(_ definition: ParameterDefinition, prompt: String?, run start: Run, disambiguation: [ParameterOption]?) async {
-        var run = start
-        let all: [ParameterOption]
-        let listed: [ParameterOption]
-        let spokenItems: [String]
-        if let disambiguation {
-            all = disambiguation
-            listed = Array(disambiguation.prefix(5))
-            spokenItems = Dialog.distinctiveTitles(listed)
-        } else {
-            all = ((try? await definition.valueType.options(context: context(for: run))) ?? nil) ?? []
-            let suggested = definition.kind == .entity ? all : (definition.valueType.suggestedOptions ?? all)
-            listed = suggested.count <= 5 ? suggested : []
-            spokenItems = listed.map(\.spoken)
-        }
-        guard isCurrent(run.id) else { return }
-        let expectation: FollowUpQuestion.Expectation
-        if !all.isEmpty, definition.kind != .duration {
-            expectation = .options(all, listed: listed)
-        } else {
-            switch definition.kind {
-            case .integer, .decimal: expectation = .number
-            case .duration: expectation = .duration
-            case .boolean: expectation = .yesNo
-            default: expectation = .text
-            }
-        }
-        let line = Dialog.question(prompt ?? definition.prompt, options: spokenItems)
-        run.questions += 1
-        run.asked.insert(definition.name)
-        let subject: Waiting.Question.Subject = disambiguation == nil ? .value(definition) : .disambiguation(definition)
-        let question = Waiting.Question(run: run, subject: subject, question: FollowUpQuestion(prompt: line, expectation: expectation))
-        phase = .waiting(Waiting(.question(question), line: line, window: configuration.answerTimeout, from: clock.instant))
-        await sayOpenLine()
-    }
-
-    private func confirmValue(_ definition: ParameterDefinition, option: ParameterOption, prompt: String?, run start: Run) {
-        var run = start
-        run.questions += 1
-        run.asked.insert(definition.name)
-        let line = prompt ?? "\(Dialog.capitalised(option.spoken)), right?"
-        let question = Waiting.Question(run: run, subject: .confirmValue(definition, option),
-                                        question: FollowUpQuestion(prompt: line, expectation: .yesNo))
-        phase = .waiting(Waiting(.question(question), line: line, window: configuration.answerTimeout, from: clock.instant))
-    }
-
-    /// Says the line of the open wait and shows its LED state.
-    private func sayOpenLine() async {
-        if case .waiting(let waiting) = phase { await say(waiting.line) }
-        await rest()
-    }
-
-    private func answer(_ text: String, _ question: Waiting.Question, _ waiting: Waiting) async {
-        await setLED(.thinking)
-        let step = RunMachine.step(question, answer: waiting.resolver.resolve(text), text: text)
-        switch step {
-        case .cancel: await cancel()
-        case .repeatLine: await sayOpenLine()
-        case .notUnderstood: await notUnderstood(waiting)
-        default:
-            // The answer moves the run on: it is busy until it next waits.
-            phase = .busy(question.run.id)
-            await drive(step, id: question.run.id, answering: waiting)
-        }
-    }
-
-    // MARK: - Confirmation and perform
-
-    private func confirm(_ run: Run) async {
-        let context = context(for: run)
-        let stakes: String
-        do {
-            stakes = try await run.intent.confirmationDialog(context: context)
-                ?? Dialog.capitalised(run.descriptor.summary(values: run.values)) + "."
-        } catch {
-            guard isCurrent(run.id) else { return }
-            await fail(error)
-            return
-        }
-        guard isCurrent(run.id) else { return }
-        let category = run.descriptor.category
-        let voiceAllowed = configuration.voiceConfirmableCategories.contains(category)
-        guard voiceAllowed || configuration.buttonAvailable else {
-            // Only the button could confirm this, and it cannot be read: say so
-            // now rather than wait for a press that will never come.
-            await log("\(run.key) needs the button, which is unavailable; not performed")
-            phase = .idle
-            await say(Self.buttonMissing(category))
-            await setLED(.error)
-            await rest()
-            return
-        }
-        let instruction: String
-        if !voiceAllowed {
-            instruction = "Press the button to \(category.confirmationVerb), or say cancel."
-        } else if configuration.buttonAvailable {
-            instruction = "Say yes or press the button to \(category.confirmationVerb), or say cancel."
-        } else {
-            instruction = "Say yes to \(category.confirmationVerb), or say cancel."
-        }
-        phase = .waiting(Waiting(.confirmation(run, voiceAllowed: voiceAllowed), line: "\(stakes) \(instruction)",
-                                 window: configuration.confirmationTimeout, from: clock.instant))
-        await sayOpenLine()
-    }
-
-    /// What is said when a confirmation needs the button and the board has none working.
-    static func buttonMissing(_ category: IntentCategory) -> String {
-        switch category {
-        case .order: "This order needs the button, which is not working, so nothing was ordered."
-        case .payment: "This payment needs the button, which is not working, so nothing was paid."
-        default: "This needs the button to \(category.confirmationVerb), and the button is not working, so nothing was done."
-        }
-    }
-
-    private func confirmationAnswer(_ text: String, run: Run, voiceAllowed: Bool, _ waiting: Waiting) async {
-        await setLED(.thinking)
-        let category = run.descriptor.category
-        switch RunMachine.confirmation(answer: waiting.resolver.resolve(text), voiceAllowed: voiceAllowed) {
-        case .cancel:
-            await cancel()
-        case .repeatLine:
-            phase = .waiting(waiting.renewed(at: clock.instant))
-            await sayOpenLine()
-        case .accept:
-            await perform(run)
-        case .voiceRefused:
-            phase = .waiting(waiting.renewed(at: clock.instant))
-            let what = category == .payment ? "make a payment" : category == .order ? "place an order" : "confirm this"
-            await say("A spoken yes can't \(what). Press the button to \(category.confirmationVerb), or say cancel.")
-            await rest()
-        case .notUnderstood:
-            await notUnderstood(waiting)
-        }
-    }
-
-    private func perform(_ run: Run) async {
-        phase = .busy(run.id)
-        await setLED(.thinking)
-        let context = context(for: run)
-        let limit = min(run.descriptor.timeLimit, configuration.performTimeLimit ?? .infinity)
-        let race = PerformRace()
-        performing = (run.id, race)
-        let outcome = await withTaskCancellationHandler {
-            await race.run(run.intent, context: context, clock: clock, limit: limit)
-        } onCancel: {
-            race.cancel()
-        }
-        if performing?.id == run.id { performing = nil }
-        // A result whose run was cancelled meanwhile is neither spoken nor
-        // donated, even when another run has started since.
-        guard isCurrent(run.id) else {
-            await log("\(run.key) (\(run.id)) ended after it was cancelled; result dropped")
-            return
-        }
-        switch outcome {
-        case .success(let result):
-            let parameters = run.givenValues
-            let donation = Donation(identifier: result.donationIdentifier, groupIdentifier: result.donationGroup,
-                                    app: run.app.identifier, intent: run.descriptor.identifier,
-                                    parameters: parameters, date: clock.now, trigger: run.trigger.rawValue)
-            do { try await stores.donations.record(donation) } catch { await log("donation not recorded: \(error)") }
-            await sink.emit(.performed(PerformedIntent(app: run.app.identifier, intent: run.descriptor.identifier,
-                                                       parameters: parameters, output: result.output, trigger: run.trigger.rawValue)))
-            await say(result.spoken)
-            await setLED(.success)
-            if configuration.tipsEnabled, let tip = guide.tip(after: run) { await say(tip) }
-            phase = .idle
-            await rest()
-        case .failure(let error):
-            await fail(error)
-        case .timedOut:
-            await log("\(run.key) exceeded its time limit")
-            phase = .idle
-            await say("That took too long and was stopped. Please try again later.")
-            await setLED(.error)
-            await rest()
-        case .cancelled:
-            // The task carrying the run was cancelled (shutdown): nothing is said.
-            phase = .idle
-            await rest()
-        }
-    }
-
-    private func fail(_ error: any Error) async {
-        await log("app error: \(error)")
-        phase = .idle
-        if let intentError = error as? IntentError {
-            await say("That didn't work. \(intentError.spokenMessage)")
-        } else {
-            await say("That didn't work because of a problem in the app. Nothing was done.")
-        }
-        await setLED(.error)
-        await rest()
-    }
-
-    /// Ends whatever is open; a run that is performing is stopped.
-    private func cancel() async {
-        if let performing, isCurrent(performing.id) {
-            await log("\(performing.id) stopped")
-            performing.race.cancel()
-        }
-        phase = .idle
-        await say("Cancelled.")
-        await rest()
-    }
-
-    // MARK: - Privacy (SPEC 7)
-
-    /// "Forget my history": every donation goes, but only after a press.
-    private func askToForgetHistory() async {
-        let count = ((try? await stores.donations.donations(app: nil, intent: nil, limit: nil)) ?? []).count
-        guard count > 0 else {
-            phase = .idle
-            await say("There is no history to forget.")
-            await rest()
-            return
-        }
-        guard configuration.buttonAvailable else {
-            // Forgetting is confirmed with the button only (SPEC 7), like an order.
-            phase = .idle
-            await say("Forgetting the history needs the button, which is not working, so nothing was deleted.")
-            await setLED(.error)
-            await rest()
-            return
-        }
-        let actions = count == 1 ? "one past action" : "\(SpokenNumber.words(count)) past actions"
-        let line = "Forget the history of \(actions), and the suggestions learned from it? Press the button to forget it, or say cancel."
-        phase = .waiting(Waiting(.forget, line: line, window: configuration.confirmationTimeout, from: clock.instant))
-        await sayOpenLine()
-    }
-
-    private func forgetAnswer(_ text: String, _ waiting: Waiting) async {
-        switch RunMachine.confirmation(answer: waiting.resolver.resolve(text), voiceAllowed: false) {
-        case .cancel:
-            await cancel()
-        case .voiceRefused, .accept:
-            phase = .waiting(waiting.renewed(at: clock.instant))
-            await say("A spoken yes can't delete your history. Press the button to forget it, or say cancel.")
-            await rest()
-        case .repeatLine, .notUnderstood:
-            phase = .waiting(waiting.renewed(at: clock.instant))
-            await sayOpenLine()
-        }
-    }
-
-    private func forgetHistory() async {
-        phase = .idle
-        do {
-            let count = try await stores.donations.delete(.all)
-            await setLED(.success)
-            await say(count == 1 ? "Forgotten. One past action was deleted." : "Forgotten. \(Dialog.capitalised(SpokenNumber.words(count))) past actions were deleted.")
-        } catch {
-            await log("forgetting the history failed: \(error)")
-            await setLED(.error)
-            await say("The history could not be deleted. Nothing was changed.")
-        }
-        await rest()
-    }
-
-    // MARK: - Suggestions
-
-    private func idlePress() async {
-        guard configuration.suggestsOnIdlePress else { await openWindow(); return }
-        let found = await suggestions.usualRun(at: clock.now, id: nextRunID(), context: { self.context(app: $0) })
-        guard let run = found.run else {
-            if let lacking = found.lacking { await log("usual \(lacking) lacks required values; not suggested") }
-            await openWindow()
-            return
-        }
-        let offer = await Suggestions.offer(run, context: context(for: run))
-        phase = .waiting(Waiting(.suggestion(run), line: offer, window: configuration.buttonWindow, from: clock.instant))
-        await sayOpenLine()
-    }
-
-    private func openWindow() async {
-        phase = .pushToTalk(deadline: clock.instant + configuration.buttonWindow)
-        await rest()
-    }
-
     // MARK: - Output
 
-    private func say(_ line: String) async {
+    func say(_ line: String) async {
         await setLED(.speaking)
         lastLine = line
         await sink.emit(.spoke(line))
     }
 
-    private func setLED(_ state: DeviceState) async {
+    func setLED(_ state: DeviceState) async {
         guard led != state else { return }
         led = state
         await sink.emit(.led(state))
     }
 
     /// The LED state of the current phase, once speaking is over.
-    private func rest() async {
+    func rest() async {
         switch phase {
         case .waiting(let waiting) where waiting.awaitsButton: await setLED(.awaitingConfirmation)
         case .waiting, .pushToTalk: await setLED(muted ? .muted : .listening)
@@ -778,7 +379,7 @@ public actor ConversationEngine {
         await sink.emit(.listening(listeningMode))
     }
 
-    private func log(_ message: String) async { await sink.emit(.log(message)) }
+    func log(_ message: String) async { await sink.emit(.log(message)) }
 
     // MARK: - Services for apps
 
