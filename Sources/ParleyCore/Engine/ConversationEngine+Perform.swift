@@ -210,7 +210,7 @@ extension ConversationEngine {
         await sayOpenLine()
     }
 
-    func openWindow() async {
+    private func openWindow() async {
         phase = .pushToTalk(deadline: clock.instant + configuration.buttonWindow)
         await rest()
     }

@@ -13,7 +13,7 @@ extension ConversationEngine {
     /// Carries steps out until the run waits, ends or is cancelled. An answer
     /// that turns out not to fit (an open answer no entity matches) reopens
     /// the wait it answered.
-    func drive(_ first: RunMachine.Step, id: RunID, answering waiting: Waiting?) async {
+    private func drive(_ first: RunMachine.Step, id: RunID, answering waiting: Waiting?) async {
         var step = first
         while true {
             if case .notUnderstood = step {
@@ -36,7 +36,7 @@ extension ConversationEngine {
 
     /// Carries one step out; the next step, or nil when the run waits, ends
     /// or was cancelled meanwhile.
-    func carry(_ step: RunMachine.Step) async -> RunMachine.Step? {
+    private func carry(_ step: RunMachine.Step) async -> RunMachine.Step? {
         switch step {
         case .resolveNext(let run):
             guard isCurrent(run.id) else { return nil }
@@ -69,7 +69,7 @@ extension ConversationEngine {
     }
 
     /// The app's own resolution of the current parameter, else the device's.
-    func resolveCurrent(_ start: Run) async -> RunMachine.Step? {
+    private func resolveCurrent(_ start: Run) async -> RunMachine.Step? {
         let run = start
         let definition = run.descriptor.parameters[run.index]
         let storage = IntentReflection.parameters(of: run.intent).first { $0.name == definition.name }?.parameter
@@ -109,7 +109,7 @@ extension ConversationEngine {
 
     /// The device's resolution when the app has none: the machine's rules,
     /// then an entity's default, "optional", or the usual value to confirm.
-    func deviceResolution(_ definition: ParameterDefinition, proposed: String?, run: Run,
+    private func deviceResolution(_ definition: ParameterDefinition, proposed: String?, run: Run,
                                   context: IntentContext) async -> ParameterResolution {
         if let resolution = RunMachine.defaultResolution(definition, proposed: proposed) { return resolution }
         if definition.kind == .entity, let option = try? await definition.valueType.defaultOption(context: context) {
@@ -122,7 +122,7 @@ extension ConversationEngine {
         return .needsValue(prompt: nil)
     }
 
-    func ask(_ definition: ParameterDefinition, prompt: String?, run start: Run, disambiguation: [ParameterOption]?) async {
+    private func ask(_ definition: ParameterDefinition, prompt: String?, run start: Run, disambiguation: [ParameterOption]?) async {
         var run = start
         let all: [ParameterOption]
         let listed: [ParameterOption]
@@ -158,7 +158,7 @@ extension ConversationEngine {
         await sayOpenLine()
     }
 
-    func confirmValue(_ definition: ParameterDefinition, option: ParameterOption, prompt: String?, run start: Run) {
+    private func confirmValue(_ definition: ParameterDefinition, option: ParameterOption, prompt: String?, run start: Run) {
         var run = start
         run.questions += 1
         run.asked.insert(definition.name)

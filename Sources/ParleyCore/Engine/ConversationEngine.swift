@@ -20,18 +20,19 @@ public actor ConversationEngine {
     public let sink: any EngineOutputSink
     public private(set) var configuration: EngineConfiguration
 
-    var commandModel = PhraseModel()
-    var commandResolver: Resolver?
+    private var commandModel = PhraseModel()
+    private var commandResolver: Resolver?
+    // Shared with the resolution and perform extensions (other files).
     var phase: Phase = .idle
-    var led: DeviceState?
-    var muted = false
+    private var led: DeviceState?
+    private var muted = false
     var lastLine: String?
     var guide: Guide
     let suggestions: Suggestions
-    let phrases: CustomPhraseBook
-    var announcements = Announcements()
-    var wallClock: WallClockWatch
-    var lastRunID: UInt64 = 0
+    private let phrases: CustomPhraseBook
+    private var announcements = Announcements()
+    private var wallClock: WallClockWatch
+    private var lastRunID: UInt64 = 0
     /// The perform under way, so "cancel" can stop it.
     var performing: (id: RunID, race: PerformRace)?
 
@@ -252,7 +253,7 @@ public actor ConversationEngine {
     }
 
     /// Pushes every open waiting deadline to at least a full window after `instant`.
-    func holdDeadlines(from instant: ParleyInstant) {
+    private func holdDeadlines(from instant: ParleyInstant) {
         switch phase {
         case .waiting(let waiting): phase = .waiting(waiting.held(from: instant))
         case .pushToTalk(let deadline): phase = .pushToTalk(deadline: max(deadline, instant + configuration.buttonWindow))
@@ -268,7 +269,7 @@ public actor ConversationEngine {
 
     // MARK: - Commands
 
-    func prepare() async {
+    private func prepare() async {
         if commandResolver == nil { await reloadPhrases() }
     }
 
@@ -283,7 +284,7 @@ public actor ConversationEngine {
         return false
     }
 
-    func command(_ text: String, trigger: Trigger) async {
+    private func command(_ text: String, trigger: Trigger) async {
         guard let resolution = commandResolver?.resolve(text) else {
             await log("not understood: \(text)")
             return
@@ -336,7 +337,7 @@ public actor ConversationEngine {
         }
     }
 
-    func doublePress() async {
+    private func doublePress() async {
         guard !isConversationOpen else { await log("double press: nothing configured"); return }
         switch configuration.doublePress {
         case .nothing:
