@@ -37,9 +37,10 @@ final class ExternalIntentRun: IntentRun {
     var parameters: JSONValue { .object(values.withLock { $0 }.mapValues(JSONValue.string)) }
 
     func assign(_ parameter: String, canonical: String?, context: IntentContext) async throws -> Bool {
-        guard declared[parameter] != nil else { return false }
+        guard let definition = declared[parameter] else { return false }
         values.withLock { $0[parameter] = canonical }
-        return true
+        // As a Swift intent: a required parameter cannot be left empty.
+        return canonical != nil || definition.isOptional
     }
 
     func resolve(parameter: String, proposed: String?, context: IntentContext) async throws -> ParameterResolution? {

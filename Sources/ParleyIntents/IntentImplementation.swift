@@ -93,20 +93,3 @@ public enum OptionLookup {
         }
     }
 }
-
-extension IntentDescriptor {
-    /// The Swift type to instantiate, for code that predates `implementation`;
-    /// an intent that is not a Swift type answers with `ExternalIntentStandIn`,
-    /// which refuses to run rather than trapping.
-    public var type: any AppIntent.Type { swiftType ?? ExternalIntentStandIn.self }
-}
-
-/// Stands in for an intent that is not a Swift type where a type is asked for.
-public struct ExternalIntentStandIn: AppIntent {
-    public static let title = "External intent"
-    public static let category = IntentCategory.generic
-    public init() {}
-    public func perform(context: IntentContext) async throws -> IntentResult {
-        throw IntentError("This action runs outside Parley and cannot be started this way.")
-    }
-}

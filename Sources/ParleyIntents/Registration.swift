@@ -64,16 +64,20 @@ public enum RegistrationValidator {
             if !seenApps.insert(app.identifier).inserted {
                 problems.append(.init(kind: .duplicateApp, app: app.name, message: "another app has the identifier '\(app.identifier)'"))
             }
+            // Reported after the app's other problems: a shared name usually
+            // shows first as a clash of phrases, which names the phrase.
+            var nameClashes: [RegistrationProblem] = []
             for spoken in app.allNames.map(PhraseText.normalised) where !spoken.isEmpty {
                 if let owner = nameOwners[spoken] {
                     if owner.identifier != app.identifier {
-                        problems.append(.init(kind: .duplicateAppName, app: app.name,
+                        nameClashes.append(.init(kind: .duplicateAppName, app: app.name,
                             message: "the name '\(spoken)' already names the app '\(owner.name)'"))
                     }
                 } else {
                     nameOwners[spoken] = (app.identifier, app.name)
                 }
             }
+            defer { problems += nameClashes }
             let descriptors = Dictionary(app.intents.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
             for descriptor in descriptors.values.sorted(by: { $0.identifier < $1.identifier }) {
                 let names = Set(descriptor.parameters.map(\.name))
