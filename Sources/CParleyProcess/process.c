@@ -6,9 +6,7 @@
 #include <spawn.h>
 #include <unistd.h>
 
-extern char **environ;
-
-int parley_spawn_handler(const char *const argv[], const char *directory, pid_t *pid, int fds[3]) {
+int parley_spawn_handler(const char *const argv[], const char *const envp[], const char *directory, pid_t *pid, int fds[3]) {
     int in[2], out[2], err[2];
     if (pipe2(in, O_CLOEXEC) != 0) return errno;
     if (pipe2(out, O_CLOEXEC) != 0) { int e = errno; close(in[0]); close(in[1]); return e; }
@@ -33,7 +31,7 @@ int parley_spawn_handler(const char *const argv[], const char *directory, pid_t 
     posix_spawnattr_setsigdefault(&attributes, &all);
     posix_spawnattr_setpgroup(&attributes, 0);
     posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    int result = posix_spawnp(pid, argv[0], &actions, &attributes, (char *const *)argv, environ);
+    int result = posix_spawnp(pid, argv[0], &actions, &attributes, (char *const *)argv, (char *const *)envp);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);
     close(in[0]);

@@ -71,6 +71,7 @@ public actor ExternalAppsHost {
     public nonisolated let directory: URL
     private let builtIn: [AppDescription]
     private let limits: HandlerLimits
+    private let dataDirectory: URL?
     private let logger: Logger
     private var apps: [String: (app: ExternalApp, fingerprint: String)] = [:]
     private var refused: [String: (errors: ManifestErrors, fingerprint: String)] = [:]
@@ -90,10 +91,14 @@ public actor ExternalAppsHost {
         }
     }
 
-    public init(directory: URL, builtIn: [AppDescription], limits: HandlerLimits = HandlerLimits(), logger: Logger) {
+    /// `dataDirectory`: where each handler keeps its data (`PARLEY_APP_DATA`,
+    /// one folder per app identifier).
+    public init(directory: URL, builtIn: [AppDescription], limits: HandlerLimits = HandlerLimits(), dataDirectory: URL? = nil,
+                logger: Logger) {
         self.directory = directory
         self.builtIn = builtIn
         self.limits = limits
+        self.dataDirectory = dataDirectory
         self.logger = logger
     }
 
@@ -125,7 +130,7 @@ public actor ExternalAppsHost {
             if let previous { await previous.app.handler.stop() }
             let others = builtIn + apps.keys.sorted().compactMap { apps[$0]?.app.description }
             do {
-                let app = try ExternalApp.load(folder: folder, installed: others, limits: limits, logger: logger)
+                let app = try ExternalApp.load(folder: folder, installed: others, limits: limits, dataDirectory: dataDirectory, logger: logger)
                 apps[name] = (app, fingerprint)
                 refused[name] = nil
                 await app.handler.start()

@@ -9,10 +9,23 @@ public struct ExternalApp: Sendable {
     public let handler: HandlerSupervisor
     public let description: AppDescription
 
-    /// Describes the manifest's app; the handler is not started.
-    public init(manifest: AppManifest, limits: HandlerLimits = HandlerLimits(), logger: Logger) {
+    /// The variable naming the folder where a handler keeps its data.
+    public static let dataVariable = "PARLEY_APP_DATA"
+
+    /// Describes the manifest's app; the handler is not started. With a
+    /// `dataDirectory`, the handler finds `<dataDirectory>/<identifier>`
+    /// (created) in `PARLEY_APP_DATA`: data kept there, outside the app
+    /// folder, does not make the folder look changed and reload the app.
+    public init(manifest: AppManifest, limits: HandlerLimits = HandlerLimits(), dataDirectory: URL? = nil, logger: Logger) {
         self.manifest = manifest
-        handler = HandlerSupervisor(app: manifest.identifier, argv: manifest.handler, directory: manifest.folder, limits: limits, logger: logger)
+        var environment: [String: String] = [:]
+        if let dataDirectory {
+            let data = dataDirectory.appendingPathComponent(manifest.identifier)
+            try? FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            environment[Self.dataVariable] = data.path
+        }
+        handler = HandlerSupervisor(app: manifest.identifier, argv: manifest.handler, directory: manifest.folder,
+                                    environment: environment, limits: limits, logger: logger)
         description = Self.describe(manifest, handler: handler)
     }
 
@@ -49,9 +62,9 @@ public struct ExternalApp: Sendable {
     /// the manifest's own rules, then every rule of app registration. The
     /// handler is not started.
     public static func load(folder: URL, installed: [AppDescription], limits: HandlerLimits = HandlerLimits(),
-                            logger: Logger) throws(ManifestErrors) -> ExternalApp {
+                            dataDirectory: URL? = nil, logger: Logger) throws(ManifestErrors) -> ExternalApp {
         let manifest = try ManifestLoader.load(folder: folder)
-        let app = ExternalApp(manifest: manifest, limits: limits, logger: logger)
+        let app = ExternalApp(manifest: manifest, limits: limits, dataDirectory: dataDirectory, logger: logger)
         let before = Set(RegistrationValidator.problems(of: installed, primaryApp: nil).map(\.description))
         let problems = RegistrationValidator.problems(of: installed + [app.description], primaryApp: nil)
             .filter { !before.contains($0.description) }

@@ -61,6 +61,8 @@ final class HandlerProcess: Sendable {
     let events: AsyncStream<Event>
     private let input: Mutex<Int32>
     private let queued = Mutex(0)
+    /// Set once the process has ended and its output is read to the end.
+    private let ended = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     private init(pid: pid_t, input: Int32, events: AsyncStream<Event>) {
         self.pid = pid
@@ -69,15 +71,26 @@ final class HandlerProcess: Sendable {
     }
 
     /// Starts `argv` in `directory`; its standard error goes to `logger`, each line prefixed with `app`.
-    static func start(argv: [String], directory: String, app: String, limits: HandlerLimits, logger: Logger) throws(StartError) -> HandlerProcess {
+    /// `environment` is added to the daemon's own environment.
+    static func start(argv: [String], environment: [String: String] = [:], directory: String, app: String, limits: HandlerLimits,
+                      logger: Logger) throws(StartError) -> HandlerProcess {
         Self.ignoreBrokenPipes
         var pid: pid_t = 0
         var fds: [Int32] = [-1, -1, -1]
         let cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        let cEnvironment = merged.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            cArguments.forEach { free($0) }
+            cEnvironment.forEach { free($0) }
+        }
         let result = cArguments.withUnsafeBufferPointer { arguments in
-            arguments.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: arguments.count) { argvPointer in
-                parley_spawn_handler(argvPointer, directory, &pid, &fds)
+            cEnvironment.withUnsafeBufferPointer { environment in
+                arguments.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: arguments.count) { argvPointer in
+                    environment.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: environment.count) { envPointer in
+                        parley_spawn_handler(argvPointer, envPointer, directory, &pid, &fds)
+                    }
+                }
             }
         }
         guard result == 0 else { throw .spawn(program: argv.first ?? "", errno: result) }
@@ -117,6 +130,27 @@ final class HandlerProcess: Sendable {
             if fd >= 0 { close(fd) }
             fd = -1
         }
+    }
+
+    /// Returns once the process has ended and its output was read to the end
+    /// (standard error logged).
+    func waitForExit() async {
+        await withCheckedContinuation { continuation in
+            let done = ended.withLock { state -> Bool in
+                if !state.done { state.waiters.append(continuation) }
+                return state.done
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    fileprivate func markEnded() {
+        let waiters = ended.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.done = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        waiters.forEach { $0.resume() }
     }
 
     /// Kills the handler and everything it started (its process group).
@@ -212,7 +246,9 @@ private struct OutputReader: Sendable {
         if !outLine.isEmpty && !discardingOut { deliver(outLine, discarding: &discardingOut) }
         if !errLine.isEmpty { logBudget.log(errLine, truncated: errTruncated, app: app, logger: logger) }
         logBudget.flush(app: app, logger: logger)
-        continuation.yield(.exited(exit ?? reap(wait: true) ?? HandlerExit(status: nil, signal: nil)))
+        let ending = exit ?? reap(wait: true) ?? HandlerExit(status: nil, signal: nil)
+        process.markEnded()
+        continuation.yield(.exited(ending))
         continuation.finish()
     }
 

@@ -73,6 +73,8 @@ public actor HandlerSupervisor {
     public nonisolated let argv: [String]
     public nonisolated let directory: URL
     public nonisolated let limits: HandlerLimits
+    /// Added to the daemon's environment for the handler (`PARLEY_APP_DATA`).
+    public nonisolated let environment: [String: String]
     private let logger: Logger
 
     private var process: HandlerProcess?
@@ -97,9 +99,11 @@ public actor HandlerSupervisor {
         var timeout: Task<Void, Never>
     }
 
-    public init(app: String, argv: [String], directory: URL, limits: HandlerLimits = HandlerLimits(), logger: Logger) {
+    public init(app: String, argv: [String], directory: URL, environment: [String: String] = [:],
+                limits: HandlerLimits = HandlerLimits(), logger: Logger) {
         self.app = app
         self.argv = argv
+        self.environment = environment
         self.directory = directory
         self.limits = limits
         self.logger = logger
@@ -127,23 +131,15 @@ public actor HandlerSupervisor {
         generation += 1
         try? process.send(JSONRPC.line(id: nil, method: .shutdown, params: nil))
         process.closeInput()
-        let exited = await withTaskGroup(of: Bool.self) { group in
-            group.addTask {
-                for await event in process.events { if case .exited = event { return true } }
-                return true
-            }
-            group.addTask {
-                try? await Task.sleep(for: self.limits.shutdownGrace)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
-        if !exited {
+        // The handler has the grace period to exit by itself; then its group is killed.
+        let (app, logger, grace) = (self.app, self.logger, limits.shutdownGrace)
+        let deadline = Task {
+            guard (try? await Task.sleep(for: grace)) != nil else { return }
             logger.notice("[\(app)] handler did not exit within the grace period after shutdown; killed")
             process.kill()
         }
+        await process.waitForExit()
+        deadline.cancel()
     }
 
     /// Sends a request and waits for its answer, at most `timeLimit` (the
@@ -187,7 +183,7 @@ public actor HandlerSupervisor {
         restartDue = nil
         guard !stopping else { return }
         do {
-            let started = try HandlerProcess.start(argv: argv, directory: directory.path, app: app, limits: limits, logger: logger)
+            let started = try HandlerProcess.start(argv: argv, environment: environment, directory: directory.path, app: app, limits: limits, logger: logger)
             process = started
             generation += 1
             startedAt = .now

@@ -140,7 +140,11 @@ struct Chat: AsyncParsableCommand {
             throw ValidationError("--apps: '\(appsFolder)' is not a folder")
         }
         let logger = Logger(label: "parley.apps") { StreamLogHandler.standardError(label: $0) }
-        let host = ExternalAppsHost(directory: URL(fileURLWithPath: appsFolder), builtIn: BundledApps.all.map(AppDescription.init), logger: logger)
+        // With --state, app data persists beside the console's state, as the daemon's does.
+        let data = URL(fileURLWithPath: stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-chat-\(getpid())").path)
+            .appendingPathComponent("app-data")
+        let host = ExternalAppsHost(directory: URL(fileURLWithPath: appsFolder), builtIn: BundledApps.all.map(AppDescription.init),
+                                    dataDirectory: data, logger: logger)
         await host.refresh()
         for (name, errors) in await host.refusals.sorted(by: { $0.key < $1.key }) {
             ConsoleSink.log("parley chat: app folder '\(name)' refused:\n\(errors.description)")

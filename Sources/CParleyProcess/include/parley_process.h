@@ -4,7 +4,8 @@
 #pragma once
 #include <sys/types.h>
 
-/// Starts `argv` (searched on PATH when argv[0] has no slash) in `directory`,
+/// Starts `argv` (searched on PATH when argv[0] has no slash) with the
+/// environment `envp` (NULL-terminated "KEY=value" strings) in `directory`,
 /// in a process group of its own (so the whole group can be signalled), with
 /// every signal at its default and none blocked, no file descriptor inherited
 /// but three pipes: the child's standard input, output and error. The
@@ -12,4 +13,4 @@
 /// handler that stops reading cannot block the daemon.
 /// Returns 0 and fills `pid` and `fds` (stdin write end, stdout read end,
 /// stderr read end), or an errno value (ENOENT: no such program).
-int parley_spawn_handler(const char *const argv[], const char *directory, pid_t *pid, int fds[3]);
+int parley_spawn_handler(const char *const argv[], const char *const envp[], const char *directory, pid_t *pid, int fds[3]);

@@ -210,8 +210,9 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
             logger.error("apps: the new set of external apps cannot be registered; keeping the previous one: \(error)")
             return
         }
-        registryBox.withLock { $0 = next }
         await engine.setRegistry(next)
+        // Listed once its phrases are heard.
+        registryBox.withLock { $0 = next }
         await refreshRecogniser()
         logger.notice("apps: \(next.apps.count) apps installed", metadata: ["external": "\(next.externalApps.map(\.identifier).joined(separator: ","))"])
     }

@@ -3,13 +3,15 @@
 #
 # JSON-RPC 2.0, one object per line, on standard input and output
 # (docs/external-apps.md). The list is a text file, one item a line:
-# $SHOPPING_LIST_FILE, by default list.txt in this folder. The items people
+# $SHOPPING_LIST_FILE, by default list.txt in the folder Parley gives the app
+# for its data ($PARLEY_APP_DATA), or in this folder when run by hand. The items people
 # may say are those in groceries.txt and any ever added (known.txt), offered
 # through the `options` method so they become part of the phrases.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-list=${SHOPPING_LIST_FILE:-$here/list.txt}
-known=${SHOPPING_LIST_KNOWN:-$here/known.txt}
+data=${PARLEY_APP_DATA:-$here}
+list=${SHOPPING_LIST_FILE:-$data/list.txt}
+known=${SHOPPING_LIST_KNOWN:-$data/known.txt}
 touch "$list" "$known" || { echo "cannot write $list" >&2; exit 1; }
 
 reply() { # id, result JSON
