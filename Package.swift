@@ -93,7 +93,8 @@ let package = Package(
         .executableTarget(
             name: "parley-bench",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech", "ParleyExternal",
+                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech", "ParleyExternal", "ParleyDaemon",
+                "ParleyStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
