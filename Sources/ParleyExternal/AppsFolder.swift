@@ -146,9 +146,14 @@ public actor ExternalAppsHost {
         return changes
     }
 
-    /// Stops every handler (the daemon is stopping).
+    /// Stops every handler (the daemon is stopping), all at once: each gets
+    /// its grace period in parallel, so stopping stays within the daemon's
+    /// shutdown limit however many apps there are.
     public func stopAll() async {
-        for entry in apps.values { await entry.app.handler.stop() }
+        let handlers = apps.values.map(\.app.handler)
         apps.removeAll()
+        await withTaskGroup(of: Void.self) { group in
+            for handler in handlers { group.addTask { await handler.stop() } }
+        }
     }
 }
