@@ -44,7 +44,7 @@ import Testing
         ], arguments: ["--apps", apps.path, "--state", state])
         #expect(outcome.status == 0)
         #expect(console.device(outcome) == [
-            "device: On or off? On or off?",
+            "device: Which way should I switch it? On or off?",
             "device: Done. The kitchen light is on.",
             "device: Added flour. The list has 1 item.",
             "device: Added milk. The list has 2 items.",
