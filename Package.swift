@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // MARK: C libraries from Debian, one system-library module each.
@@ -45,7 +46,9 @@ let package = Package(
             name: "ParleyTestKit",
             dependencies: [
                 "ParleyIntents", "ParleyCore", .product(name: "Logging", package: "swift-log"),
+                // Tests that start programs drain their output while they run.
                 .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]),
 
         // MARK: Device and storage wrappers.
