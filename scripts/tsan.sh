@@ -14,8 +14,9 @@ rm -rf "$reports"; mkdir -p "$reports"
 # parley a test starts, whose standard error the tests read themselves).
 # halt_on_error=0 and exitcode=0: report every race without failing the test
 # that ran into it; the count below decides. second_deadlock_stack: both
-# stacks of a lock-order inversion.
-export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0 exitcode=0 second_deadlock_stack=1 log_path=$reports/tsan}"
+# stacks of a lock-order inversion. scripts/tsan.supp: reports known not to
+# be races, each with its reason.
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=0 exitcode=0 second_deadlock_stack=1 log_path=$reports/tsan suppressions=$PWD/scripts/tsan.supp}"
 swift build --build-tests --sanitize=thread --scratch-path "$scratch"
 set +e
 swift test --skip-build --sanitize=thread --scratch-path "$scratch" "$@"
