@@ -49,6 +49,7 @@ public final class ChildProcess: Sendable {
         _ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
         workingDirectory: String? = nil, input: String? = nil
     ) async throws -> ChildProcess {
+        _ = ignoreBrokenPipes
         let shared = Shared()
         let configuration = Configuration(
             executable: .path(FilePath(executable)), arguments: Arguments(arguments),
@@ -84,6 +85,12 @@ public final class ChildProcess: Sendable {
         let pid = try await shared.waitUntilStarted()
         return ChildProcess(processIdentifier: pid, shared: shared, finished: finished)
     }
+
+    /// A child that exits before reading its input (`parley chat` refusing
+    /// its options) closes the pipe; writing to it would raise SIGPIPE and
+    /// end the whole test runner. Ignored, the write fails with EPIPE instead
+    /// (and the child's exit says what happened).
+    private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     /// Runs `executable` to its end and returns what it wrote.
     public static func run(

@@ -37,6 +37,14 @@ import Testing
         #expect(try await ChildProcess.run("/bin/pwd", workingDirectory: "/usr").standardOutput == "/usr\n")
     }
 
+    /// Input for a child that has already exited: the write fails, the
+    /// test runner lives on (SIGPIPE would end it).
+    @Test func inputForAChildThatExitedDoesNotEndTheRunner() async throws {
+        let big = String(repeating: "x", count: 1 << 20)  // more than a pipe holds
+        let exit = try await ChildProcess.run("/bin/sh", ["-c", "exit 4"], input: big)
+        #expect(exit.code == 4)
+    }
+
     @Test func aProgramThatCannotStartIsAnError() async throws {
         await #expect(throws: (any Error).self) { try await ChildProcess.start("/nonexistent/parley-tool") }
     }
