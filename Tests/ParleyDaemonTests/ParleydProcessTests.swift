@@ -33,7 +33,7 @@ import Testing
         let exit = try await process.stop()  // SIGTERM
         let log = exit.standardError
         #expect(exit.signal == nil)
-        #expect(exit.code == 0)
+        #expect(exit.code == 0, "\(exit)")
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(log.contains("NOTICE parleyd: parleyd ready"))
         #expect(log.contains("NOTICE parleyd: parleyd stopped"))
@@ -68,7 +68,7 @@ import Testing
         #expect(asked == ["Which soup? Clam chowder, tomato or chicken noodle?"])
         let exit = try await process.stop()
         let log = exit.standardError
-        #expect(exit.code == 0)
+        #expect(exit.code == 0, "\(exit)")
         #expect(log.contains("spoke text=Cancelled."))
         #expect(!log.contains("performed intent="))
     }
@@ -111,7 +111,7 @@ import Testing
 
         let exit = try await process.stop()
         let log = exit.standardError
-        #expect(exit.code == 0)
+        #expect(exit.code == 0, "\(exit)")
         #expect(!log.contains("parleyd failed"))
         #expect(log.components(separatedBy: "microphone unavailable").count - 1 == 1, "\(log)")
         // libasound's own explanation is in the log's format, not raw on stderr.
@@ -125,7 +125,7 @@ import Testing
         try "board: sim\nvoice:\n  rate: fast\n".write(toFile: configFile, atomically: true, encoding: .utf8)
         let exit = try await Executables.run("parleyd", ["--check-config"], environment: ["PARLEY_CONFIG": configFile])
         let message = exit.standardError
-        #expect(exit.code == 78)
+        #expect(exit.code == 78, "\(exit)")
         #expect(message.contains("\(configFile):3:"))
         #expect(message.contains("voice.rate"))
         #expect(message.contains("whole number"))
