@@ -223,6 +223,8 @@ import Testing
     }
 
     /// The schema exactly as the hand-written store (before GRDB) created it.
+    /// Kept as text, not taken from `Migrations`: it is what devices in the
+    /// field have, and must not follow a change to a migration.
     static let handWrittenSchemaVersion1 = """
         CREATE TABLE donation (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
