@@ -18,25 +18,17 @@ import Testing
         return apps
     }
 
-    func parley(_ arguments: [String]) throws -> (status: Int32, stdout: String) {
-        let process = Process()
-        process.executableURL = try ChatConsoleTests.executable()
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    func parley(_ arguments: [String]) async throws -> (status: Int32, stdout: String) {
+        let exit = try await ChildProcess.run(try ChatConsoleTests.executable().path, arguments)
+        return (exit.status, exit.standardOutput)
     }
 
-    @Test func aConsoleConversationWithExternalApps() throws {
+    @Test func aConsoleConversationWithExternalApps() async throws {
         let apps = try appsFolder()
         defer { try? FileManager.default.removeItem(at: apps.deletingLastPathComponent()) }
         let state = apps.deletingLastPathComponent().appendingPathComponent("state").path
         let console = ChatConsoleTests()
-        let outcome = try console.chat([
+        let outcome = try await console.chat([
             "hey, switch the kitchen light with kitchen lights", "on",
             "add flour to the shopping list", "put milk on my shopping list",
             "what's on the shopping list",
@@ -65,20 +57,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: apps.path + "/shopping-list/list.txt"))
     }
 
-    @Test func aRefusedAppFolderIsNamedAndTheRestWork() throws {
+    @Test func aRefusedAppFolderIsNamedAndTheRestWork() async throws {
         let apps = try appsFolder()
         defer { try? FileManager.default.removeItem(at: apps.deletingLastPathComponent()) }
         try "identifier: Broken\nname: Broken\nhandler: [sh]\nintents: []\n"
             .write(to: apps.appendingPathComponent("kitchen-lights/manifest.yaml"), atomically: true, encoding: .utf8)
         let console = ChatConsoleTests()
-        let outcome = try console.chat(["add flour to the shopping list"], arguments: ["--apps", apps.path])
+        let outcome = try await console.chat(["add flour to the shopping list"], arguments: ["--apps", apps.path])
         #expect(outcome.status == 0)
         #expect(outcome.stderr.contains("app folder 'kitchen-lights' refused:\n\(apps.path)/kitchen-lights/manifest.yaml:4:10: intents must list at least one intent"))
         #expect(console.device(outcome) == ["device: Added flour. The list has 1 item."])
     }
 
-    @Test func appsCheckExitsZeroOrOneWithFileLineColumnLines() throws {
-        let good = try parley(["apps", "check", Self.examples.appendingPathComponent("kitchen-lights").path])
+    @Test func appsCheckExitsZeroOrOneWithFileLineColumnLines() async throws {
+        let good = try await parley(["apps", "check", Self.examples.appendingPathComponent("kitchen-lights").path])
         #expect(good.status == 0)
         #expect(good.stdout.hasSuffix("kitchen-lights/manifest.yaml: ok: KitchenLights (Kitchen Lights), 3 intents, 3 shortcuts, 7 phrases\n"))
         let apps = try appsFolder()
@@ -86,7 +78,7 @@ import Testing
         let folder = apps.appendingPathComponent("shopping-list")
         try "identifier: ShoppingList\nname: Soup Chef\nhandler: [./handler.sh]\nintents:\n  - {identifier: Add, title: Add}\nshortcuts:\n  - {intent: Add, phrases: [\"add it\"]}\n"
             .write(to: folder.appendingPathComponent("manifest.yaml"), atomically: true, encoding: .utf8)
-        let bad = try parley(["apps", "check", folder.path])
+        let bad = try await parley(["apps", "check", folder.path])
         #expect(bad.status == 1)
         let file = folder.appendingPathComponent("manifest.yaml").path
         #expect(bad.stdout == """
@@ -97,7 +89,7 @@ import Testing
         // Against the other apps of an apps folder: a second Kitchen Lights clashes.
         let twin = apps.appendingPathComponent("twin")
         try FileManager.default.copyItem(at: apps.appendingPathComponent("kitchen-lights"), to: twin)
-        let clash = try parley(["apps", "check", twin.path, "--apps", apps.path])
+        let clash = try await parley(["apps", "check", twin.path, "--apps", apps.path])
         #expect(clash.status == 1)
         #expect(clash.stdout.contains("another app has the identifier 'KitchenLights'"))
     }

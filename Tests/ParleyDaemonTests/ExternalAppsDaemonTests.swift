@@ -3,6 +3,7 @@ import Logging
 import ParleyCore
 @testable import ParleyDaemon
 import ParleyStore
+import ParleyTestKit
 import Testing
 
 /// External apps in the wired daemon: the apps folder is read at start and
@@ -58,11 +59,9 @@ import Testing
         #expect(try await eventually { try await conversation.hear("turn off the lights").spoken == ["All the lights are off already."] })
 
         // Copied in with cp -r (mkdir, then files): seen through the created folder.
-        let copy = Process()
-        copy.executableURL = URL(fileURLWithPath: "/bin/cp")
-        copy.arguments = ["-r", Self.examples.appendingPathComponent("kitchen-lights").path, apps.appendingPathComponent("porch").path]
-        try copy.run()
-        copy.waitUntilExit()
+        let copy = try await ChildProcess.run("/bin/cp", ["-r", Self.examples.appendingPathComponent("kitchen-lights").path,
+                                                         apps.appendingPathComponent("porch").path])
+        #expect(copy.succeeded)
         // A second Kitchen Lights clashes with the first: refused, the first keeps working.
         #expect(await eventually { await service.host.refusals["porch"] != nil })
         #expect(await installed() == ["KitchenLights", "ShoppingList"])
