@@ -69,12 +69,20 @@ let package = Package(
             name: "ParleyHardware",
             dependencies: ["CGPIOD", "ParleyCore", "Yams", .product(name: "Logging", package: "swift-log")]),
 
+        // MARK: External apps: manifests, handler processes (posix_spawn through CParleyProcess).
+        .target(name: "CParleyProcess"),
+        .target(
+            name: "ParleyExternal",
+            dependencies: [
+                "ParleyIntents", "ParleyCore", "CParleyProcess", "Yams", .product(name: "Logging", package: "swift-log"),
+            ]),
+
         // MARK: Wiring and executables.
         .target(
             name: "ParleyDaemon",
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
-                "ParleySpeech", "ParleyHardware", "Yams",
+                "ParleySpeech", "ParleyHardware", "ParleyExternal", "Yams",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -86,13 +94,14 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio",
+                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio", "ParleyExternal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "parley-bench",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech",
+                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech", "ParleyExternal", "ParleyDaemon",
+                "ParleyStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
 
@@ -112,6 +121,7 @@ let package = Package(
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
         .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
+        .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -57,14 +57,15 @@ public struct EngineHarness: Sendable {
     public let donations: InMemoryDonationStore
     public let appData: InMemoryAppDataStore
 
-    public init(apps: [any ParleyApp], primaryApp: String? = nil, configuration: EngineConfiguration = EngineConfiguration(),
+    public init(apps: [any ParleyApp], external: [AppDescription] = [], primaryApp: String? = nil,
+                configuration: EngineConfiguration = EngineConfiguration(),
                 donations: [Donation] = [], clock: ManualClock = ManualClock()) throws {
         self.clock = clock
         sink = RecordingSink()
         self.donations = InMemoryDonationStore(donations)
         appData = InMemoryAppDataStore()
         let stores = ParleyStores(donations: self.donations, customPhrases: InMemoryCustomPhraseStore(), appData: appData)
-        engine = ConversationEngine(registry: try AppRegistry(apps: apps, primaryApp: primaryApp), stores: stores,
+        engine = ConversationEngine(registry: try AppRegistry(apps: apps, external: external, primaryApp: primaryApp), stores: stores,
                                     clock: clock, sink: sink, configuration: configuration)
     }
 

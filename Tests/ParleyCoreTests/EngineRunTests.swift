@@ -159,7 +159,7 @@ import Testing
     func run(_ intent: String) throws -> Run {
         let registry = try AppRegistry(apps: [ChiliApp()])
         let descriptor = try #require(registry.descriptor(app: "Chili", intent: intent))
-        return Run(id: RunID(value: 1), app: ChiliApp(), descriptor: descriptor, values: [:], trigger: .voice)
+        return Run(id: RunID(value: 1), app: AppDescription(ChiliApp()), descriptor: descriptor, values: [:], trigger: .voice)
     }
 
     @Test func anUnsupportedValueIsExplainedAndAskedForAgain() throws {

@@ -72,10 +72,9 @@ extension ConversationEngine {
     private func resolveCurrent(_ start: Run) async -> RunMachine.Step? {
         let run = start
         let definition = run.descriptor.parameters[run.index]
-        let storage = IntentReflection.parameters(of: run.intent).first { $0.name == definition.name }?.parameter
         let context = context(for: run)
         if RunMachine.skipsCurrent(run) {
-            _ = try? await storage?.assign(canonical: nil, context: context)
+            _ = try? await run.intent.assign(definition.name, canonical: nil, context: context)
             return .resolveNext(RunMachine.skipped(run))
         }
         let proposed = run.values[definition.name]
@@ -96,11 +95,11 @@ extension ConversationEngine {
         guard isCurrent(run.id) else { return nil }
         switch resolution {
         case .success(let value):
-            if let storage, !(((try? await storage.assign(canonical: value, context: context)) ?? false)) {
+            if !(((try? await run.intent.assign(definition.name, canonical: value, context: context)) ?? false)) {
                 return RunMachine.refused(run, definition)
             }
         case .notRequired:
-            _ = try? await storage?.assign(canonical: nil, context: context)
+            _ = try? await run.intent.assign(definition.name, canonical: nil, context: context)
         default:
             break
         }

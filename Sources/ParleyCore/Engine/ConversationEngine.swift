@@ -14,7 +14,8 @@ import Foundation
 /// is reentrant on purpose: while a run performs, `hear("cancel")` and a long
 /// press are heard and stop it.
 public actor ConversationEngine {
-    public let registry: AppRegistry
+    /// The installed apps; replaced with `setRegistry(_:)` when the apps folder changes.
+    public private(set) var registry: AppRegistry
     public let stores: ParleyStores
     public let clock: any ParleyClock
     public let sink: any EngineOutputSink
@@ -28,8 +29,8 @@ public actor ConversationEngine {
     private var muted = false
     var lastLine: String?
     var guide: Guide
-    let suggestions: Suggestions
-    private let phrases: CustomPhraseBook
+    var suggestions: Suggestions
+    private var phrases: CustomPhraseBook
     private var announcements = Announcements()
     private var wallClock: WallClockWatch
     private var lastRunID: UInt64 = 0
@@ -83,6 +84,18 @@ public actor ConversationEngine {
         let custom = (try? await phrases.all()) ?? []
         commandModel = await registry.phraseModel(customPhrases: custom, context: { self.context(app: $0) })
         commandResolver = Resolver(model: commandModel)
+    }
+
+    /// Installs another set of apps (an external app added, changed or
+    /// removed): help, suggestions and custom phrases use them from now on,
+    /// and the phrase model is recompiled. A run already under way keeps the
+    /// app it started with.
+    public func setRegistry(_ registry: AppRegistry) async {
+        self.registry = registry
+        guide.registry = registry
+        suggestions.registry = registry
+        phrases.registry = registry
+        await reloadPhrases()
     }
 
     /// A person's own phrase for an intent with fixed values ("Add to Siri").

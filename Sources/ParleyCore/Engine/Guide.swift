@@ -3,7 +3,7 @@ import Foundation
 /// What the device says to teach itself: "what can I say", "what can <app>
 /// do", and the tip of a shorter phrase after a long conversation.
 struct Guide: Sendable {
-    let registry: AppRegistry
+    var registry: AppRegistry
     /// Intents already tipped (each is tipped once).
     private var tipped = Set<String>()
 
@@ -26,7 +26,7 @@ struct Guide: Sendable {
 
     /// Example phrases of the apps, most used intents first (custom phrases
     /// count when every app is listed).
-    private func examples(for apps: [any ParleyApp], donations: [Donation], custom: [CustomPhrase]) -> [String] {
+    private func examples(for apps: [AppDescription], donations: [Donation], custom: [CustomPhrase]) -> [String] {
         let usage = Habits.usageCounts(donations)
         var ranked: [(phrase: String, score: Int, order: Int)] = []
         if apps.count == registry.apps.count {
@@ -44,7 +44,7 @@ struct Guide: Sendable {
 
     /// A phrase written out: `{app}` becomes the app's name (dropped for the
     /// primary app), a parameter its value or its first option.
-    func render(_ phrase: String, app: any ParleyApp, intent: String, values: [String: String]) -> String {
+    func render(_ phrase: String, app: AppDescription, intent: String, values: [String: String]) -> String {
         var tokens = PhraseToken.tokens(of: phrase)
         if app.identifier == registry.primaryApp { tokens = PhraseCompiler.withoutAppName(tokens) }
         let descriptor = registry.descriptor(app: app.identifier, intent: intent)

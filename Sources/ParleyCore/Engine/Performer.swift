@@ -21,7 +21,7 @@ final class PerformRace: Sendable {
     private let state = Mutex(State())
 
     /// Runs `intent.perform` with a limit of `limit` seconds on `clock`'s monotonic line.
-    func run(_ intent: any AppIntent, context: IntentContext, clock: any ParleyClock, limit: TimeInterval) async -> Outcome {
+    func run(_ intent: any IntentRun, context: IntentContext, clock: any ParleyClock, limit: TimeInterval) async -> Outcome {
         let deadline = clock.instant + limit
         return await withCheckedContinuation { continuation in
             let early = state.withLock { state -> Outcome? in

@@ -32,9 +32,11 @@ public struct RunRequest: Sendable, Hashable {
 /// One intent on its way from words (or a request) to a result.
 struct Run: Sendable {
     var id: RunID
-    var app: any ParleyApp
+    var app: AppDescription
     var descriptor: IntentDescriptor
-    var intent: any AppIntent
+    /// Holds the values as they are resolved and performs: a Swift intent
+    /// instance or an external app's handler (`IntentImplementation`).
+    var intent: any IntentRun
     /// Canonical values, proposed or resolved.
     var values: [String: String]
     /// Parameters settled by the person's answer to a list or a confirmation.
@@ -46,13 +48,12 @@ struct Run: Sendable {
     var asked: Set<String> = []
     var trigger: Trigger
 
-    init(id: RunID, app: any ParleyApp, descriptor: IntentDescriptor, values: [String: String],
+    init(id: RunID, app: AppDescription, descriptor: IntentDescriptor, values: [String: String],
          settled: Set<String> = [], trigger: Trigger) {
         self.id = id
         self.app = app
         self.descriptor = descriptor
-        // The only use of the intent's Swift type: a fresh instance to hold values and perform.
-        self.intent = descriptor.type.init()
+        self.intent = descriptor.implementation.makeRun()
         self.values = values
         self.settled = settled
         self.trigger = trigger

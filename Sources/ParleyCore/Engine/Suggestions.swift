@@ -6,7 +6,7 @@ import Foundation
 /// habits are about the time of day.
 struct Suggestions: Sendable {
     let stores: ParleyStores
-    let registry: AppRegistry
+    var registry: AppRegistry
 
     /// The usual run at `now` with its values assigned, or nil when there is
     /// none or it no longer fills every required parameter (`lacking` names it then).
@@ -20,9 +20,9 @@ struct Suggestions: Sendable {
         // Resolve silently so the intent instance holds the values; anything missing falls back to a conversation.
         let context = context(app.identifier)
         var complete = true
-        for (name, parameter) in IntentReflection.parameters(of: run.intent) {
-            let assigned = (try? await parameter.assign(canonical: usual.parameters[name], context: context)) ?? false
-            guard !assigned, let definition = descriptor.parameter(name) else { continue }
+        for definition in descriptor.parameters {
+            let assigned = (try? await run.intent.assign(definition.name, canonical: usual.parameters[definition.name], context: context)) ?? false
+            guard !assigned else { continue }
             let parentCalls = definition.parent.map { $0.values.contains(usual.parameters[$0.parameter] ?? "") } ?? true
             if parentCalls && !definition.isOptional && definition.defaultValue == nil { complete = false }
         }
@@ -53,7 +53,7 @@ struct Suggestions: Sendable {
 /// already understands, stored, listed, deleted.
 struct CustomPhraseBook: Sendable {
     let stores: ParleyStores
-    let registry: AppRegistry
+    var registry: AppRegistry
 
     /// The phrase to store, or an error fit to show: no words, an unknown
     /// target, or a clash with a phrase the device already understands.

@@ -49,12 +49,14 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
 
     private let state = Mutex(State())
     private let engineBox = Mutex<ConversationEngine?>(nil)
-    public let registry: AppRegistry
+    private let registryBox: Mutex<AppRegistry>
+    /// The installed apps (external ones change while the daemon runs).
+    public var registry: AppRegistry { registryBox.withLock { $0 } }
     public let wakeName: String
     private let logger: Logger
 
     public init(registry: AppRegistry, wakeName: String, logger: Logger) {
-        self.registry = registry
+        registryBox = Mutex(registry)
         self.wakeName = wakeName
         self.logger = logger
     }
@@ -165,10 +167,11 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
     // MARK: CatalogPort
 
     public func apps() async -> [AppSummary] {
-        registry.apps.map { app in
+        let registry = self.registry
+        return registry.apps.map { app in
             AppSummary(
                 name: app.name, synonyms: app.synonyms, intents: app.intents.map { $0.identifier },
-                primary: registry.primaryApp == app.identifier)
+                primary: registry.primaryApp == app.identifier, identifier: app.identifier, external: app.isExternal)
         }
     }
 
@@ -195,6 +198,25 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
 
     /// A phrase added or deleted is recognisable at once: the recogniser
     /// gets the new command grammar (it also does after every conversation).
+    /// The external apps changed (an app folder added, changed or removed):
+    /// the engine gets the new registry and recompiles its phrases, and the
+    /// recogniser's grammar is rebuilt, so the new phrases are recognisable
+    /// at once. A set that cannot be registered keeps the previous apps.
+    public func installExternalApps(_ external: [AppDescription]) async {
+        let next: AppRegistry
+        do {
+            next = try registry.replacingExternal(external)
+        } catch {
+            logger.error("apps: the new set of external apps cannot be registered; keeping the previous one: \(error)")
+            return
+        }
+        await engine.setRegistry(next)
+        // Listed once its phrases are heard.
+        registryBox.withLock { $0 = next }
+        await refreshRecogniser()
+        logger.notice("apps: \(next.apps.count) apps installed", metadata: ["external": "\(next.externalApps.map(\.identifier).joined(separator: ","))"])
+    }
+
     private func refreshRecogniser() async {
         let outputs = state.withLock { $0.outputs }
         if await engine.isConversationOpen == false { await outputs.listening?(.commands) }
