@@ -38,7 +38,9 @@ let package = Package(
 
         // MARK: Pure Swift: the app API, the engine, the bundled apps.
         .target(name: "ParleyIntents"),
-        .target(name: "ParleyCore", dependencies: ["ParleyIntents"]),
+        // Yams reads shortcut files; it builds its vendored libyaml as a Swift-package
+        // C target, so ParleyCore still needs no system library.
+        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "Yams"]),
         .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
         .target(
             name: "ParleyTestKit",

@@ -63,6 +63,7 @@ public struct OrderSoup: AppIntent {
     public static let description = "Orders soup from Soup Chef for pickup or delivery."
     public static let category = IntentCategory.order
     public static let parameterSummary = "Order {quantity} {soup} for {orderType}"
+    public static let outputProperties: [String]? = ["total", "readyTime"]
 
     @Parameter(title: "Soup", prompt: "Which soup?") public var soup: Soup
     @Parameter(title: "Quantity", prompt: "How many soups?", default: 1,
