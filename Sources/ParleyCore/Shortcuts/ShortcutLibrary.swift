@@ -86,48 +86,94 @@ public struct ShortcutLibrary: Sendable {
         return ShortcutLibrary(shortcuts: loaded.sorted { $0.name < $1.name }, problems: problems.sorted { $0.location < $1.location })
     }
 
-    /// Leaves out shortcuts on a loop of `shortcut:` actions, then, until
-    /// nothing changes, those that run a shortcut that was left out.
+    /// Leaves out shortcuts on a loop of `shortcut:` actions (the strongly
+    /// connected components of the graph of `shortcut:` actions, found once
+    /// with Tarjan's algorithm), then, until nothing changes, those that run
+    /// a shortcut that was left out.
     static func removeLoopsAndDangling(_ shortcuts: [Shortcut]) -> ([Shortcut], [ShortcutProblem]) {
         var problems: [ShortcutProblem] = []
-        let byName = Dictionary(shortcuts.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        var removed = Set<String>()
-        for shortcut in shortcuts {
-            // A path back to this shortcut through the ones it runs, found depth first.
-            for (first, location) in shortcut.shortcutsRun where first != shortcut.name {
-                if let path = pathBack(from: first, to: shortcut.name, byName: byName) {
-                    let loop = ([shortcut.name] + path).joined(separator: " → ")
-                    problems.append(ShortcutProblem(location, "runs '\(first)', which leads back to '\(shortcut.name)' (\(loop)); shortcuts may not run each other in a loop"))
-                    removed.insert(shortcut.name)
-                    break
-                }
-            }
+        let index = Dictionary(shortcuts.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
+        let edges = shortcuts.map { shortcut in
+            shortcut.shortcutsRun.compactMap { run in index[run.name].map { (target: $0, location: run.location) } }
+        }
+        let component = stronglyConnectedComponents(count: shortcuts.count, edges: edges.map { $0.map(\.target) })
+        var removed = Set<Int>()
+        for (node, shortcut) in shortcuts.enumerated() {
+            // Self-loops are reported by the validator; here loops through others.
+            guard let first = edges[node].first(where: { $0.target != node && component[$0.target] == component[node] }) else { continue }
+            let path = pathBack(from: first.target, to: node, edges: edges, within: component[node], component: component)
+            let loop = ([node] + path).map { shortcuts[$0].name }.joined(separator: " → ")
+            problems.append(ShortcutProblem(first.location, "runs '\(shortcuts[first.target].name)', which leads back to '\(shortcut.name)' (\(loop)); shortcuts may not run each other in a loop"))
+            removed.insert(node)
         }
         var changed = true
         while changed {
             changed = false
-            for shortcut in shortcuts where !removed.contains(shortcut.name) {
-                if let (name, location) = shortcut.shortcutsRun.first(where: { removed.contains($0.name) }) {
-                    problems.append(ShortcutProblem(location, "runs the shortcut '\(name)', which did not load (see its problems)"))
-                    removed.insert(shortcut.name)
+            for node in shortcuts.indices where !removed.contains(node) {
+                if let edge = edges[node].first(where: { removed.contains($0.target) }) {
+                    problems.append(ShortcutProblem(edge.location, "runs the shortcut '\(shortcuts[edge.target].name)', which did not load (see its problems)"))
+                    removed.insert(node)
                     changed = true
                 }
             }
         }
-        return (shortcuts.filter { !removed.contains($0.name) }, problems)
+        return (shortcuts.indices.filter { !removed.contains($0) }.map { shortcuts[$0] }, problems)
     }
 
-    /// The names from `start` to `goal` following `shortcut:` actions, or nil.
-    static func pathBack(from start: String, to goal: String, byName: [String: Shortcut]) -> [String]? {
-        var visited = Set<String>()
-        func visit(_ name: String) -> [String]? {
-            if name == goal { return [name] }
-            guard visited.insert(name).inserted, let shortcut = byName[name] else { return nil }
-            for (next, _) in shortcut.shortcutsRun {
-                if let rest = visit(next) { return [name] + rest }
+    /// The component number of each node (Tarjan, iterative so a long chain
+    /// of shortcuts cannot overflow the stack).
+    static func stronglyConnectedComponents(count: Int, edges: [[Int]]) -> [Int] {
+        var order = Array(repeating: -1, count: count), low = Array(repeating: 0, count: count)
+        var onStack = Array(repeating: false, count: count), component = Array(repeating: -1, count: count)
+        var stack: [Int] = [], counter = 0, components = 0
+        for root in 0..<count where order[root] < 0 {
+            var work: [(node: Int, next: Int)] = [(root, 0)]
+            order[root] = counter; low[root] = counter; counter += 1
+            stack.append(root); onStack[root] = true
+            while let (node, next) = work.last {
+                if next < edges[node].count {
+                    work[work.count - 1].next += 1
+                    let target = edges[node][next]
+                    if order[target] < 0 {
+                        order[target] = counter; low[target] = counter; counter += 1
+                        stack.append(target); onStack[target] = true
+                        work.append((target, 0))
+                    } else if onStack[target] {
+                        low[node] = min(low[node], order[target])
+                    }
+                    continue
+                }
+                work.removeLast()
+                if let parent = work.last?.node { low[parent] = min(low[parent], low[node]) }
+                if low[node] == order[node] {
+                    while let top = stack.popLast() {
+                        onStack[top] = false
+                        component[top] = components
+                        if top == node { break }
+                    }
+                    components += 1
+                }
             }
-            return nil
         }
-        return visit(start)
+        return component
+    }
+
+    /// The nodes from `start` to `goal` inside one component (breadth first: the shortest loop).
+    static func pathBack(from start: Int, to goal: Int, edges: [[(target: Int, location: SourceLocation)]], within: Int,
+                         component: [Int]) -> [Int] {
+        var previous: [Int: Int] = [start: start]
+        var queue = [start], head = 0
+        while head < queue.count {
+            let node = queue[head]
+            head += 1
+            if node == goal { break }
+            for edge in edges[node] where component[edge.target] == within && previous[edge.target] == nil {
+                previous[edge.target] = node
+                queue.append(edge.target)
+            }
+        }
+        var path = [goal], node = goal
+        while node != start, let back = previous[node] { path.append(back); node = back }
+        return path.reversed()
     }
 }

@@ -33,7 +33,9 @@ public enum ShortcutLoader {
     public static func parse(yaml: String, file: String) throws(ShortcutFileError) -> Shortcut {
         let root: Node
         do {
-            guard let node = try Yams.compose(yaml: yaml) else {
+            // The basic resolver: scalars are read as written, and no tag is
+            // resolved by regular expression (most of the cost of composing).
+            guard let node = try Yams.compose(yaml: yaml, .basic, .default, .utf8) else {
                 throw ShortcutFileError([ShortcutProblem(SourceLocation(file: file, line: 1, column: 1),
                     "the file is empty; a shortcut needs at least `name:` and `actions:`")])
             }
