@@ -94,3 +94,78 @@ import Testing
         #expect(plan.nextDeadline == Self.date(25, 7, 30))
     }
 }
+
+/// The shortcut step machine, without an engine: every built-in action,
+/// variables passed along, nested shortcuts.
+@Suite struct ShortcutExecutionTests {
+    func execution(_ yaml: String, others: [String] = []) throws -> ShortcutExecution {
+        let shortcut = try ShortcutLoader.parse(yaml: yaml, file: "t.yaml")
+        let library = try others.enumerated().map { try ShortcutLoader.parse(yaml: $1, file: "o\($0).yaml") }
+        return ShortcutExecution(shortcut, trigger: "shortcut", library: [shortcut] + library, calendar: ShortcutRuntimeTests.utc)
+    }
+
+    @Test func builtInActionsRunInOrderWithVariables() throws {
+        var run = try execution("""
+            name: Morning
+            actions:
+              - led: listening
+              - sound: chime
+              - ask: How many cups?
+                as: cups
+                type: number
+              - if: cups
+                above: 1
+                then:
+                  - set: word
+                    to: cups
+                else:
+                  - set: word
+                    to: cup
+              - repeat: 2
+                do:
+                  - speak: "Pour {index} of {cups} {word}."
+              - wait: 5
+              - choose: Milk?
+                options: [oat, none]
+                as: milk
+              - run: CoffeeMaker.orderDrink
+                with: { coffeeDrink: latte, size: ask, milkAmount: "{milk}", roast: { ask: "Which roast?" } }
+                as: order
+              - speak: "That was {order.total}."
+              - shortcut: Bye
+            """, others: ["name: Bye\nactions: [{speak: Bye.}]\n"])
+        #expect(run.next() == .led(.listening))
+        #expect(run.next() == .sound("chime"))
+        #expect(run.next() == .ask(question: "How many cups?", type: .number, options: nil))
+        #expect(run.isAwaitingReport)
+        run.answered("2")
+        #expect(run.next() == .speak("Pour 1 of 2 cups."))
+        #expect(run.next() == .speak("Pour 2 of 2 cups."))
+        #expect(run.next() == .wait(seconds: 5))
+        #expect(run.next() == .ask(question: "Milk?", type: .text, options: ["oat", "none"]))
+        run.answered("oat")
+        #expect(run.next() == .run(app: "CoffeeMaker", intent: "orderDrink", values: ["coffeeDrink": "latte", "milkAmount": "oat"],
+                                   askEachTime: ["size": nil, "roast": "Which roast?"]))
+        run.ran(spoken: "Ordered.", output: ["total": .number(4.25)], summary: "order a large latte")
+        #expect(run.next() == .speak("That was 4.25."))
+        #expect(run.next() == .speak("Bye."))
+        #expect(run.next() == .finished)
+        #expect(run.stoppedLine == "Stopped Morning. Already done: order a large latte.")
+    }
+
+    @Test func nestedRepeatsKeepTheirOwnIndexAndNothingDoneIsSaid() throws {
+        var run = try execution("""
+            name: Grid
+            actions:
+              - repeat: 2
+                do:
+                  - repeat: 2
+                    do: [{ speak: "inner {index}" }]
+                  - speak: "outer {index}"
+            """)
+        var lines: [String] = []
+        while case .speak(let line) = run.next() { lines.append(line) }
+        #expect(lines == ["inner 1", "inner 2", "outer 1", "inner 1", "inner 2", "outer 2"])
+        #expect(run.stoppedLine == "Stopped Grid. Nothing was done.")
+    }
+}

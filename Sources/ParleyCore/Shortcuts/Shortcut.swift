@@ -245,14 +245,15 @@ public struct ShortcutStep: Sendable, Hashable {
 
 /// A phrase and where it was written.
 public struct ShortcutPhrase: Sendable, Hashable {
-    public var text: String
-    public var location: SourceLocation
+    public let text: String
+    public let location: SourceLocation
+    /// The words as the resolver sees them (normalised once: every check and the compiler use them).
+    public let words: [String]
     public init(_ text: String, at location: SourceLocation) {
         self.text = text
         self.location = location
+        words = PhraseText.normalise(text)
     }
-    /// The words as the resolver sees them.
-    public var words: [String] { PhraseText.normalise(text) }
 }
 
 /// A trigger and where it was written.

@@ -114,11 +114,12 @@ struct ShortcutReader {
         var phrases: [ShortcutPhrase] = []
         for item in items {
             guard let text = string(item, "a phrase") else { continue }
-            if PhraseText.normalise(text).isEmpty {
+            let phrase = ShortcutPhrase(text, at: location(item))
+            if phrase.words.isEmpty {
                 problem(item, "the phrase '\(text)' has no words")
                 continue
             }
-            phrases.append(ShortcutPhrase(text, at: location(item)))
+            phrases.append(phrase)
         }
         return phrases
     }
