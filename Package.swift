@@ -81,7 +81,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio",
+                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio", "ParleyHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
