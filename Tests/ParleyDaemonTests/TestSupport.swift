@@ -34,6 +34,11 @@ struct RunningServer {
         try self.init(dir: TemporaryDirectory(), components: { _, _ in DaemonComponents() })
     }
 
+    /// A server over the given components.
+    static func serving(_ components: DaemonComponents) throws -> RunningServer {
+        try RunningServer(dir: TemporaryDirectory(), components: { _, _ in components })
+    }
+
     /// A server over the components parleyd wires (engine, apps, simulated
     /// board; no audio in), with their services not running.
     static func wired() async throws -> RunningServer {

@@ -492,5 +492,5 @@ struct ShortcutReader {
 
 /// The sounds a `sound:` action may play.
 public enum ShortcutSounds {
-    public static let names = ["chime", "wake"]
+    public static let names = EngineSound.allCases.map(\.rawValue)
 }

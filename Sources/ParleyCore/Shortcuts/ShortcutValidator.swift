@@ -71,7 +71,7 @@ public struct ShortcutValidator {
             let appName = environment.registry.app(app)?.name ?? app
             let title = environment.registry.descriptor(app: app, intent: intent)?.title ?? intent
             return resolution.ruleID.hasPrefix("custom/") ? "the custom phrase for \(appName)'s \"\(title)\"" : "\(appName)'s \"\(title)\""
-        case .builtin(let name): return "the built-in command '\(name)'"
+        case .builtin(let command): return "the built-in command '\(command.rawValue)'"
         case .customPhrase(let id): return "the custom phrase '\(id)'"
         case .shortcut(let name): return "the shortcut '\(name)'"
         case .answer: return "an answer"
