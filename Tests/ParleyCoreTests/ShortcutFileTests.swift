@@ -159,7 +159,7 @@ import Testing
         #expect(problems("name: X\nactions:\n  - run: SoupChef.OrderPizza\n")
             == ["lunch.yaml:3:5: there is no intent 'OrderPizza' in SoupChef; it has OrderSoup"])
         #expect(problems("name: X\nactions:\n  - run: SoupChef.OrderSoup\n    with:\n      spoon: big\n")
-            == ["lunch.yaml:5:14: 'spoon' is not a parameter of SoupChef.OrderSoup; it has soup, quantity, orderType, store, deliveryAddress"])
+            == ["lunch.yaml:5:14: 'spoon' is not a parameter of SoupChef.OrderSoup; it has portion, soup, quantity, orderType, store, deliveryAddress"])
         #expect(problems("name: X\nactions:\n  - run: SoupChef\n")
             == ["lunch.yaml:3:10: `run: SoupChef` must name <app identifier>.<intent identifier>, e.g. SoupChef.OrderSoup"])
     }
