@@ -8,8 +8,68 @@ import ParleyHardware
 /// `parley shortcuts ...`: a person's multi-step shortcuts (docs/shortcuts.md).
 struct ShortcutsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "shortcuts", abstract: "Check a person's shortcut files; list the App Shortcut phrases.",
-        subcommands: [AppPhrases.self, Check.self], defaultSubcommand: AppPhrases.self)
+        commandName: "shortcuts", abstract: "A person's multi-step shortcuts (docs/shortcuts.md), and the App Shortcut phrases.",
+        subcommands: [List.self, Show.self, Run.self, Add.self, Remove.self, Check.self, AppPhrases.self], defaultSubcommand: List.self)
+
+    /// One shortcut in lines: name, phrases, triggers, what it does.
+    static func lines(_ shortcut: PersonalShortcut) -> String {
+        var text = shortcut.name
+        if !shortcut.phrases.isEmpty { text += "  \"" + shortcut.phrases.joined(separator: "\", \"") + "\"" }
+        if !shortcut.triggers.isEmpty { text += "  [" + shortcut.triggers.joined(separator: "; ") + "]" }
+        return text + "\n  " + shortcut.summary
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the shortcuts the daemon loaded, with what each does.")
+        @OptionGroup var options: ControlOptions
+
+        func run() throws {
+            let shortcuts = try options.send(.personalShortcuts).personalShortcuts ?? []
+            output(options, shortcuts.isEmpty ? "No shortcuts." : shortcuts.map(ShortcutsCommand.lines).joined(separator: "\n"))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one shortcut and its file.")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The shortcut's name.") var name: String
+
+        func run() throws {
+            guard let shortcut = try options.send(.showShortcut(name)).personalShortcuts?.first else { return }
+            output(options, ShortcutsCommand.lines(shortcut) + "\n  file: \(shortcut.file)")
+        }
+    }
+
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run a shortcut by name, as if its phrase was said.")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The shortcut's name.") var name: String
+
+        func run() throws {
+            let response = try options.send(.runShortcut(name))
+            output(options, (response.spoken ?? []).joined(separator: "\n"))
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a shortcut file and copy it into the daemon's shortcut folder (one FILE:LINE:COLUMN line per problem).")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The shortcut file.") var file: String
+
+        func run() throws {
+            let path = URL(fileURLWithPath: file).standardizedFileURL.path
+            output(options, try options.send(.addShortcut(path)).message ?? "")
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a shortcut (its file) by name.")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The shortcut's name.") var name: String
+
+        func run() throws { output(options, try options.send(.removeShortcut(name)).message ?? "") }
+    }
 
     /// The App Shortcut phrases the running daemon understands (what bare `parley shortcuts` printed before).
     struct AppPhrases: ParsableCommand {

@@ -29,7 +29,20 @@ public enum Wiring {
         bridge.attach(engine)
         await engine.reloadPhrases()
 
-        let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"))
+        let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"),
+                                      onInput: { name, active in await engine.input(name, active: active) })
+        // A person's shortcuts: <state>/shortcuts/*.yaml, checked against the apps,
+        // the custom phrases and the board's inputs, reloaded when the folder changes.
+        let inputNames = Set(board.inputs.map(\.name))
+        let folder = ShortcutFolder(
+            directory: (config.stateDirectory as NSString).appendingPathComponent("shortcuts"),
+            logger: Logger(label: "parley.shortcuts"),
+            environment: {
+                let custom = (try? await store.customPhrases()) ?? []
+                return ShortcutEnvironment(registry: registry, customPhrases: custom, inputNames: inputNames)
+            },
+            apply: { await engine.setShortcuts($0) })
+        await folder.load()
         var outputs = EngineOutputs()
         outputs.led = { boardBridge.show($0) }
         let latency = LatencyProbe()
@@ -37,7 +50,7 @@ public enum Wiring {
         logger.info("audio devices", metadata: ["capture": "\(devices.capture)", "playback": "\(devices.playback)"])
         let speaker = try makeSpeaker(config: config, playback: devices.playback, latency: latency, logger: logger)
         var services: [any Service] = [
-            boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }),
+            boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }), folder,
         ]
         if let speaker {
             outputs.speak = { await speaker.speak($0) }
@@ -62,7 +75,7 @@ public enum Wiring {
         ])
         return DaemonComponents(
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
-            spool: spool, services: services)
+            spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge, registry: registry))
     }
 
     /// The devices sound goes through: those parley.yaml names, else the
