@@ -23,6 +23,13 @@ import Testing
         #expect(ran.spoken == ["Kettle on.", "Four minutes, starting now."])
         // Its phrase is in the grammar.
         #expect(try await server.send(.say("tea time")).spoken == ["Kettle on.", "Four minutes, starting now."])
+        // `parley phrases add "kettle please" --shortcut Tea`: another phrase, listed with the custom phrases.
+        _ = try await server.send(.addPhrase(phrase: "kettle please", app: "shortcut", intent: "tea", parameters: [:]))
+        #expect(try await server.send(.phrases).phrases?.map { "\($0.phrase) → \($0.app) / \($0.intent)" } == ["kettle please → shortcut / Tea"])
+        #expect(try await server.send(.say("kettle please")).spoken == ["Kettle on.", "Four minutes, starting now."])
+        await #expect(throws: ControlClientError.refused("There is no shortcut 'Nope'; loaded: Tea.")) {
+            _ = try await server.send(.addPhrase(phrase: "nope please", app: "shortcut", intent: "Nope", parameters: [:]))
+        }
         #expect(try await server.send(.removeShortcut("Tea")).message == "Removed the shortcut \"Tea\".")
         #expect(try await server.send(.personalShortcuts).personalShortcuts == [])
     }

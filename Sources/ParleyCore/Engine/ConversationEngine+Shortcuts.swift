@@ -118,6 +118,24 @@ extension ConversationEngine {
         return "Nobody pressed the button, so nothing was \(what)."
     }
 
+    /// Another phrase for a loaded shortcut, stored with the custom phrases
+    /// (listed and deleted as they are); refused when it clashes.
+    public func addShortcutPhrase(_ phrase: String, shortcut name: String) async throws {
+        await prepare()
+        guard let shortcut = shortcuts.shortcut(named: name) else {
+            let loaded = shortcuts.shortcuts.map(\.name)
+            throw IntentError("There is no shortcut '\(name)'" + (loaded.isEmpty ? "; none is loaded." : "; loaded: \(loaded.joined(separator: ", ")).") )
+        }
+        let words = PhraseText.normalise(phrase)
+        guard !words.isEmpty else { throw IntentError("The phrase '\(phrase)' has no words.") }
+        if let existing = Resolver(model: await phraseModel()).resolve(words: words) {
+            throw IntentError("The phrase '\(phrase)' clashes with an existing phrase (\(existing.ruleID)).")
+        }
+        try await stores.customPhrases.save(CustomPhrase(phrase: phrase, app: CustomPhrase.shortcutApp, intent: shortcut.name,
+                                                         parameters: [:], created: clock.now))
+        await reloadPhrases()
+    }
+
     /// "what does lunch time do?"
     func describeShortcut(_ name: String) async {
         phase = .idle

@@ -97,6 +97,10 @@ public actor ConversationEngine {
     /// Refused when it clashes with a phrase the device already understands.
     public func addCustomPhrase(_ phrase: String, app: String, intent: String, parameters: [String: String]) async throws {
         await prepare()
+        if app == CustomPhrase.shortcutApp {
+            try await addShortcutPhrase(phrase, shortcut: intent)
+            return
+        }
         let custom = try phrases.validated(phrase, app: app, intent: intent, parameters: parameters,
                                            against: commandResolver, at: clock.now)
         try await stores.customPhrases.save(custom)

@@ -36,8 +36,9 @@ public enum PhraseCompiler {
         for custom in customPhrases {
             let words = PhraseText.normalise(custom.phrase)
             guard !words.isEmpty else { continue }
-            model.rules.append(PhraseRule(id: "custom/\(words.joined(separator: " "))",
-                target: .intent(app: custom.app, intent: custom.intent, fixed: custom.parameters), body: .words(words)))
+            let target: PhraseTarget = custom.shortcut.map { .shortcut($0) }
+                ?? .intent(app: custom.app, intent: custom.intent, fixed: custom.parameters)
+            model.rules.append(PhraseRule(id: "custom/\(words.joined(separator: " "))", target: target, body: .words(words)))
         }
         for app in registry.apps {
             let isPrimary = app.identifier == registry.primaryApp
