@@ -304,24 +304,4 @@ public struct Shortcut: Sendable, Hashable {
         visit(actions)
         return result
     }
-
-    /// Whether any step (here or in a shortcut it runs) orders or pays, as
-    /// far as this file shows: the intents it runs, in any branch.
-    public var intentsRun: [(app: String, intent: String)] {
-        var result: [(String, String)] = []
-        func visit(_ steps: [ShortcutStep]) {
-            for step in steps {
-                switch step.action {
-                case .run(let app, let intent, _, _): result.append((app, intent))
-                case .if(_, _, let then, let otherwise):
-                    visit(then)
-                    visit(otherwise)
-                case .repeat(_, let body): visit(body)
-                default: break
-                }
-            }
-        }
-        visit(actions)
-        return result
-    }
 }
