@@ -144,6 +144,8 @@ import Testing
 
     @Test func anInputTriggerRunsOnItsEdgeOnly() async throws {
         let h = try await harness(["name: Door\ntriggers: [{input: door, edge: rising}]\nactions: [{speak: Welcome.}]\n"])
+        // Loading shortcuts tells the recogniser to rebuild its grammar.
+        #expect(await h.sink.events.contains(.listening(.commands)))
         _ = await h.sink.drain()
         await h.engine.input("door", active: false)
         #expect(await h.sink.spoken.isEmpty)

@@ -24,6 +24,8 @@ extension ConversationEngine {
         shortcuts = library
         timePlan = TimeTriggerPlan(shortcuts: library.shortcuts, now: clock.now, calendar: configuration.calendar)
         await reloadPhrases()
+        // The recogniser compiles its grammar from this event, off the listening thread.
+        await sink.emit(.listening(listeningMode))
     }
 
     public var shortcutLibrary: ShortcutLibrary { shortcuts }

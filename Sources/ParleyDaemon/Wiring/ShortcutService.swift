@@ -3,7 +3,7 @@ import ParleyCore
 
 /// The `ShortcutPort` of parleyd: the shortcut folder (`<state>/shortcuts`)
 /// and the engine that runs them.
-public struct ShortcutService: ShortcutPort {
+public struct ShortcutService: ShortcutPort, CustomStringConvertible, CustomDebugStringConvertible {
     let folder: ShortcutFolder
     let bridge: EngineBridge
     let registry: AppRegistry
@@ -26,6 +26,11 @@ public struct ShortcutService: ShortcutPort {
         await folder.load()
         return true
     }
+
+    // Services are logged by description at start (debug): name the folder,
+    // not every app, intent and option of the registry (hundreds of kilobytes).
+    public var description: String { "ShortcutService(folder: \(folder.directory))" }
+    public var debugDescription: String { description }
 
     static func describe(_ shortcut: Shortcut, registry: AppRegistry) -> PersonalShortcut {
         PersonalShortcut(name: shortcut.name, phrases: shortcut.phrases.map(\.text), triggers: shortcut.triggers.map { trigger in
