@@ -6,7 +6,7 @@ import Testing
 /// a good and a bad file, a phrase, an input line, a time trigger, a button
 /// trigger and cancel in the middle.
 @Suite struct ShortcutChatTests {
-    @Test func aShortcutFolderAtTheConsole() throws {
+    @Test func aShortcutFolderAtTheConsole() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("chat-shortcuts-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -24,7 +24,7 @@ import Testing
         try write("noon.yaml", "name: Noon\ntriggers: [{time: \"12:00\"}]\nactions: [{speak: It is noon.}]\n")
         try write("double.yaml", "name: Double\ntriggers: [{button: double-press}]\nactions: [{speak: Double pressed.}]\n")
         try write("bad.yaml", "name: Bad\nactions: [{shout: x}]\n")
-        let outcome = try ChatConsoleTests().chat([
+        let outcome = try await ChatConsoleTests().chat([
             "lunch time", "tomato", ":press",
             ":input door", "cancel",
             ":double-press",

@@ -5,21 +5,14 @@ import Testing
 /// `parley shortcuts check FILE...` through the real executable: no daemon,
 /// exit 0 when every file is valid, else 1 with one FILE:LINE:COLUMN line per problem.
 @Suite struct ShortcutsCheckTests {
-    func check(_ files: [String], in directory: String) throws -> (status: Int32, stdout: [String]) {
-        let process = Process()
-        process.executableURL = try ChatConsoleTests.executable()
-        process.arguments = ["shortcuts", "check", "--primary-app", "none", "--board", "sim"] + files
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
+    func check(_ files: [String], in directory: String) async throws -> (status: Int32, stdout: [String]) {
+        let exit = try await ChildProcess.run(
+            try ChatConsoleTests.executable().path, ["shortcuts", "check", "--primary-app", "none", "--board", "sim"] + files,
+            workingDirectory: directory)
+        return (exit.status, exit.standardOutput.split(separator: "\n").map(String.init))
     }
 
-    @Test func validFilesExitZeroAndEachProblemIsOneLine() throws {
+    @Test func validFilesExitZeroAndEachProblemIsOneLine() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -28,16 +21,16 @@ import Testing
         // Not named on the command line, but in the same folder: `shortcut: Helper` finds it.
         try write("helper.yaml", "name: Helper\nactions: [{speak: hi}]\n")
         try write("bad.yaml", "name: Bad\ntriggers:\n  - time: \"7h30\"\n  - input: door\nactions:\n  - run: SoupChef.OrderSoup\n    with: { soup: pea }\n")
-        let good = try check(["ok.yaml"], in: dir.path)
+        let good = try await check(["ok.yaml"], in: dir.path)
         #expect(good.status == 0)
         #expect(good.stdout.isEmpty)
-        let bad = try check(["ok.yaml", "bad.yaml"], in: dir.path)
+        let bad = try await check(["ok.yaml", "bad.yaml"], in: dir.path)
         #expect(bad.status == 1)
         #expect(bad.stdout == [
             "bad.yaml:3:11: malformed time '7h30'; expected a 24-hour local time HH:MM such as \"07:30\"",
         ])
         try write("bad.yaml", "name: Bad\ntriggers:\n  - input: door\nactions:\n  - run: SoupChef.OrderSoup\n    with: { soup: pea }\n")
-        #expect(try check(["bad.yaml"], in: dir.path).stdout == [
+        #expect(try await check(["bad.yaml"], in: dir.path).stdout == [
             "bad.yaml:6:19: 'pea' is not a value of soup; expected one of clamChowder, tomato, chickenNoodle",
         ])
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyStore
+import ParleyTestKit
 
 @testable import ParleyDaemon
 
@@ -97,6 +98,20 @@ enum Executables {
             throw TestFailure("\(name) not found beside the tests (\(candidates.map(\.path))); run `swift build --build-tests`")
         }
         return found
+    }
+
+    /// Starts a built executable; its output is drained while it runs.
+    static func start(
+        _ name: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> ChildProcess {
+        try await ChildProcess.start(url(name).path, arguments, environment: environment)
+    }
+
+    /// Runs a built executable to its end.
+    static func run(
+        _ name: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> ChildProcess.Exit {
+        try await start(name, arguments, environment: environment).wait()
     }
 }
 
