@@ -40,7 +40,9 @@ let package = Package(
 
         // MARK: Pure Swift: the app API, the engine, the bundled apps.
         .target(name: "ParleyIntents"),
-        .target(name: "ParleyCore", dependencies: ["ParleyIntents"]),
+        // Yams reads shortcut files; it builds its vendored libyaml as a Swift-package
+        // C target, so ParleyCore still needs no system library.
+        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "Yams"]),
         .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
         .target(
             name: "ParleyTestKit",
@@ -94,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio", "ParleyExternal",
+                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio", "ParleyExternal", "ParleyHardware",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

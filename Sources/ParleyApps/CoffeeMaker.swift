@@ -112,6 +112,7 @@ public struct OrderDrink: AppIntent {
     public static let description = "Orders a coffee drink from the corner café."
     public static let category = IntentCategory.order
     public static let parameterSummary = "Order a {size} {coffeeDrink}"
+    public static let outputProperties: [String]? = ["total", "readyTime", "drink"]
 
     @Parameter(title: "Drink", prompt: "Which drink?") public var coffeeDrink: CoffeeSlot<CoffeeGrammar.Drink>
     @Parameter(title: "Size", prompt: "Which size?") public var size: CoffeeSlot<CoffeeGrammar.Size>

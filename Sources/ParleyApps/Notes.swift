@@ -66,6 +66,7 @@ public struct CreateNote: AppIntent {
     public static let title = "Add a note"
     public static let category = IntentCategory.create
     public static let parameterSummary = "Add the note {text}"
+    public static let outputProperties: [String]? = ["text"]
     @Parameter(title: "Text", prompt: "What should the note say?") public var text: String
     public init() {}
     public func perform(context: IntentContext) async throws -> IntentResult {
@@ -79,6 +80,7 @@ public struct CreateNote: AppIntent {
 public struct ReadNotes: AppIntent {
     public static let title = "Read my notes"
     public static let category = IntentCategory.get
+    public static let outputProperties: [String]? = ["count", "latest"]
     public init() {}
     public func perform(context: IntentContext) async throws -> IntentResult {
         let notes = try await NoteBook.all(context)
@@ -95,6 +97,7 @@ public struct ReadNotes: AppIntent {
 public struct FindNotes: AppIntent {
     public static let title = "Find a note"
     public static let category = IntentCategory.get
+    public static let outputProperties: [String]? = ["count"]
     @Parameter(title: "Words", prompt: "Which words are in the note?") public var words: String
     public init() {}
     public func perform(context: IntentContext) async throws -> IntentResult {

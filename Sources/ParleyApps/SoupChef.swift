@@ -27,6 +27,45 @@ public enum SoupOrderType: String, AppEnum {
     ]
 }
 
+/// "two tomato soups": a number of one soup, as one finite list so an App
+/// Shortcut phrase can carry it ("order {portion} with {app}"). A phrase may
+/// hold one parameter from a finite list (SPEC 4); a quantity is an open
+/// number and "two tomato soups" names two values, so the pair is one value
+/// here. Counts go to twenty: above ten the app's own reason is said and the
+/// quantity asked again, as when "twelve" answers the quantity question.
+public struct SoupPortion: AppEnum {
+    public let soup: Soup
+    public let quantity: Int
+
+    public init?(rawValue: String) {
+        let parts = rawValue.split(separator: "-", maxSplits: 1)
+        guard parts.count == 2, let quantity = Int(parts[0]), Self.counts.contains(quantity),
+              let soup = Soup(rawValue: String(parts[1])) else { return nil }
+        self.soup = soup
+        self.quantity = quantity
+    }
+
+    init(_ quantity: Int, _ soup: Soup) {
+        self.soup = soup
+        self.quantity = quantity
+    }
+
+    /// "2-tomato".
+    public var rawValue: String { "\(quantity)-\(soup.rawValue)" }
+    static let counts = 1...20
+    public static let allCases: [SoupPortion] = counts.flatMap { quantity in Soup.allCases.map { SoupPortion(quantity, $0) } }
+    public static let typeDisplayName = "Soup order"
+
+    /// "two tomato soups", also "two tomato" and, for one, "a tomato soup".
+    public static let caseDisplays: [SoupPortion: CaseDisplay] = Dictionary(uniqueKeysWithValues: allCases.map { portion in
+        let count = SpokenNumber.words(portion.quantity)
+        let title = portion.soup.display.title
+        var synonyms = ["\(count) \(title)"]
+        if portion.quantity == 1 { synonyms.append("a \(portion.soup.dish(1))") }
+        return (portion, CaseDisplay("\(count) \(portion.soup.dish(portion.quantity))", synonyms: synonyms))
+    })
+}
+
 /// A Soup Chef store, found by its query.
 public struct SoupStore: AppEntity, Hashable {
     public let id: String
@@ -63,11 +102,15 @@ public struct OrderSoup: AppIntent {
     public static let description = "Orders soup from Soup Chef for pickup or delivery."
     public static let category = IntentCategory.order
     public static let parameterSummary = "Order {quantity} {soup} for {orderType}"
+    public static let outputProperties: [String]? = ["total", "readyTime"]
 
+    /// Said in "order two tomato soups with Soup Chef": gives soup and
+    /// quantity; never asked.
+    @Parameter(title: "Soup order", prompt: "Which soup, and how many?") public var portion: SoupPortion?
     @Parameter(title: "Soup", prompt: "Which soup?") public var soup: Soup
-    @Parameter(title: "Quantity", prompt: "How many soups?", default: 1,
-               bounds: ParameterBounds(minimum: 1, maximum: 10, belowMinimum: "At least one soup has to be ordered.",
-                                       aboveMaximum: "Only ten soups can be ordered at once."))
+    /// Asked when not said, as in the seeds' Soup Chef.
+    @Parameter(title: "Quantity", prompt: "How many soups do you want?",
+               bounds: OrderSoup.quantityBounds)
     public var quantity: Int
     @Parameter(title: "Order type", prompt: "Pickup or delivery?", default: .pickup) public var orderType: SoupOrderType
     @Parameter(title: "Store", prompt: "Which store?", parent: ParentCondition("orderType", in: ["pickup"]))
@@ -80,6 +123,15 @@ public struct OrderSoup: AppIntent {
 
     public func resolve(parameter: String, proposed: String?, context: IntentContext) async throws -> ParameterResolution? {
         switch parameter {
+        case "portion":
+            return proposed.map(ParameterResolution.success) ?? .notRequired
+        case "soup":
+            if proposed == nil, let portion { return .success(portion.soup.rawValue) }
+            return nil
+        case "quantity":
+            guard proposed == nil, let portion else { return nil }
+            if let reason = Self.quantityBounds.violation(Double(portion.quantity)) { return .unsupported(reason: reason) }
+            return .success(String(portion.quantity))
         case "store":
             if let proposed { return .success(proposed) }
             let stores = try await SoupStoreQuery().suggestedEntities(context: context)
@@ -94,6 +146,9 @@ public struct OrderSoup: AppIntent {
             return nil
         }
     }
+
+    static let quantityBounds = ParameterBounds(minimum: 1, maximum: 10, belowMinimum: "At least one soup has to be ordered.",
+                                                aboveMaximum: "Only ten soups can be ordered at once.")
 
     var totalCents: Int { soup.priceCents * quantity + (orderType == .delivery ? 200 : 0) }
     var readyMinutes: Int { 8 + 2 * quantity + (orderType == .delivery ? 20 : 0) }
@@ -131,7 +186,7 @@ public struct SoupChefApp: ParleyApp {
     public var shortcuts: [AppShortcut] {
         [AppShortcut(intent: OrderSoup.self, phrases: [
             "order soup with {app}", "order {soup} with {app}", "order {soup} soup with {app}",
-            "order soup for {orderType} with {app}", "get soup from {app}",
+            "order soup for {orderType} with {app}", "get soup from {app}", "order {portion} with {app}",
         ], shortTitle: "Order soup")]
     }
 }

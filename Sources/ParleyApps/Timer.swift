@@ -33,6 +33,7 @@ public struct StartTimer: AppIntent {
     public static let title = "Start a timer"
     public static let category = IntentCategory.set
     public static let parameterSummary = "Start a {duration} timer"
+    public static let outputProperties: [String]? = ["end", "duration"]
 
     @Parameter(title: "Duration", prompt: "For how long?",
                bounds: ParameterBounds(minimum: 1, maximum: 12 * 3600 + 1800, belowMinimum: "A timer needs at least one second.",
@@ -55,6 +56,7 @@ public struct StartTimer: AppIntent {
 public struct TimeLeft: AppIntent {
     public static let title = "Time left"
     public static let category = IntentCategory.get
+    public static let outputProperties: [String]? = ["remaining"]
     public init() {}
 
     public func perform(context: IntentContext) async throws -> IntentResult {

@@ -50,6 +50,9 @@ public enum HardwareEvent: Equatable, Sendable {
     case button(ButtonEvent)
     /// The mute switch moved: `true` means listening must stop and the muted state shows.
     case mute(Bool)
+    /// A named input line (board file `inputs:`) changed, after debouncing:
+    /// `active` true is its rising edge (the line became active).
+    case input(name: String, active: Bool)
 }
 
 /// What a gesture means at this moment (SPEC section 10): confirm during a

@@ -16,6 +16,10 @@ public protocol AppIntent: Sendable {
     static var requiresConfirmation: Bool { get }
     /// How long `perform` may take before the device gives up, in seconds.
     static var timeLimit: TimeInterval { get }
+    /// Names of the properties of `IntentResult.output`, so a shortcut using
+    /// `{order.total}` is checked when it is loaded. Nil: not declared (any
+    /// name is accepted on load and a missing one reads as empty).
+    static var outputProperties: [String]? { get }
 
     /// Custom resolution of one parameter. Earlier parameters are already set
     /// on `self`. Return nil for the default resolution.
@@ -32,6 +36,7 @@ extension AppIntent {
     public static var parameterSummary: String { "" }
     public static var requiresConfirmation: Bool { category.requiresConfirmation }
     public static var timeLimit: TimeInterval { 10 }
+    public static var outputProperties: [String]? { nil }
     public func resolve(parameter: String, proposed: String?, context: IntentContext) async throws -> ParameterResolution? { nil }
     public func confirmationDialog(context: IntentContext) async throws -> String? { nil }
 }

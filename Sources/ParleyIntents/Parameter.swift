@@ -179,6 +179,9 @@ public struct IntentDescriptor: Sendable {
     /// How long `perform` may take, in seconds.
     public var timeLimit: TimeInterval
     public var parameters: [ParameterDefinition]
+    /// The properties of the intent's output (`{order.total}` in a shortcut);
+    /// nil when the intent does not declare them (any property is accepted).
+    public var outputProperties: [String]?
     /// Makes the object one run resolves and performs.
     public var implementation: any IntentImplementation
     /// The Swift type, for intents compiled into Parley.
@@ -188,13 +191,14 @@ public struct IntentDescriptor: Sendable {
         self.init(identifier: type.identifier, title: type.title, description: type.description, category: type.category,
                   parameterSummary: type.parameterSummary, requiresConfirmation: type.requiresConfirmation,
                   timeLimit: type.timeLimit, parameters: IntentReflection.definitions(of: type),
-                  implementation: SwiftIntentImplementation(type: type))
+                  outputProperties: type.outputProperties, implementation: SwiftIntentImplementation(type: type))
         swiftType = type
     }
 
     public init(identifier: String, title: String, description: String? = nil, category: IntentCategory,
                 parameterSummary: String = "", requiresConfirmation: Bool? = nil, timeLimit: TimeInterval = 10,
-                parameters: [ParameterDefinition], implementation: any IntentImplementation) {
+                parameters: [ParameterDefinition], outputProperties: [String]? = nil,
+                implementation: any IntentImplementation) {
         self.identifier = identifier
         self.title = title
         self.description = description ?? title
@@ -203,6 +207,7 @@ public struct IntentDescriptor: Sendable {
         self.requiresConfirmation = requiresConfirmation ?? category.requiresConfirmation
         self.timeLimit = timeLimit
         self.parameters = parameters
+        self.outputProperties = outputProperties
         self.implementation = implementation
     }
 

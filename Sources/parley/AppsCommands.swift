@@ -55,18 +55,6 @@ struct AppsListCommand: ParsableCommand {
     }
 }
 
-struct ShortcutsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "shortcuts", abstract: "List the App Shortcut phrases the device understands now.")
-    @OptionGroup var options: ControlOptions
-    @Option(help: "Only this app's shortcuts.") var app: String?
-
-    func run() throws {
-        let shortcuts = (try options.send(.shortcuts).shortcuts ?? []).filter { app == nil || $0.app == app }
-        output(options, shortcuts.map { "\"\($0.phrase)\"  → \($0.app) / \($0.intent)" }.joined(separator: "\n"))
-    }
-}
-
 struct LogsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "logs", abstract: "Show the daemon's recent log lines.")
     @OptionGroup var options: ControlOptions

@@ -5,6 +5,8 @@ import Logging
 import ParleyCore
 import ParleyExternal
 import ParleyIntents
+import ParleyDaemon
+import ParleyHardware
 import Synchronization
 
 /// `parley chat`: the text console standing in for microphone, speaker,
@@ -19,7 +21,7 @@ struct Chat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Talk to the device by typing (see the console contract in --help).",
         discussion: """
-            Type what you would say. Commands: :press, :long-press, :double-press, :wait N, :mute, :unmute, :quit.
+            Type what you would say. Commands: :press, :long-press, :double-press, :wait N, :input NAME, :mute, :unmute, :quit.
             Output lines: "device: <text>", "led: <state>", "performed: <App>.<Intent> <JSON>".
             """)
 
@@ -38,6 +40,10 @@ struct Chat: AsyncParsableCommand {
 
     @Option(name: .customLong("device-name"), help: "The device's name, optional after \"hey\" (\"hey computer, ...\").")
     var deviceName: String = "computer"
+
+    @Option(name: .customLong("shortcuts"),
+            help: "A folder of shortcut files (docs/shortcuts.md) to load; problems are printed to standard error, the other files load.")
+    var shortcutsDirectory: String?
 
     @Option(name: .customLong("state"),
             help: "A state folder (SQLite, as the daemon's) so donations, custom phrases and notes persist across sessions; without it the session's state is forgotten at exit.")
@@ -97,6 +103,15 @@ struct Chat: AsyncParsableCommand {
         let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(stateDirectory: stateDirectory), clock: clock,
                                         sink: sink, configuration: configuration)
         await engine.reloadPhrases()
+        // The simulated board's inputs (board/sim), toggled by `:input NAME`.
+        var inputs = Self.simulatedInputs()
+        if let shortcutsDirectory {
+            let environment = ShortcutEnvironment(registry: registry, baseModel: await engine.phraseModel(),
+                                                  inputNames: inputs.isEmpty ? nil : Set(inputs.keys))
+            let library = ShortcutLibrary.load(directory: shortcutsDirectory, environment: environment)
+            for problem in library.problems { ConsoleSink.log(problem.description) }
+            await engine.setShortcuts(library)
+        }
 
         while let raw = readLine(strippingNewline: true) {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -118,6 +133,13 @@ struct Chat: AsyncParsableCommand {
                 sink.setMuteSwitch(false)
                 await engine.setMuted(false)
             case "quit": return
+            case "input":
+                guard parts.count == 2, let level = inputs[parts[1]] else {
+                    ConsoleSink.log("parley chat: ':input' needs an input of the simulated board (\(inputs.keys.sorted().joined(separator: ", "))), got '\(line)'")
+                    continue
+                }
+                inputs[parts[1]] = !level
+                await engine.input(parts[1], active: !level)
             case "wait":
                 guard parts.count == 2, let seconds = Double(parts[1]), seconds >= 0 else {
                     ConsoleSink.log("parley chat: ':wait' needs a number of seconds, e.g. ':wait 10' (got '\(line)')")
@@ -126,7 +148,7 @@ struct Chat: AsyncParsableCommand {
                 clock.advance(by: seconds)
                 await engine.tick()
             default:
-                ConsoleSink.log("parley chat: unknown command '\(line)'; expected :press, :long-press, :double-press, :wait N, :mute, :unmute or :quit")
+                ConsoleSink.log("parley chat: unknown command '\(line)'; expected :press, :long-press, :double-press, :wait N, :input NAME, :mute, :unmute or :quit")
             }
         }
     }
@@ -150,6 +172,12 @@ struct Chat: AsyncParsableCommand {
             ConsoleSink.log("parley chat: app folder '\(name)' refused:\n\(errors.description)")
         }
         return (host, await host.descriptions)
+    }
+
+    /// The simulated board's named inputs, all inactive (none when its board file is not found).
+    static func simulatedInputs() -> [String: Bool] {
+        guard let url = try? BoardLocator.locate("sim"), let board = try? Board.load(from: url) else { return [:] }
+        return Dictionary(board.inputs.map { ($0.name, false) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// "Hey, order soup" and "Hey computer, order soup" -> "order soup": the

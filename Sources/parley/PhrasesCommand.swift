@@ -1,4 +1,5 @@
 import ArgumentParser
+import ParleyCore
 import ParleyDaemon
 
 /// `parley phrases [list|add|delete]`: a person's own phrases ("Add to Siri").
@@ -23,11 +24,15 @@ struct PhrasesCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Give an intent with fixed values a phrase of your own.",
-            discussion: "Example: parley phrases add \"coffee time\" --app \"Coffee Maker\" --intent OrderDrink size=large drink=latte")
+            discussion: """
+                Example: parley phrases add "coffee time" --app "Coffee Maker" --intent OrderDrink size=large drink=latte
+                Or another phrase for a shortcut: parley phrases add "soup o'clock" --shortcut Lunch
+                """)
         @OptionGroup var options: ControlOptions
         @Argument(help: "The phrase.") var phrase: String
-        @Option(help: "The app.") var app: String
-        @Option(help: "The intent.") var intent: String
+        @Option(help: "The app.") var app: String?
+        @Option(help: "The intent.") var intent: String?
+        @Option(help: "A shortcut (by name) the phrase runs, instead of --app and --intent.") var shortcut: String?
         @Argument(help: "Fixed parameter values as name=value.") var values: [String] = []
 
         func parameters() throws -> [String: String] {
@@ -41,10 +46,20 @@ struct PhrasesCommand: ParsableCommand {
             return result
         }
 
-        func validate() throws { _ = try parameters() }
+        func validate() throws {
+            _ = try parameters()
+            if shortcut != nil {
+                guard app == nil, intent == nil, values.isEmpty else {
+                    throw ValidationError("--shortcut gives the phrase to a shortcut: leave out --app, --intent and values")
+                }
+            } else if app == nil || intent == nil {
+                throw ValidationError("give --app and --intent, or --shortcut NAME")
+            }
+        }
 
         func run() throws {
-            let request = ControlRequest.addPhrase(phrase: phrase, app: app, intent: intent, parameters: try parameters())
+            let request = shortcut.map { ControlRequest.addPhrase(phrase: phrase, app: CustomPhrase.shortcutApp, intent: $0, parameters: [:]) }
+                ?? ControlRequest.addPhrase(phrase: phrase, app: app ?? "", intent: intent ?? "", parameters: try parameters())
             output(options, try options.send(request).message ?? "")
         }
     }

@@ -117,10 +117,15 @@ import Yams
         #expect(result.output["readyTime"] == .date(Date(timeIntervalSince1970: 720)))
         #expect(result.donationGroup == "soup-orders")
         let definitions = IntentDescriptor(OrderSoup.self).parameters
-        #expect(definitions.map(\.name) == ["soup", "quantity", "orderType", "store", "deliveryAddress"])
-        #expect(definitions[3].parent == ParentCondition("orderType", in: ["pickup"]))
-        #expect(definitions[4].parent == ParentCondition("orderType", in: ["delivery"]))
-        #expect(definitions[1].bounds?.violation(11) == "Only ten soups can be ordered at once.")
+        // `portion` ("two tomato soups") comes first so soup and quantity can be read from it.
+        #expect(definitions.map(\.name) == ["portion", "soup", "quantity", "orderType", "store", "deliveryAddress"])
+        #expect(definitions[4].parent == ParentCondition("orderType", in: ["pickup"]))
+        #expect(definitions[5].parent == ParentCondition("orderType", in: ["delivery"]))
+        #expect(definitions[2].bounds?.violation(11) == "Only ten soups can be ordered at once.")
+        #expect(definitions[2].defaultValue == nil)  // asked when not said
+        #expect(SoupPortion(rawValue: "2-tomato")?.quantity == 2)
+        #expect(SoupPortion.staticOptions?.first { $0.id == "2-tomato" }?.allForms == ["two tomato soups", "two tomato"])
+        #expect(SoupPortion.staticOptions?.first { $0.id == "1-clamChowder" }?.allForms == ["one clam chowder", "one clam chowder", "a clam chowder"])
         #expect(Soup.staticOptions?.first?.synonyms.contains("chowder") == true)
         #expect(SoupOrderType.staticOptions?.first?.spokenForm == "pick up")
     }

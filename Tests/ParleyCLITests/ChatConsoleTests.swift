@@ -66,10 +66,11 @@ import Testing
     }
 
     @Test func item4SoupWithOrdinalAndStore() async throws {
-        let outcome = try await chat(["Hey computer, order soup with Soup Chef.", "The first one.", "Lewis.", ":press"])
+        let outcome = try await chat(["Hey computer, order soup with Soup Chef.", "The first one.", "one", "Lewis.", ":press"])
         #expect(outcome.status == 0)
         #expect(device(outcome) == [
             "device: Which soup? Clam chowder, tomato or chicken noodle?",
+            "device: How many soups do you want?",
             "device: There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?",
             "device: One clam chowder for pickup from Lewis Avenue, three dollars seventy five. Press the button to order, or say cancel.",
             "device: Ordered. Your clam chowder will be ready at Lewis Avenue in ten minutes, total three dollars seventy five.",

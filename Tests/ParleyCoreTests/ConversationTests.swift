@@ -40,15 +40,18 @@ import Testing
     @Test func soupWithAnOrdinalAStoreDisambiguationAndATip() async throws {
         let h = try harness()
         #expect(await h.say("Hey, order soup with Soup Chef.") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
-        #expect(await h.say("The first one.") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+        // Quantity is asked when it was not said (the seeds' Soup Chef).
+        #expect(await h.say("The first one.") == ["How many soups do you want?"])
+        #expect(await h.say("one") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
         #expect(await h.say("Lewis.") == [soupConfirmation])
         let done = await h.press()
         #expect(done == ["Ordered. Your clam chowder will be ready at Lewis Avenue in ten minutes, total three dollars seventy five.",
-                         "Next time, just say: order clam chowder with Soup Chef."])
+                         "Next time, just say: order clam chowder with Soup Chef."])  // spares the soup question
         #expect(await h.sink.performed.first?.parameters == ["soup": "clamChowder", "quantity": "1", "orderType": "pickup", "store": "lewis"])
         // The tip is given once.
         await h.say("order soup with soup chef")
         await h.say("chowder")
+        await h.say("one")
         await h.say("the second one")
         #expect(await h.press().count == 1)
     }
@@ -56,7 +59,8 @@ import Testing
     @Test func synonymsAndDistinctiveWordsAreAccepted() async throws {
         let h = try harness()
         await h.say("order soup with soup chef")
-        #expect(await h.say("chicken soup please") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+        #expect(await h.say("chicken soup please") == ["How many soups do you want?"])
+        #expect(await h.say("two") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
         await h.say("sheridan")
         await h.press()
         #expect(await h.sink.performed.first?.parameters["soup"] == "chickenNoodle")
@@ -90,8 +94,8 @@ import Testing
     @Test func anUnsupportedValueGivesTheReasonAndAsksAgain() async throws {
         let h = try harness()
         try await h.engine.addCustomPhrase("soup for the team", app: "SoupChef", intent: "OrderSoup", parameters: ["soup": "tomato", "quantity": "12"])
-        #expect(await h.say("soup for the team") == ["Only ten soups can be ordered at once.", "How many soups?"])
-        #expect(await h.say("eleven") == ["Only ten soups can be ordered at once.", "How many soups?"])
+        #expect(await h.say("soup for the team") == ["Only ten soups can be ordered at once.", "How many soups do you want?"])
+        #expect(await h.say("eleven") == ["Only ten soups can be ordered at once.", "How many soups do you want?"])
         #expect(await h.say("two") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
         await h.say("lewis")
         await h.press()
@@ -101,7 +105,8 @@ import Testing
     @Test func childParametersAreAskedOnlyWhenTheirParentCallsForThem() async throws {
         let h = try harness()
         #expect(await h.say("order soup for delivery with soup chef") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
-        #expect(await h.say("tomato") == ["What is the delivery address?"])
+        #expect(await h.say("tomato") == ["How many soups do you want?"])
+        #expect(await h.say("one") == ["What is the delivery address?"])
         #expect(await h.say("12 Main Street") == ["One tomato soup for delivery to 12 Main Street, five dollars twenty five. Press the button to order, or say cancel."])
         await h.press()
         #expect(await h.sink.performed.first?.parameters == ["soup": "tomato", "quantity": "1", "orderType": "delivery", "deliveryAddress": "12 Main Street"])
@@ -111,6 +116,7 @@ import Testing
         let h = try harness()
         await h.say("order soup for delivery with soup chef")
         await h.say("tomato")
+        await h.say("one")
         await h.say("12 Main Street")
         // "Order tomato with Soup Chef" would order for pickup, and the only
         // delivery phrase spares no question: no tip.
@@ -119,6 +125,7 @@ import Testing
         // A pickup order still gets its tip, once.
         await h.say("order soup with soup chef")
         await h.say("tomato")
+        await h.say("one")
         await h.say("lewis")
         #expect(await h.press().last == "Next time, just say: order tomato with Soup Chef.")
     }
@@ -130,6 +137,8 @@ import Testing
         }
         let h = try harness(donations: past)
         #expect(await h.say("order soup with soup chef") == ["Tomato, as usual?"])
+        let quantity = await h.say("yes")
+        #expect(quantity == ["One, as usual?"])  // the usual quantity too
         #expect(await h.say("yes") == ["There are two stores near you. Which one: Lewis Avenue or Sheridan Boulevard?"])
         await h.say("lewis")
         await h.press()
@@ -175,7 +184,7 @@ import Testing
         let h = try harness()
         await h.say("order soup with soup chef")
         #expect(await h.say("repeat that") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
-        await h.say("tomato"); await h.say("lewis")
+        await h.say("tomato"); await h.say("one"); await h.say("lewis")
         #expect(await h.say("say that again") == ["One tomato soup for pickup from Lewis Avenue, three dollars twenty five. Press the button to order, or say cancel."])
     }
 
@@ -397,7 +406,7 @@ import Testing
     @Test func dialogFollowsThePlatformRules() async throws {
         let h = try harness()
         var lines: [String] = []
-        for line in ["order soup with soup chef", "tomato", "lewis", ":press", "order a latte with barista", "medium", "cancel",
+        for line in ["order soup with soup chef", "tomato", "one", "lewis", ":press", "order a latte with barista", "medium", "cancel",
                      "serve chili with chili shack", "veggie", "add a note with notes", "hello", "start a timer", "ten minutes"] {
             lines += line == ":press" ? await h.press() : await h.say(line)
         }
@@ -408,7 +417,7 @@ import Testing
             #expect(!line.lowercased().contains("confirm"), "\(line)")
         }
         let questions = lines.filter { $0.hasSuffix("?") }
-        #expect(questions.count == 6)
+        #expect(questions.count == 7)  // with Soup Chef's quantity
         for question in questions { #expect(!names.contains { question.contains($0) }, "\(question)") }
         for confirmation in lines where confirmation.contains("Press the button") {
             #expect(confirmation.contains("Press the button to order") && confirmation.contains("dollars"))
@@ -449,8 +458,8 @@ import Testing
         let stored = try await h.engine.customPhrases()
         #expect(stored.map(\.app) == ["SoupChef"] && stored.map(\.intent) == ["OrderSoup"])
         #expect(stored.first?.parameters == ["soup": "tomato"])
-        // The fixed soup is used: the next question is the store.
-        #expect(await h.say("soup o clock") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+        // The fixed soup is used: the next question is the quantity.
+        #expect(await h.say("soup o clock") == ["How many soups do you want?"])
 
         func refusal(app: String, intent: String, parameters: [String: String]) async -> String? {
             do {
@@ -484,6 +493,7 @@ import Testing
         let h = try harness(configuration)
         await h.say("order soup with soup chef")
         await h.say("tomato")
+        await h.say("one")
         await h.say("lewis")
         #expect(await h.press() == ["Ordered. Your tomato soup will be ready at Lewis Avenue in ten minutes, total three dollars twenty five."])
         #expect(await h.press(.doublePress) == ["Ten minutes, starting now."])

@@ -31,6 +31,7 @@ import Testing
         let first = await controller.handle(.say("hey, order soup with soup chef"))
         #expect(first.spoken == ["Which soup? Clam chowder, tomato or chicken noodle?"])
         _ = await controller.handle(.say("tomato"))
+        _ = await controller.handle(.say("one"))
         let confirm = await controller.handle(.say("lewis avenue"))
         #expect(confirm.spoken?.first?.contains("Press the button to order") == true)
         #expect(try await store.donationCount() == 0)  // a voice alone never orders
@@ -80,6 +81,7 @@ import Testing
         let reply = await controller.handle(.say("order soup with soup chef"))
         #expect(reply.spoken == ["Which soup? Clam chowder, tomato or chicken noodle?"])
         _ = await controller.handle(.say("tomato"))
+        _ = await controller.handle(.say("one"))
         let refused = await controller.handle(.say("lewis avenue"))
         #expect(refused.spoken == ["This order needs the button, which is not working, so nothing was ordered."])
         #expect(await controller.components.conversation?.stateDescription() == "idle")

@@ -101,6 +101,7 @@ extension ConversationEngine {
                                                        parameters: parameters, output: result.output, trigger: run.trigger.rawValue)))
             await say(result.spoken)
             await setLED(.success)
+            if await shortcutRunPerformed(run, result: result) { return }
             if configuration.tipsEnabled, let tip = guide.tip(after: run) { await say(tip) }
             phase = .idle
             await rest()

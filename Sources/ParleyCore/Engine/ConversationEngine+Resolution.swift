@@ -80,7 +80,10 @@ extension ConversationEngine {
         let proposed = run.values[definition.name]
         let resolution: ParameterResolution
         do {
-            if let proposed, run.settled.contains(definition.name) {
+            if proposed == nil, let prompt = run.askEachTime[definition.name] {
+                // Ask Each Time (a shortcut's `ask`): asked whatever the default or habit.
+                resolution = .needsValue(prompt: prompt)
+            } else if let proposed, run.settled.contains(definition.name) {
                 resolution = .success(proposed)
             } else if let custom = try await run.intent.resolve(parameter: definition.name, proposed: proposed, context: context) {
                 resolution = custom

@@ -26,7 +26,7 @@ public actor ConversationEngine {
     // Shared with the resolution and perform extensions (other files).
     var phase: Phase = .idle
     private var led: DeviceState?
-    private var muted = false
+    var muted = false
     var lastLine: String?
     var guide: Guide
     var suggestions: Suggestions
@@ -36,6 +36,12 @@ public actor ConversationEngine {
     private var lastRunID: UInt64 = 0
     /// The perform under way, so "cancel" can stop it.
     var performing: (id: RunID, race: PerformRace)?
+    /// Shortcuts (ConversationEngine+Shortcuts.swift): the loaded ones, the
+    /// one running, and when time triggers fire.
+    var shortcuts = ShortcutLibrary()
+    var shortcutActivity: ShortcutActivity?
+    var shortcutAdvancing = false
+    var timePlan = TimeTriggerPlan(shortcuts: [], now: Date())
 
     public init(registry: AppRegistry, stores: ParleyStores, clock: any ParleyClock,
                 sink: any EngineOutputSink, configuration: EngineConfiguration = EngineConfiguration()) {
@@ -66,6 +72,8 @@ public actor ConversationEngine {
             case .suggestion: .commands
             case .question(let question) where question.question.expectation == .text:
                 .dictation(FollowUpGrammar.model(for: question.question))
+            case .shortcutQuestion(let question) where question.expectation == .text:
+                .dictation(FollowUpGrammar.model(for: question))
             default: .followUp(waiting.model)
             }
         case .pushToTalk: .window
@@ -82,7 +90,7 @@ public actor ConversationEngine {
     /// Compiles the phrase model from the apps and the stored custom phrases.
     public func reloadPhrases() async {
         let custom = (try? await phrases.all()) ?? []
-        commandModel = await registry.phraseModel(customPhrases: custom, context: { self.context(app: $0) })
+        commandModel = await registry.phraseModel(customPhrases: custom, shortcuts: shortcuts.shortcuts, context: { self.context(app: $0) })
         commandResolver = Resolver(model: commandModel)
     }
 
@@ -102,6 +110,10 @@ public actor ConversationEngine {
     /// Refused when it clashes with a phrase the device already understands.
     public func addCustomPhrase(_ phrase: String, app: String, intent: String, parameters: [String: String]) async throws {
         await prepare()
+        if app == CustomPhrase.shortcutApp {
+            try await addShortcutPhrase(phrase, shortcut: intent)
+            return
+        }
         let custom = try phrases.validated(phrase, app: app, intent: intent, parameters: parameters,
                                            against: commandResolver, at: clock.now)
         try await stores.customPhrases.save(custom)
@@ -141,6 +153,7 @@ public actor ConversationEngine {
             case .question(let question): await answer(text, question, waiting)
             case .confirmation(let run, let voiceAllowed): await confirmationAnswer(text, run: run, voiceAllowed: voiceAllowed, waiting)
             case .forget: await forgetAnswer(text, waiting)
+            case .shortcutQuestion(let question): await shortcutAnswer(text, question, waiting)
             }
         case .busy:
             // Only "cancel" is heard while a run works: it stops the run.
@@ -196,7 +209,15 @@ public actor ConversationEngine {
         await prepare()
         switch gesture {
         case .longPress:
-            if case .idle = phase { await setLED(muted ? .muted : .idle) } else { await cancel() }
+            if case .idle = phase {
+                if let shortcut = shortcutTriggered(by: .longPress) {
+                    await runShortcut(named: shortcut.name, trigger: .automation)
+                } else {
+                    await setLED(muted ? .muted : .idle)
+                }
+            } else {
+                await cancel()
+            }
         case .doublePress:
             await doublePress()
         case .press:
@@ -205,9 +226,14 @@ public actor ConversationEngine {
                 switch waiting.kind {
                 case .confirmation(let run, _), .suggestion(let run): await perform(run)
                 case .forget: await forgetHistory()
-                case .question: await log("press ignored while a question is open")
+                case .question, .shortcutQuestion: await log("press ignored while a question is open")
                 }
-            case .idle: await idlePress()
+            case .idle:
+                if let shortcut = shortcutTriggered(by: .press) {
+                    await runShortcut(named: shortcut.name, trigger: .automation)
+                } else {
+                    await idlePress()
+                }
             case .pushToTalk: phase = .idle; await rest()
             case .busy: await log("press ignored while a question is open")
             }
@@ -226,11 +252,15 @@ public actor ConversationEngine {
     /// (a long confirmation line would otherwise eat most of a short one).
     public func tick(deviceSpeaking: Bool = false) async {
         let instant = clock.instant
-        if let jump = wallClock.jump(now: clock.now, instant: instant) {
+        let jump = wallClock.jump(now: clock.now, instant: instant)
+        if let jump {
             // Nothing waiting moves: deadlines, windows and timers are monotonic.
-            // Habits read the wall clock when asked, so they follow the new time.
+            // Habits read the wall clock when asked, so they follow the new time;
+            // time-of-day triggers are planned again from it.
             await log("wall clock moved by \(Int(jump.rounded())) s; waits and timers keep their monotonic deadlines")
         }
+        await finishShortcutWait()
+        await runDueTimeTriggers(wallClockJumped: jump != nil)
         for announcement in announcements.takeDue(at: instant) {
             await sink.emit(.sound(.chime))
             await say(announcement.text)
@@ -249,7 +279,7 @@ public actor ConversationEngine {
                 await rest()
             case .giveUp?:
                 phase = .idle
-                await say("No answer heard, so nothing was done.")
+                await say(shortcutGiveUpLine(waiting) ?? "No answer heard, so nothing was done.")
                 await rest()
             case .close?:
                 phase = .idle
@@ -282,7 +312,7 @@ public actor ConversationEngine {
 
     // MARK: - Commands
 
-    private func prepare() async {
+    func prepare() async {
         if commandResolver == nil { await reloadPhrases() }
     }
 
@@ -307,6 +337,9 @@ public actor ConversationEngine {
         switch resolution.target {
         case .builtin(let builtin):
             await run(builtin, values: resolution.values)
+        case .shortcut(let name):
+            await log("resolved \(resolution.ruleID)")
+            await runShortcut(named: name, trigger: .shortcut)
         case .intent(let appID, let intentID, _):
             guard let app = registry.app(appID), let descriptor = registry.descriptor(app: appID, intent: intentID) else {
                 await log("no intent \(appID).\(intentID)")
@@ -347,11 +380,17 @@ public actor ConversationEngine {
             await askToForgetHistory()
         case .wake:
             await rest()
+        case .shortcutHelp:
+            await describeShortcut(values[PhraseCompiler.shortcutBinding] ?? "")
         }
     }
 
     private func doublePress() async {
         guard !isConversationOpen else { await log("double press: nothing configured"); return }
+        if let shortcut = shortcutTriggered(by: .doublePress) {
+            await runShortcut(named: shortcut.name, trigger: .automation)
+            return
+        }
         switch configuration.doublePress {
         case .nothing:
             await log("double press: nothing configured")
@@ -390,6 +429,7 @@ public actor ConversationEngine {
         case .busy: await setLED(.thinking)
         case .idle: await setLED(muted ? .muted : .idle)
         }
+        await stopShortcutIfAbandoned()
         await sink.emit(.listening(listeningMode))
     }
 

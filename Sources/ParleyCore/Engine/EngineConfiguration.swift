@@ -36,6 +36,8 @@ public struct EngineConfiguration: Sendable {
     /// button then says so and ends, because waiting for a press that cannot
     /// come would look like the device ignoring the person (issue 5).
     /// Categories confirmable by voice still are.
+    /// The calendar and time zone of time-of-day triggers (shortcuts).
+    public var calendar = Calendar.current
     public var buttonAvailable = true
 
     public init(voiceConfirmableCategories: Set<IntentCategory> = [.delete, .create, .edit, .set, .play, .get, .generic]) {

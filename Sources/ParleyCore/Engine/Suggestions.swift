@@ -45,7 +45,15 @@ struct Suggestions: Sendable {
         let earlier = run.descriptor.parameters.prefix(run.index).compactMap { p in run.values[p.name].map { (p.name, $0) } }
         guard let value = Habits.usualValue(of: definition.name, given: Dictionary(earlier, uniquingKeysWith: { a, _ in a }), in: donations) else { return nil }
         let options = (try? await definition.valueType.options(context: context)) ?? definition.staticOptions ?? []
-        return options.first { $0.id == value } ?? (definition.kind.isOpen ? ParameterOption(id: value, title: value) : nil)
+        guard let option = options.first(where: { $0.id == value }) else {
+            guard definition.kind.isOpen else { return nil }
+            // A usual quantity is said as a number is ("Two, as usual?"), not as digits.
+            if definition.kind == .integer, let number = Int(value), (0..<1_000_000).contains(number) {
+                return ParameterOption(id: value, title: SpokenNumber.words(number))
+            }
+            return ParameterOption(id: value, title: value)
+        }
+        return option
     }
 }
 

@@ -12,6 +12,8 @@ struct Waiting: Sendable {
         case suggestion(Run)
         /// "Forget my history" awaits the button.
         case forget
+        /// A shortcut's `ask:` or `choose:` (docs/shortcuts.md).
+        case shortcutQuestion(FollowUpQuestion)
     }
 
     struct Question: Sendable {
@@ -57,6 +59,7 @@ struct Waiting: Sendable {
         case .question(let question): question.question
         case .confirmation(_, let voiceAllowed): FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: voiceAllowed))
         case .forget: FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: false))
+        case .shortcutQuestion(let question): question
         case .suggestion: FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: false))
         }
     }
@@ -68,7 +71,7 @@ struct Waiting: Sendable {
         switch kind {
         case .question(let question): question.run
         case .confirmation(let run, _), .suggestion(let run): run
-        case .forget: nil
+        case .forget, .shortcutQuestion: nil
         }
     }
 
@@ -76,7 +79,12 @@ struct Waiting: Sendable {
     var reasks: Bool { if case .suggestion = kind { false } else { true } }
 
     /// Whether a press answers it (confirmation, suggestion, forget) rather than speech.
-    var awaitsButton: Bool { if case .question = kind { false } else { true } }
+    var awaitsButton: Bool {
+        switch kind {
+        case .question, .shortcutQuestion: false
+        case .confirmation, .suggestion, .forget: true
+        }
+    }
 
     /// The deadline started again from `instant` (an answer was heard).
     func renewed(at instant: ParleyInstant) -> Waiting {

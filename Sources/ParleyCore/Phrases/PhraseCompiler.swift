@@ -12,7 +12,11 @@ public enum PhraseCompiler {
         case forgetHistory
         /// The wake phrase alone ("hey computer"), matched by the listener.
         case wake
+        /// "what does lunch time do?": a shortcut's actions in words.
+        case shortcutHelp
     }
+    /// The binding of the shortcut in "what does <shortcut> do".
+    public static let shortcutBinding = "shortcut"
     /// The binding of the app in "what can <app> do".
     public static let appBinding = "app"
     static let connectors: Set<String> = ["with", "from", "in", "on", "using", "at", "to", "by", "via"]
@@ -25,14 +29,16 @@ public enum PhraseCompiler {
     static let helpPhrases = ["what can i say", "what can you do", "help", "what can i ask", "what do you do"]
 
     public static func compile(_ registry: AppRegistry, customPhrases: [CustomPhrase] = [],
-                               dynamicOptions: [String: [ParameterOption]] = [:]) -> PhraseModel {
+                               dynamicOptions: [String: [ParameterOption]] = [:], shortcuts: [Shortcut] = []) -> PhraseModel {
         var model = PhraseModel()
         addBuiltins(to: &model, registry: registry)
+        addShortcuts(shortcuts, to: &model)
         for custom in customPhrases {
             let words = PhraseText.normalise(custom.phrase)
             guard !words.isEmpty else { continue }
-            model.rules.append(PhraseRule(id: "custom/\(words.joined(separator: " "))",
-                target: .intent(app: custom.app, intent: custom.intent, fixed: custom.parameters), body: .words(words)))
+            let target: PhraseTarget = custom.shortcut.map { .shortcut($0) }
+                ?? .intent(app: custom.app, intent: custom.intent, fixed: custom.parameters)
+            model.rules.append(PhraseRule(id: "custom/\(words.joined(separator: " "))", target: target, body: .words(words)))
         }
         for app in registry.apps {
             let isPrimary = app.identifier == registry.primaryApp
@@ -114,6 +120,33 @@ public enum PhraseCompiler {
             result.append(token)
         }
         return result
+    }
+
+    /// Each shortcut phrase runs its shortcut; "what does <phrase or name> do"
+    /// describes it. Phrases were checked on load not to clash with the rest.
+    static func addShortcuts(_ shortcuts: [Shortcut], to model: inout PhraseModel) {
+        guard !shortcuts.isEmpty else { return }
+        var names: [SlotValue] = []
+        var seen = Set<[String]>()
+        for shortcut in shortcuts {
+            for phrase in shortcut.phrases {
+                let words = phrase.words
+                guard !words.isEmpty else { continue }
+                model.rules.append(PhraseRule(id: "shortcut/\(shortcut.name)/\(words.joined(separator: " "))",
+                                              target: .shortcut(shortcut.name), body: .words(words)))
+                if seen.insert(words).inserted { names.append(SlotValue(spoken: words, canonical: shortcut.name)) }
+            }
+            let nameWords = PhraseText.normalise(shortcut.name)
+            if !nameWords.isEmpty, seen.insert(nameWords).inserted { names.append(SlotValue(spoken: nameWords, canonical: shortcut.name)) }
+        }
+        let vocabulary = "builtin.shortcuts"
+        model.vocabularies[vocabulary] = SlotVocabulary(name: vocabulary, values: names)
+        let slot = PhraseNode.slot(vocabulary: vocabulary, binding: shortcutBinding)
+        model.rules.append(PhraseRule(id: "builtin/\(Builtin.shortcutHelp.rawValue)", target: .builtin(.shortcutHelp), body: .choice([
+            .sequence([.words(["what", "does"]), slot, .words(["do"])]),
+            .sequence([.words(["what", "does", "the", "shortcut"]), slot, .words(["do"])]),
+            .sequence([.words(["what", "is"]), slot]),
+        ])))
     }
 
     static func addBuiltins(to model: inout PhraseModel, registry: AppRegistry) {

@@ -58,6 +58,8 @@ public enum PhraseTarget: Sendable, Hashable {
     case customPhrase(id: String)
     /// A built-in command of the device ("what can I say", "cancel", ...).
     case builtin(PhraseCompiler.Builtin)
+    /// A person's multi-step shortcut, by its name (docs/shortcuts.md).
+    case shortcut(String)
     /// An answer to the question being asked (follow-up grammars).
     case answer
 }

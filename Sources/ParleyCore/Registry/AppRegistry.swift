@@ -130,7 +130,8 @@ public struct AppRegistry: Sendable {
     }
 
     /// Compiles everything that can be said into the shared model (see `PhraseCompiler`).
-    public func phraseModel(customPhrases: [CustomPhrase] = [], context: @Sendable (String) -> IntentContext) async -> PhraseModel {
-        PhraseCompiler.compile(self, customPhrases: customPhrases, dynamicOptions: await dynamicOptions(context: context))
+    public func phraseModel(customPhrases: [CustomPhrase] = [], shortcuts: [Shortcut] = [],
+                            context: @Sendable (String) -> IntentContext) async -> PhraseModel {
+        PhraseCompiler.compile(self, customPhrases: customPhrases, dynamicOptions: await dynamicOptions(context: context), shortcuts: shortcuts)
     }
 }

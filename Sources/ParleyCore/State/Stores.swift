@@ -51,8 +51,15 @@ public protocol DonationStore: Sendable {
     func delete(_ scope: DonationScope) async throws -> Int
 }
 
-/// A person's own phrase ("Add to Siri") for an intent with fixed values.
+/// A person's own phrase ("Add to Siri") for an intent with fixed values,
+/// or another phrase for one of their shortcuts (`app` is `shortcutApp` and
+/// `intent` the shortcut's name: `parley phrases add "..." --shortcut NAME`).
 public struct CustomPhrase: Sendable, Hashable, Codable {
+    /// The `app` of a phrase that runs a shortcut.
+    public static let shortcutApp = "shortcut"
+    /// The shortcut this phrase runs, if it runs one.
+    public var shortcut: String? { app == Self.shortcutApp ? intent : nil }
+
     public var phrase: String
     public var app: String
     public var intent: String

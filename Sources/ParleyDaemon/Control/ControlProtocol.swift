@@ -39,6 +39,13 @@ public enum ControlRequest: Sendable, Equatable {
     case phrases
     case addPhrase(phrase: String, app: String, intent: String, parameters: [String: String])
     case deletePhrase(String)
+    /// A person's shortcuts (docs/shortcuts.md): list, show one, run one by
+    /// name, add a file (absolute path, checked first), remove by name.
+    case personalShortcuts
+    case showShortcut(String)
+    case runShortcut(String)
+    case addShortcut(String)
+    case removeShortcut(String)
 }
 
 /// The JSON form of a request: `command` plus the fields it uses.
@@ -86,6 +93,11 @@ extension ControlRequest {
             w.phrase = phrase; w.app = app; w.intent = intent; w.parameters = parameters
             return w
         case .deletePhrase(let phrase): var w = WireRequest(command: "delete-phrase"); w.phrase = phrase; return w
+        case .personalShortcuts: return WireRequest(command: "shortcut-list")
+        case .showShortcut(let name): var w = WireRequest(command: "shortcut-show"); w.value = name; return w
+        case .runShortcut(let name): var w = WireRequest(command: "shortcut-run"); w.value = name; return w
+        case .addShortcut(let path): var w = WireRequest(command: "shortcut-add"); w.value = path; return w
+        case .removeShortcut(let name): var w = WireRequest(command: "shortcut-remove"); w.value = name; return w
         }
     }
 
@@ -123,6 +135,11 @@ extension ControlRequest {
                 phrase: try need(w.phrase, "phrase"), app: try need(w.app, "app"),
                 intent: try need(w.intent, "intent"), parameters: w.parameters ?? [:])
         case "delete-phrase": self = .deletePhrase(try need(w.phrase, "phrase"))
+        case "shortcut-list": self = .personalShortcuts
+        case "shortcut-show": self = .showShortcut(try need(w.value, "value"))
+        case "shortcut-run": self = .runShortcut(try need(w.value, "value"))
+        case "shortcut-add": self = .addShortcut(try need(w.value, "value"))
+        case "shortcut-remove": self = .removeShortcut(try need(w.value, "value"))
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }
@@ -227,6 +244,8 @@ public struct ControlResponse: Sendable, Codable, Equatable {
     public var logs: [String]?
     public var donations: [Donation]?
     public var phrases: [CustomPhrase]?
+    /// `shortcut-list` and `shortcut-show`: a person's shortcuts.
+    public var personalShortcuts: [PersonalShortcut]?
     /// `forget`: how many donations were deleted.
     public var count: Int?
 

@@ -120,7 +120,42 @@ public struct DaemonController: ControlHandling {
             }
             guard deleted else { return .failure("no custom phrase \"\(phrase)\"") }
             return .message("Deleted \"\(phrase)\".")
+        case .personalShortcuts, .showShortcut, .runShortcut, .addShortcut, .removeShortcut:
+            guard let shortcuts = components.shortcuts else { return missing("shortcut folder") }
+            return try await respond(to: request, shortcuts: shortcuts)
         }
+    }
+
+    private func respond(to request: ControlRequest, shortcuts: any ShortcutPort) async throws -> ControlResponse {
+        var response = ControlResponse()
+        switch request {
+        case .personalShortcuts:
+            response.personalShortcuts = await shortcuts.list()
+        case .showShortcut(let name):
+            guard let shortcut = await shortcuts.list().first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                return .failure("no shortcut named \"\(name)\"")
+            }
+            response.personalShortcuts = [shortcut]
+        case .runShortcut(let name):
+            guard let heard = await shortcuts.run(name) else {
+                return .failure("shortcut \"\(name)\" not run: there is no shortcut by that name, or a conversation is open")
+            }
+            response.spoken = heard.spoken
+            response.message = "Ran \(name)."
+        case .addShortcut(let path):
+            do {
+                let name = try await shortcuts.add(file: path)
+                return .message("Added the shortcut \"\(name)\".")
+            } catch let error as ShortcutFileError {
+                return .failure(error.description)
+            }
+        case .removeShortcut(let name):
+            guard await shortcuts.remove(name) else { return .failure("no shortcut named \"\(name)\"") }
+            return .message("Removed the shortcut \"\(name)\".")
+        default:
+            return .failure("not a shortcut request")
+        }
+        return response
     }
 
     public func status() async throws -> DaemonStatus {

@@ -50,6 +50,34 @@ public protocol CatalogPort: Sendable {
     func grammarSize() async -> Int
 }
 
+/// A person's shortcuts (docs/shortcuts.md): the daemon's shortcut folder and the engine.
+public protocol ShortcutPort: Sendable {
+    func list() async -> [PersonalShortcut]
+    /// Runs one by name; what the device said, or nil when there is none by that name or a conversation is open.
+    func run(_ name: String) async -> HeardText?
+    /// Checks a file and copies it into the folder; its name, or the problems.
+    func add(file: String) async throws -> String
+    func remove(_ name: String) async -> Bool
+}
+
+/// A shortcut as `parley shortcuts list` and `show` print it.
+public struct PersonalShortcut: Sendable, Codable, Equatable {
+    public var name: String
+    public var phrases: [String]
+    /// "double-press", "07:30 mon tue", "input door rising".
+    public var triggers: [String]
+    /// Its actions in words ("Order two tomato soup for pick up, ...").
+    public var summary: String
+    public var file: String
+    public init(name: String, phrases: [String], triggers: [String], summary: String, file: String) {
+        self.name = name
+        self.phrases = phrases
+        self.triggers = triggers
+        self.summary = summary
+        self.file = file
+    }
+}
+
 /// Audio capture and playback health.
 public protocol AudioPort: Sendable {
     func audioStatus() async -> AudioStatus
@@ -86,6 +114,7 @@ public struct DaemonComponents: Sendable {
     public var audio: (any AudioPort)?
     public var recogniser: (any RecogniserPort)?
     public var board: (any BoardPort)?
+    public var shortcuts: (any ShortcutPort)?
     /// The stand-in microphone WAV files are played into (`spool:` capture).
     public var spool: AudioSpool?
     public var services: [any Service]
@@ -93,8 +122,10 @@ public struct DaemonComponents: Sendable {
     public init(
         conversation: (any ConversationPort)? = nil, catalog: (any CatalogPort)? = nil,
         audio: (any AudioPort)? = nil, recogniser: (any RecogniserPort)? = nil,
-        board: (any BoardPort)? = nil, spool: AudioSpool? = nil, services: [any Service] = []
+        board: (any BoardPort)? = nil, spool: AudioSpool? = nil, services: [any Service] = [],
+        shortcuts: (any ShortcutPort)? = nil
     ) {
+        self.shortcuts = shortcuts
         self.spool = spool
         self.conversation = conversation
         self.catalog = catalog

@@ -31,7 +31,21 @@ public enum Wiring {
         bridge.attach(engine)
         await engine.reloadPhrases()
 
-        let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"))
+        let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"),
+                                      onInput: { name, active in await engine.input(name, active: active) })
+        // A person's shortcuts: <state>/shortcuts/*.yaml, checked against the apps,
+        // the custom phrases and the board's inputs, reloaded when the folder changes.
+        let inputNames = Set(board.inputs.map(\.name))
+        let folder = ShortcutFolder(
+            directory: (config.stateDirectory as NSString).appendingPathComponent("shortcuts"),
+            logger: Logger(label: "parley.shortcuts"),
+            environment: {
+                let custom = (try? await store.customPhrases()) ?? []
+                // The live registry: a shortcut may run an external app's intent.
+                return ShortcutEnvironment(registry: bridge.registry, customPhrases: custom, inputNames: inputNames)
+            },
+            apply: { await engine.setShortcuts($0) })
+        await folder.load()
         var outputs = EngineOutputs()
         outputs.led = { boardBridge.show($0) }
         let latency = LatencyProbe()
@@ -40,7 +54,13 @@ public enum Wiring {
         let speaker = try makeSpeaker(config: config, playback: devices.playback, latency: latency, logger: logger)
         var services: [any Service] = [
             boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }),
-            AppsService(host: apps.host, logger: Logger(label: "parley.apps")) { await bridge.installExternalApps($0) },
+            AppsService(host: apps.host, logger: Logger(label: "parley.apps")) {
+                await bridge.installExternalApps($0)
+                // Shortcuts are checked against the apps: one that runs an app
+                // just installed (or removed) loads (or is refused) now.
+                await folder.load()
+            },
+            folder,
         ]
         if let speaker {
             outputs.speak = { await speaker.speak($0) }
@@ -65,7 +85,7 @@ public enum Wiring {
         ])
         return DaemonComponents(
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
-            spool: spool, services: services)
+            spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge))
     }
 
     /// The apps folder loaded (its handlers started) and the registry of the

@@ -54,11 +54,15 @@ public final class BoardBridge: BoardPort, Service {
     public let hardware: any HardwareBoard
     private let engine: ConversationEngine
     private let logger: Logger
+    /// Receives the named inputs' edges (name, true for rising): the shortcut triggers.
+    private let onInput: (@Sendable (String, Bool) async -> Void)?
 
-    public init(hardware: any HardwareBoard, engine: ConversationEngine, logger: Logger) {
+    public init(hardware: any HardwareBoard, engine: ConversationEngine, logger: Logger,
+                onInput: (@Sendable (String, Bool) async -> Void)? = nil) {
         self.hardware = hardware
         self.engine = engine
         self.logger = logger
+        self.onInput = onInput
         if !hardware.isButtonAvailable {
             logger.error("button unavailable: \(hardware.unavailableReason ?? "unknown reason")")
         }
@@ -99,6 +103,9 @@ public final class BoardBridge: BoardPort, Service {
                 case .mute(let muted):
                     logger.notice(muted ? "muted" : "unmuted")
                     await engine.setMuted(muted)
+                case .input(let name, let active):
+                    logger.info("input", metadata: ["name": "\(name)", "edge": "\(active ? "rising" : "falling")"])
+                    await onInput?(name, active)
                 }
             }
         } onGracefulShutdown: { [hardware] in

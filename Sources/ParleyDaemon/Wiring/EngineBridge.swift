@@ -144,6 +144,20 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         await engine.button(Self.gesture(press))
     }
 
+    /// `parley shortcuts run NAME`: the shortcut runs as if its phrase was
+    /// said; the reply holds what the device said up to its first wait.
+    /// Nil when there is no such shortcut or a conversation is open.
+    public func runShortcut(_ name: String) async -> HeardText? {
+        let request = state.withLock { s in
+            s.lastRequest += 1
+            s.replies[s.lastRequest] = Reply()
+            return s.lastRequest
+        }
+        let started = await Self.$request.withValue(request) { await engine.runShortcut(named: name, trigger: .shortcut) }
+        let reply = state.withLock { $0.replies.removeValue(forKey: request) } ?? Reply()
+        return started ? HeardText(spoken: reply.spoken) : nil
+    }
+
     static func gesture(_ press: ButtonPress) -> ParleyCore.ButtonGesture {
         switch press {
         case .short: .press

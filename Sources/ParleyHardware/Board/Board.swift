@@ -27,13 +27,16 @@ public struct Board: Equatable, Sendable {
     public var states: [DeviceState: [String: LEDPattern]]
     public var audio: Audio
     public var boot: Boot
+    /// Named input lines (a door contact, a motion sensor) whose edges start
+    /// shortcuts (`input:` triggers, docs/shortcuts.md).
+    public var inputs: [NamedInput]
     /// Where it was loaded from, for messages.
     public var file: String
 
     public init(
         name: String, description: String, kind: Kind, chips: [String], button: ButtonSettings,
         muteSwitch: InputLine?, leds: [LED], ledTiming: LEDTiming, states: [DeviceState: [String: LEDPattern]],
-        audio: Audio, boot: Boot, file: String
+        audio: Audio, boot: Boot, inputs: [NamedInput] = [], file: String
     ) {
         self.name = name
         self.description = description
@@ -46,6 +49,7 @@ public struct Board: Equatable, Sendable {
         self.states = states
         self.audio = audio
         self.boot = boot
+        self.inputs = inputs
         self.file = file
     }
 }
@@ -78,6 +82,19 @@ public struct InputLine: Equatable, Sendable {
         self.active = active
         self.bias = bias
         self.debounceMilliseconds = debounceMilliseconds
+    }
+}
+
+/// An input line named in the board file's `inputs:` section.
+public struct NamedInput: Equatable, Sendable {
+    public var name: String
+    /// The line; a simulated board's inputs may have none (they are toggled
+    /// by `parley chat`'s `:input NAME` and `SimulatedBoard.setInput`).
+    public var line: InputLine?
+
+    public init(name: String, line: InputLine?) {
+        self.name = name
+        self.line = line
     }
 }
 

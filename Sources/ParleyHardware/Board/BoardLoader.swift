@@ -73,6 +73,7 @@ private struct BoardReader {
     func board(from root: Node) throws(BoardFileError) -> Board {
         let top = try mapping(root, "", allowed: [
             "name", "description", "kind", "chip", "button", "mute-switch", "leds", "led-timing", "states", "audio", "boot",
+            "inputs",
         ])
         let name = try top.string("name")
         let description = try top.optionalString("description") ?? name
@@ -89,13 +90,16 @@ private struct BoardReader {
             try inputLine(node, "mute-switch", kind: kind, lines: &lines, defaultDebounce: 30)
         } ?? nil
         let leds = try ledList(top.required("leds"), kind: kind, lines: &lines)
+        let inputs = try top.optional("inputs").map { node throws(BoardFileError) in
+            try inputList(node, kind: kind, lines: &lines)
+        } ?? []
         let timing = try top.optional("led-timing").map { node throws(BoardFileError) in try ledTiming(node) } ?? LEDTiming()
         let states = try stateTable(top.required("states"), leds: leds)
         let audio = try audioDevices(top.required("audio"))
         let boot = try top.optional("boot").map { node throws(BoardFileError) in try bootSettings(node) } ?? Boot()
         return Board(
             name: name, description: description, kind: kind, chips: chips, button: button, muteSwitch: mute,
-            leds: leds, ledTiming: timing, states: states, audio: audio, boot: boot, file: file)
+            leds: leds, ledTiming: timing, states: states, audio: audio, boot: boot, inputs: inputs, file: file)
     }
 
     // MARK: Sections
@@ -135,6 +139,29 @@ private struct BoardReader {
             active: try map.enumValue("active", ActiveLevel.self),
             bias: try map.enumValue("bias", Bias.self),
             debounceMilliseconds: try map.optionalInt("debounce-ms", in: 0...1000) ?? defaultDebounce)
+    }
+
+    /// `inputs:` maps a name (as shortcut `input:` triggers use it) to a line
+    /// section like the mute switch's; a simulated board's lines are optional.
+    func inputList(_ node: Node, kind: Board.Kind, lines: inout LineRegistry) throws(BoardFileError) -> [NamedInput] {
+        let map = try mapping(node, "inputs", allowed: nil)
+        var inputs: [NamedInput] = []
+        for (keyNode, valueNode) in map.pairs {
+            let name = try scalarString(keyNode, "inputs")
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
+                throw error(keyNode, "inputs.\(name)", .invalidValue(name, expected: "a name of letters, digits, - and _"))
+            }
+            let path = "inputs.\(name)"
+            // `door:` or `door: {}` on a simulated board: a line toggled by hand.
+            let empty = (valueNode.mapping?.isEmpty ?? false) || (valueNode.scalar.map { ["", "~", "null"].contains($0.string) } ?? false)
+            if kind == .simulated, empty {
+                inputs.append(NamedInput(name: name, line: nil))
+                continue
+            }
+            let line = try inputLine(valueNode, path, kind: kind, lines: &lines, defaultDebounce: 30)
+            inputs.append(NamedInput(name: name, line: line))
+        }
+        return inputs
     }
 
     func ledList(_ node: Node, kind: Board.Kind, lines: inout LineRegistry) throws(BoardFileError) -> [LED] {

@@ -81,6 +81,15 @@ public final class GPIOBoard: HardwareBoard {
                     logger.error("\(origin("mute-switch.line")): mute switch unavailable: \(error)")
                 }
             }
+            for named in board.inputs {
+                guard let input = named.line else { continue }
+                switch Self.requestInput(opened, input) {
+                case .success(let (line, active)):
+                    inputs.append(EdgeWatcher.Input(line: line, role: .named(named.name, input), initiallyActive: active))
+                case .failure(let error):
+                    logger.error("\(origin("inputs.\(named.name).line")): input '\(named.name)' unavailable: \(error); its shortcut triggers will not fire")
+                }
+            }
         }
 
         isButtonAvailable = reason == nil

@@ -14,6 +14,8 @@ public final class SimulatedBoard: HardwareBoard {
     private let channel = HardwareEventChannel()
     private let leds: LEDController
     private let muted = Locked(false)
+    /// The level of each named input (all inactive at start).
+    private let inputLevels: Locked<[String: Bool]>
     private let stopped = ManagedFlag()
     private let clock: any HardwareClock
     private let logger: Logger
@@ -22,6 +24,7 @@ public final class SimulatedBoard: HardwareBoard {
         self.board = board
         self.clock = clock
         self.logger = logger
+        inputLevels = Locked(Dictionary(board.inputs.map { ($0.name, false) }, uniquingKeysWith: { a, _ in a }))
         let channel = channel
         leds = LEDController(board: board, clock: clock, output: { _, _ in }, onDisplayedStateChange: { channel.send($0) })
         _ = stopped.set()
@@ -59,6 +62,31 @@ public final class SimulatedBoard: HardwareBoard {
     }
 
     public func setState(_ state: DeviceState) { leds.setState(state) }
+
+    /// Sets a named input's level; reports an edge when it changes. False
+    /// when the board file names no such input.
+    @discardableResult
+    public func setInput(_ name: String, active: Bool) -> Bool {
+        let change = inputLevels.withLock { levels -> Bool? in
+            guard let old = levels[name] else { return nil }
+            levels[name] = active
+            return old != active
+        }
+        guard let change else { return false }
+        if change { channel.send(.input(name: name, active: active)) }
+        return true
+    }
+
+    /// Flips a named input (the console's `:input NAME`); its new level, or
+    /// nil when the board file names no such input.
+    public func toggleInput(_ name: String) -> Bool? {
+        guard let level = inputLevels.withLock({ $0[name] }) else { return nil }
+        setInput(name, active: !level)
+        return !level
+    }
+
+    /// The named inputs and their levels.
+    public var inputs: [String: Bool] { inputLevels.withLock { $0 } }
 
     public func shutdown() {
         guard stopped.clear() else { return }

@@ -14,6 +14,8 @@ final class EdgeWatcher: Sendable {
     enum Role: Sendable {
         case button(ButtonSettings)
         case muteSwitch(InputLine)
+        /// A named input of the board file, reported on each debounced change.
+        case named(String, InputLine)
     }
 
     struct Input: Sendable {
@@ -78,11 +80,12 @@ final class EdgeWatcher: Sendable {
     private enum Recogniser {
         case button(GestureRecognizer)
         case muteSwitch(Debouncer)
+        case named(String, Debouncer)
 
         var deadline: Timestamp? {
             switch self {
             case .button(let r): return r.deadline
-            case .muteSwitch(let d): return d.deadline
+            case .muteSwitch(let d), .named(_, let d): return d.deadline
             }
         }
 
@@ -97,6 +100,12 @@ final class EdgeWatcher: Sendable {
                 if let change = d.advance(to: time) { events.append(.mute(change.active)) }
                 if let change = d.edge(active: active, at: time) { events.append(.mute(change.active)) }
                 return events
+            case .named(let name, var d):
+                defer { self = .named(name, d) }
+                var events: [HardwareEvent] = []
+                if let change = d.advance(to: time) { events.append(.input(name: name, active: change.active)) }
+                if let change = d.edge(active: active, at: time) { events.append(.input(name: name, active: change.active)) }
+                return events
             }
         }
 
@@ -108,6 +117,9 @@ final class EdgeWatcher: Sendable {
             case .muteSwitch(var d):
                 defer { self = .muteSwitch(d) }
                 return d.advance(to: now).map { [.mute($0.active)] } ?? []
+            case .named(let name, var d):
+                defer { self = .named(name, d) }
+                return d.advance(to: now).map { [.input(name: name, active: $0.active)] } ?? []
             }
         }
     }
@@ -120,6 +132,8 @@ final class EdgeWatcher: Sendable {
                 return .button(GestureRecognizer(timings: settings.timings, initiallyPressed: input.initiallyActive))
             case .muteSwitch(let line):
                 return .muteSwitch(Debouncer(initial: input.initiallyActive, debounceMilliseconds: line.debounceMilliseconds))
+            case .named(let name, let line):
+                return .named(name, Debouncer(initial: input.initiallyActive, debounceMilliseconds: line.debounceMilliseconds))
             }
         }
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]

@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+import ParleyCore
+import ServiceLifecycle
+import Synchronization
+
+/// `<state directory>/shortcuts/`: loads every shortcut file, watches the
+/// folder (inotify, `DirectoryWatcher`) and, when files are added, changed or
+/// removed, loads and checks them again in the background and hands the new
+/// library to `apply` (the engine recompiles its phrase model and the
+/// grammar follows), without a restart. Problems are logged one
+/// `FILE:LINE:COLUMN: reason` line each; the other files load.
+public final class ShortcutFolder: Service, Sendable {
+    public let directory: String
+    private let environment: @Sendable () async -> ShortcutEnvironment
+    private let apply: @Sendable (ShortcutLibrary) async -> Void
+    private let logger: Logger
+    private let current = Mutex(ShortcutLibrary())
+
+    /// `environment` is asked at each load (the custom phrases may have changed).
+    public init(directory: String, logger: Logger, environment: @escaping @Sendable () async -> ShortcutEnvironment,
+                apply: @escaping @Sendable (ShortcutLibrary) async -> Void) {
+        self.directory = directory
+        self.environment = environment
+        self.apply = apply
+        self.logger = logger
+    }
+
+    /// The library last loaded.
+    public var library: ShortcutLibrary { current.withLock { $0 } }
+
+    /// Creates the folder if needed, loads it and applies the result.
+    @discardableResult
+    public func load() async -> ShortcutLibrary {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            logger.error("shortcut folder \(directory) cannot be created: \(error)")
+        }
+        let environment = await environment()
+        let library = ShortcutLibrary.load(directory: directory, environment: environment)
+        for problem in library.problems { logger.error("\(problem)") }
+        logger.info("shortcuts loaded", metadata: [
+            "folder": "\(directory)", "loaded": "\(library.shortcuts.count)", "problems": "\(library.problems.count)",
+        ])
+        current.withLock { $0 = library }
+        await apply(library)
+        return library
+    }
+
+    /// Watches the folder until shutdown, reloading after each batch of changes.
+    public func run() async throws {
+        await load()
+        let watcher: DirectoryWatcher
+        do {
+            watcher = try DirectoryWatcher(directory: directory)
+        } catch {
+            logger.error("shortcut folder not watched (changes need a restart): \(error)")
+            try? await gracefulShutdown()
+            return
+        }
+        watcher.start()
+        await withGracefulShutdownHandler {
+            for await change in watcher.changes {
+                let relevant = change.rescan || change.names.contains { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
+                guard relevant else { continue }
+                logger.info("shortcut folder changed", metadata: ["files": "\(change.names.sorted().joined(separator: ","))"])
+                await load()
+            }
+        } onGracefulShutdown: {
+            watcher.stop()
+        }
+    }
+
+    /// Checks a file and copies it into the folder as `<name>.yaml` (the
+    /// watcher then loads it). Throws the file's problems; nothing is copied.
+    public func add(file: String) async throws(ShortcutFileError) -> Shortcut {
+        let shortcut = try ShortcutLoader.load(file: file)
+        let target = (directory as NSString).appendingPathComponent(Self.fileName(for: shortcut.name))
+        // Checked with the folder as it would be: the others, with this file in place of one of the same name.
+        let others = ShortcutLibrary.files(in: directory).filter { $0 != target }
+        var parsed = others.map { other -> (file: String, result: Result<Shortcut, ShortcutFileError>) in
+            do throws(ShortcutFileError) { return (other, .success(try ShortcutLoader.load(file: other))) } catch { return (other, .failure(error)) }
+        }.filter { entry in
+            // A file of the same shortcut under another name is replaced too.
+            if case .success(let s) = entry.result { return s.name.lowercased() != shortcut.name.lowercased() }
+            return true
+        }
+        parsed.insert((file, .success(shortcut)), at: 0)
+        let checked = ShortcutLibrary.check(parsed, environment: await environment())
+        let own = checked.problems.filter { $0.location.file == file }
+        if !own.isEmpty { throw ShortcutFileError(own) }
+        do {
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            // Written whole and renamed in, so the watcher never reads half a file.
+            try text.write(toFile: target, atomically: true, encoding: .utf8)
+        } catch {
+            throw ShortcutFileError([ShortcutProblem(SourceLocation(file: target, line: 1, column: 1), "cannot be written: \(error)")])
+        }
+        return shortcut
+    }
+
+    /// Removes the file of the shortcut named `name`; false when there is none.
+    public func remove(name: String) -> Bool {
+        let wanted = name.lowercased()
+        for file in ShortcutLibrary.files(in: directory) {
+            guard let shortcut = try? ShortcutLoader.load(file: file), shortcut.name.lowercased() == wanted else { continue }
+            return (try? FileManager.default.removeItem(atPath: file)) != nil
+        }
+        return false
+    }
+
+    /// "Lunch time!" -> "lunch-time.yaml".
+    static func fileName(for name: String) -> String {
+        let mapped = String(name.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" })
+        let slug = mapped.split(separator: "-").joined(separator: "-")
+        return (slug.isEmpty ? "shortcut" : slug) + ".yaml"
+    }
+}
