@@ -31,6 +31,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private let logger: Logger
     private let shared = Mutex(Shared())
     private let stopping = Atomic<Bool>(false)
+    /// What the listen thread hands to the engine (rare events, bounded).
+    private let inbox = EngineInbox()
 
     /// Which grammar an utterance is decoded with.
     enum Kind: Sendable, Equatable {
@@ -52,6 +54,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var requested = (model: PhraseModel(), graph: WordGraph?.none, kind: Kind.commands, version: 0)
         var recognitions = 0
         var rejections = 0
+        /// Utterances the endpointer ended, and samples the listen thread
+        /// found overwritten in the ring before it read them.
+        var segments = 0
+        var lostSamples: Int64 = 0
         var grammarSize = 0
     }
 
@@ -183,6 +189,12 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     // MARK: Ports
 
     public func recognitions() async -> Int { shared.withLock { $0.recognitions } }
+
+    /// Utterances the endpointer ended since start, and samples lost because
+    /// the listen thread fell more than the ring's length behind.
+    public var listeningCounts: (segments: Int, lostSamples: Int64) {
+        shared.withLock { ($0.segments, $0.lostSamples) }
+    }
     public func grammarSize() async -> Int { shared.withLock { $0.grammarSize } }
 
     public func audioStatus() async -> AudioStatus {
@@ -230,8 +242,20 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
         thread.name = "parley-listen"
         thread.start()
+        let delivery = Task { [inbox, engine] in
+            for await heard in inbox.events { await engine.start(heard) }
+        }
+        defer {
+            inbox.finish()
+            delivery.cancel()
+        }
         var watch = CaptureWatch()
+        var dropped = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            if inbox.dropped != dropped {
+                dropped = inbox.dropped
+                logger.error("the engine fell behind: \(dropped) heard events dropped")
+            }
             if let failure = loadFailure.withLock({ $0 }) {
                 capture.stop()
                 throw ListeningError(description: "the recogniser could not start: \(failure)")
@@ -289,11 +313,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     private let loopDone = Atomic<Bool>(false)
 
-    /// The utterance being decoded while it is spoken.
+    /// The utterance being decoded while it is spoken (the segmenter
+    /// decides what is fed; this is what the daemon keeps beside it).
     private struct Utterance {
-        var start: Int64
-        /// Everything before this stream position has been fed to the decoders.
-        var fed: Int64
         /// Everything before this position has been fed to the wake detector.
         var wakeFed: Int64
         var kind: Kind
@@ -393,104 +415,80 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
     }
 
-    /// Reads the ring, endpoints, and feeds the decoders while the person
-    /// speaks, holding back only the part of the trailing silence the
-    /// endpointer will cut off (trailing silence minus post-roll), so the
-    /// decoders see exactly the endpointed utterance; at its end only
-    /// ps_end_utt and scoring remain.
+    /// Reads the ring, endpoints, and carries out the `UtteranceSegmenter`'s
+    /// decisions (the same ones `parley understand` is measured on): the
+    /// decoders are fed while the person speaks, so at an utterance's end
+    /// only ps_end_utt and scoring remain.
     private func listenLoop(_ listener: Listener, from start: Int64) {
         let ring = capture.ring
         let milliseconds = Int(endpointSilence.components.seconds * 1000
             + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
         let endpointer = Endpointer(configuration: EndpointerConfiguration(trailingSilenceMilliseconds: milliseconds))
         let configuration = endpointer.configuration
-        // While in speech the utterance's end is at least this far before the
-        // newest sample (plus one frame: the endpointer may still hold a partial one).
-        let holdBack = Int64(max(0, milliseconds - min(configuration.postRollMilliseconds, milliseconds))
-            * configuration.sampleRate / 1000) + Int64(configuration.frameSamples)
+        var segmenter = UtteranceSegmenter(endpointer: configuration)
         let preRoll = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         var position = start
         var buffer = [Int16](repeating: 0, count: 1_600)
         var events: [EndpointEvent] = []
         var utterance: Utterance?
-        let shaping = UtteranceListening()
-        let leadIn = Int64(shaping.decoderLeadInMilliseconds * configuration.sampleRate / 1000)
-        let hold = Int64(shaping.phraseHoldMilliseconds * configuration.sampleRate / 1000)
-        // A speech end held open because the words so far are not a whole
-        // phrase yet (`UtteranceListening.phraseHoldMilliseconds`).
-        var held: (start: Int64, end: Int64, until: Int64)?
-        /// Ends the open utterance at `end` and acts on it.
-        func end(_ current: inout Utterance, start: Int64, end: Int64) {
-            if end > current.fed {
-                listener.feed(ring.samples(from: current.fed, count: Int(end - current.fed)), kind: current.kind)
+
+        func act(_ decisions: [UtteranceSegmenter.Decision]) {
+            for decision in decisions {
+                switch decision {
+                case .begin(_, let speech):
+                    let kind = listener.prepare(speaking: isSpeaking())
+                    listener.begin(kind)
+                    utterance = Utterance(wakeFed: speech, kind: kind)
+                case .feed(let range):
+                    listener.feed(ring.samples(from: range.lowerBound, count: Int(range.count)), kind: utterance?.kind ?? .commands)
+                case .checkPhrase:
+                    act(segmenter.phraseChecked(whole: (try? listener.recognizer.wordsSoFarFormAPhrase()) ?? true))
+                case .finish(let range):
+                    guard var current = utterance else { continue }
+                    utterance = nil
+                    // When the last sample of the utterance was captured (the ring
+                    // is filled in real time), for the latency figures.
+                    let age = Double(ring.writePosition - range.upperBound) / Double(ring.sampleRate)
+                    let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
+                    finish(&current, listener: listener, ring: ring, position: position,
+                           samples: { ring.samples(from: range.lowerBound, count: Int(range.count)) },
+                           spokenEnd: spokenEnd, endSample: range.upperBound)
+                case .cancel:
+                    listener.cancel()
+                }
             }
-            // When the last sample of the utterance was captured (the ring
-            // is filled in real time), for the latency figures.
-            let age = Double(ring.writePosition - end) / Double(ring.sampleRate)
-            let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
-            finish(&current, listener: listener, ring: ring, position: position,
-                   samples: { ring.samples(from: start, count: Int(end - start)) },
-                   spokenEnd: spokenEnd, endSample: end)
         }
+
         while !stopping.load(ordering: .acquiring) {
             guard ring.waitForSamples(after: position, timeoutNanoseconds: 100_000_000) else { continue }
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
+            if read.lost > 0 { shared.withLock { $0.lostSamples += read.lost } }
             guard read.count > 0 else { continue }
             position = read.position + Int64(read.count)
             buffer.withUnsafeBufferPointer { all in
                 endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { events.append($0) }
             }
             for event in events {
-                switch event {
-                case .speechStarted(let start, _):
-                    if held != nil, utterance != nil { held = nil; continue }  // the command goes on
-                    let kind = listener.prepare(speaking: isSpeaking())
-                    listener.begin(kind)
-                    // The decoders also get some of the room before the speech (lead-in).
-                    let first = max(start - leadIn, ring.oldestPosition + 1_600)
-                    utterance = Utterance(start: first, fed: first, wakeFed: start, kind: kind)
-                case .speechEnded(_, let segmentEnd, _):
-                    guard var current = utterance else { continue }
-                    if hold > 0, current.kind == .commands || current.kind == .followUp, !listener.isStale {
-                        if segmentEnd > current.fed {
-                            listener.feed(ring.samples(from: current.fed, count: Int(segmentEnd - current.fed)), kind: current.kind)
-                            current.fed = segmentEnd
-                            utterance = current
-                        }
-                        if (try? listener.recognizer.wordsSoFarFormAPhrase()) == false {
-                            held = (current.start, segmentEnd, segmentEnd + hold)
-                            continue
-                        }
-                    }
-                    utterance = nil
-                    held = nil
-                    end(&current, start: current.start, end: segmentEnd)
-                }
+                if case .speechEnded = event { shared.withLock { $0.segments += 1 } }
+                // Held for the rest of a phrase only with a grammar of whole
+                // phrases that is still the one asked for.
+                let holdAllowed = (utterance?.kind == .commands || utterance?.kind == .followUp) && !listener.isStale
+                act(segmenter.handle(event, floor: ring.oldestPosition + 1_600, holdAllowed: holdAllowed))
             }
             events.removeAll(keepingCapacity: true)
-            if let pending = held, position >= pending.until, var current = utterance {
-                held = nil
-                utterance = nil
-                end(&current, start: pending.start, end: pending.end)
-            }
-            guard var current = utterance else { continue }
-            if current.kind == .bargeIn && !isSpeaking() {
+            if let current = utterance, current.kind == .bargeIn, !isSpeaking() {
                 // The device stopped talking mid-utterance: what follows is the
                 // person's (an answer, a command), so start again with the
                 // grammar of the moment from just before now.
-                listener.cancel()
-                let restart = max(current.start, position - preRoll)
-                current = Utterance(start: restart, fed: restart, wakeFed: restart, kind: listener.prepare(speaking: false))
-                listener.begin(current.kind)
+                act(segmenter.restart(from: position - preRoll))
             }
-            if position - holdBack > current.fed {
-                listener.feed(ring.samples(from: current.fed, count: Int(position - holdBack - current.fed)), kind: current.kind)
-                current.fed = position - holdBack
+            act(segmenter.advance(to: position))
+            if var current = utterance {
+                feedWakeDetector(&current, listener: listener, ring: ring, upTo: position)
+                utterance = current
             }
-            feedWakeDetector(&current, listener: listener, ring: ring, upTo: position)
-            utterance = current
         }
-        if utterance != nil { listener.cancel() }
+        act(segmenter.stop())
     }
 
     /// Streams a commands utterance through the wake detector (named mode).
@@ -575,30 +573,18 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         feedWakeDetector(&utterance, listener: listener, ring: ring, upTo: position)
         if kind == .commands && utterance.woke {
             logger.info("woken", metadata: ["name": "\(wake.name)"])
-            let engine = self.engine, window = Wiring.seconds(wake.window)
-            run { await engine.woken(window: window) }
+            inbox.send(.woken(window: Wiring.seconds(wake.window)))
             return
         }
         shared.withLock { $0.rejections += 1 }
         logger.debug("rejected", metadata: ["heard": "\(result.transcript)", "why": "\(result.rejection ?? "wake not confirmed")"])
     }
 
-    /// Hands text to the engine and waits until it has taken it, so
-    /// utterances are heard in order.
+    /// Hands text to the engine without waiting for it: the listen thread
+    /// goes on listening (a "cancel" must be heard while an app performs).
     private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?) {
         if let spokenEnd { latency.commandEnded(at: spokenEnd) }
-        let engine = self.engine
-        run { await engine.hear(text, confidence: nil) }
-    }
-
-    /// Runs `work` on the cooperative pool and blocks this (listen) thread until it is done.
-    private func run(_ work: @escaping @Sendable () async -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await work()
-            done.signal()
-        }
-        done.wait()
+        inbox.send(.text(text))
     }
 }
 
