@@ -16,7 +16,7 @@ public enum Wiring {
         -> DaemonComponents
     {
         let registry = try AppRegistry(apps: BundledApps.all, primaryApp: config.primaryApp)
-        let bridge = EngineBridge(registry: registry, wakeName: config.wake.name, logger: Logger(label: "parley.engine"))
+        let bridge = EngineBridge(registry: registry, wake: config.wake.grammar, logger: Logger(label: "parley.engine"))
         let board = try Board.load(from: BoardLocator.locate(config.board))
         // Opened before the engine is made: whether the button can be read
         // decides how confirmations are asked (a missing chip never stops the start).

@@ -26,6 +26,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     let capture: CaptureService
     private let engine: ConversationEngine
     private let wake: ParleyConfig.Wake
+    /// The wake words' grammar and stripping, from `wake`.
+    let wakeGrammar: WakeGrammar
     private let endpointSilence: Duration
     private let playbackName: String
     private let logger: Logger
@@ -88,66 +90,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.capture = capture
         self.engine = engine
         self.wake = wake
+        self.wakeGrammar = wake.grammar
         self.endpointSilence = endpointSilence
         self.playbackName = playbackName
         self.logger = logger
     }
 
     // MARK: Grammars
-
-    /// The rule id of "hey <name>" alone.
-    static let wakeRuleID = "wake.alone"
-    static let wakeTarget = PhraseTarget.builtin("wake")
-
-    /// The words that may come before a command: "hey" (direct), "hey
-    /// <name>" (named; the name alone too when `heyOptional`).
-    static func wakePrefix(_ wake: ParleyConfig.Wake) -> PhraseNode {
-        let hey = PhraseNode.words(["hey"])
-        let name = PhraseNode.words(wake.name.split(separator: " ").map(String.init))
-        let named: PhraseNode = wake.heyOptional ? .sequence([.optional(hey), name]) : .sequence([hey, name])
-        switch (wake.direct, wake.named) {
-        case (true, true): return wake.heyOptional ? .choice([hey, named]) : .sequence([hey, .optional(name)])
-        case (true, false): return hey
-        default: return named
-        }
-    }
-
-    /// Every command preceded by the wake; in named mode also the wake alone.
-    static func wakeModel(_ commands: PhraseModel, wake: ParleyConfig.Wake) -> PhraseModel {
-        let prefix = wakePrefix(wake)
-        var model = commands
-        model.rules = commands.rules.map { rule in
-            var wrapped = rule
-            wrapped.body = .sequence([prefix, rule.body])
-            return wrapped
-        }
-        if wake.named {
-            let name = PhraseNode.words(wake.name.split(separator: " ").map(String.init))
-            let alone: PhraseNode = wake.heyOptional ? .sequence([.optional(.words(["hey"])), name]) : .sequence([.words(["hey"]), name])
-            model.rules.append(PhraseRule(id: wakeRuleID, target: wakeTarget, body: alone))
-        }
-        return model
-    }
-
-    /// The commands with the wake words optional (a window is open).
-    static func windowModel(_ commands: PhraseModel, wake: ParleyConfig.Wake) -> PhraseModel {
-        let prefix = PhraseNode.optional(wakePrefix(wake))
-        var model = commands
-        model.rules = commands.rules.map { rule in
-            var wrapped = rule
-            wrapped.body = .sequence([prefix, rule.body])
-            return wrapped
-        }
-        return model
-    }
-
-    /// What may interrupt the device while it speaks: the cancel phrases,
-    /// with or without the wake words.
-    static func bargeInModel(wake: ParleyConfig.Wake) -> PhraseModel {
-        let phrases = PhraseNode.choice(PhraseCompiler.cancelPhrases.map { .words(PhraseText.normalise($0)) })
-        let body = PhraseNode.sequence([.optional(wakePrefix(wake)), phrases])
-        return PhraseModel(rules: [PhraseRule(id: "bargein.cancel", target: .builtin(PhraseCompiler.Builtin.cancel), body: body)])
-    }
 
     /// The command stage's rejection threshold for a wake sensitivity: the
     /// recogniser's default (-1.0, per-frame log-likelihood ratio to the
@@ -156,21 +105,12 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         -1.0 + (0.5 - min(1, max(0, sensitivity))) * 2
     }
 
-    /// The transcript without the wake words, as the engine expects it.
-    static func stripWake(_ words: [String], wake: ParleyConfig.Wake) -> [String] {
-        var rest = words[...]
-        if rest.first == "hey" { rest = rest.dropFirst() }
-        let name = wake.name.split(separator: " ").map(String.init)
-        if !name.isEmpty, rest.starts(with: name) { rest = rest.dropFirst(name.count) }
-        return Array(rest)
-    }
-
     /// Called for the engine's `.listening` events.
     public func listen(_ mode: ListeningMode) async {
         let commands = await engine.phraseModel()
         let (model, kind): (PhraseModel, Kind) = switch mode {
-        case .commands: (Self.wakeModel(commands, wake: wake), .commands)
-        case .window: (Self.windowModel(commands, wake: wake), .window)
+        case .commands: (wakeGrammar.commands(commands), .commands)
+        case .window: (wakeGrammar.window(commands), .window)
         case .followUp(let answers): (answers, .followUp)
         case .dictation(let answers): (answers, .dictation)
         }
@@ -206,7 +146,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     // MARK: Service
 
     public func run() async throws {
-        let initial = Self.wakeModel(await engine.phraseModel(), wake: wake)
+        let initial = wakeGrammar.commands(await engine.phraseModel())
         let graph = try GrammarCompiler().graph(for: initial)
         shared.withLock { s in
             if s.requested.version == 0 { s.requested = (initial, graph, .commands, 0) }
@@ -345,7 +285,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             detector = wake.named
                 ? try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity)
                 : nil
-            let bargeInModel = ListeningPipeline.bargeInModel(wake: wake)
+            let bargeInModel = pipeline.wakeGrammar.bargeIn
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
         }
@@ -544,10 +484,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             hand("cancel", spokenEnd: nil)
             return
         }
-        if let match = result.match, match.target != Self.wakeTarget {
+        if let match = result.match, match.target != WakeGrammar.aloneTarget {
             shared.withLock { $0.recognitions += 1 }
             let words = result.transcript.split(separator: " ").map(String.init)
-            let text = (kind == .followUp || kind == .dictation ? words : Self.stripWake(words, wake: wake)).joined(separator: " ")
+            let text = (kind == .followUp || kind == .dictation ? words : wakeGrammar.strip(words)).joined(separator: " ")
             logger.info("heard", metadata: [
                 "text": "\(text)", "confidence": "\(result.confidence)",
                 "latency-ms": "\(LatencyProbe.milliseconds(ContinuousClock.now - spokenEnd))", "end-sample": "\(endSample)",
