@@ -130,10 +130,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     public func recognitions() async -> Int { shared.withLock { $0.recognitions } }
 
-    /// Utterances the endpointer ended since start, and samples lost because
-    /// the listen thread fell more than the ring's length behind.
-    public var listeningCounts: (segments: Int, lostSamples: Int64) {
-        shared.withLock { ($0.segments, $0.lostSamples) }
+    /// Utterances the endpointer ended since start, those decided (handed
+    /// to the engine or rejected), and samples lost because the listen
+    /// thread fell more than the ring's length behind.
+    public var listeningCounts: (segments: Int, decided: Int, lostSamples: Int64) {
+        shared.withLock { ($0.segments, $0.recognitions + $0.rejections, $0.lostSamples) }
     }
     public func grammarSize() async -> Int { shared.withLock { $0.grammarSize } }
 
