@@ -127,3 +127,17 @@ struct Oven: ParleyApp {
         #expect(counts.decided == 5, "every order was decoded, though the engine was busy from the first")
     }
 }
+
+/// The listen thread's way into async code never blocks: past its capacity
+/// events are dropped and counted; what was queued arrives in order.
+@Suite struct EngineInboxTests {
+    @Test func aFullInboxDropsAndCountsInsteadOfWaiting() async {
+        let inbox = EngineInbox(capacity: 3)
+        for i in 0..<5 { inbox.send(.text("order \(i)")) }
+        #expect(inbox.dropped == 2)
+        inbox.finish()
+        var received: [Heard] = []
+        for await heard in inbox.events { received.append(heard) }
+        #expect(received == [.text("order 0"), .text("order 1"), .text("order 2")])
+    }
+}
