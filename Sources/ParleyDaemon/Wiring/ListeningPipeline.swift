@@ -192,10 +192,16 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
         var watch = CaptureWatch()
         var dropped = 0
+        var lost: Int64 = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            // Logged here, not on the listen thread (ARCHITECTURE.md pitfall 4).
             if inbox.dropped != dropped {
                 dropped = inbox.dropped
                 logger.error("the engine fell behind: \(dropped) heard events dropped")
+            }
+            if listeningCounts.lostSamples != lost {
+                lost = listeningCounts.lostSamples
+                logger.error("listening fell behind the capture ring: \(lost) samples lost since start")
             }
             if let failure = loadFailure.withLock({ $0 }) {
                 capture.stop()
