@@ -17,7 +17,7 @@ public struct WakeGrammar: Sendable, Equatable {
 
     /// The rule id and target of "hey <name>" alone.
     public static let aloneRuleID = "wake.alone"
-    public static let aloneTarget = PhraseTarget.builtin("wake")
+    public static let aloneTarget = PhraseTarget.builtin(.wake)
     static let hey = "hey"
 
     public init(name: String, direct: Bool = true, named: Bool = true, heyOptional: Bool = false) {
