@@ -6,11 +6,14 @@ import Synchronization
 /// by absolute sample position, so the recogniser can fetch the audio from
 /// just before a wake phrase.
 ///
-/// The writer never waits: it overwrites the oldest samples. A reader copies
-/// what it wants and then re-reads the write position; if the writer lapped
-/// the copied region meanwhile, the read is reported as (partly) lost, in
-/// the manner of a seqlock. Readers block in `waitForSamples` on a futex the
-/// writer bumps once per period (no lock on the writer's side).
+/// The writer never waits: it overwrites the oldest samples. It is a
+/// seqlock: before copying a block the writer publishes the region it is
+/// about to write (`claimed`), and only after copying the new write
+/// position (`written`). A reader copies what `written` says is there and
+/// then re-reads `claimed`; whatever the writer had claimed meanwhile (even
+/// a copy still under way) is reported as lost, never handed out torn.
+/// Readers block in `waitForSamples` on a futex the writer bumps once per
+/// period (no lock on the writer's side).
 public final class AudioRing: @unchecked Sendable {
     // @unchecked: `storage` is written only by the single producer; readers
     // validate every copy against `written` (see type comment).
@@ -21,7 +24,11 @@ public final class AudioRing: @unchecked Sendable {
     public let sampleRate: Int
     private let mask: Int
     private let storage: UnsafeMutablePointer<Int16>
+    /// One past the newest sample completely written.
     private let written = Atomic<Int64>(0)
+    /// One past the newest sample the writer may be writing: samples older
+    /// than `claimed - capacity` may be overwritten at any moment.
+    private let claimed = Atomic<Int64>(0)
     private let futexWord: UnsafeMutablePointer<UInt32>
 
     /// A ring holding at least `seconds` of audio at `sampleRate` (rounded up to a power of two).
@@ -60,6 +67,10 @@ public final class AudioRing: @unchecked Sendable {
             remaining = capacity
         }
         let start = written.load(ordering: .relaxed)
+        // Publish the region before touching it; the fence keeps the sample
+        // stores below from becoming visible before the claim.
+        claimed.store(start + Int64(samples.count), ordering: .relaxed)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
         var index = Int(start) & mask
         while remaining > 0 {
             let chunk = min(remaining, capacity - index)
@@ -99,8 +110,10 @@ public final class AudioRing: @unchecked Sendable {
             copied += chunk
             index = (index + chunk) & mask
         }
-        // Seqlock-style validation: anything the writer overwrote meanwhile is lost.
-        let after = written.load(ordering: .acquiring)
+        // Seqlock validation: the copies above complete before the claim is
+        // read (fence); anything the writer claimed meanwhile may be torn and is lost.
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        let after = claimed.load(ordering: .relaxed)
         let firstValid = after - Int64(capacity)
         if firstValid > start {
             let overwritten = Int(min(Int64(count), firstValid - start))

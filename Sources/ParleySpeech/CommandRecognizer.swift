@@ -24,7 +24,7 @@ public struct CommandResult: Sendable, Equatable {
 /// phone loop far better than the forced grammar path, or is left over as
 /// "silence" where the loop hears phones (`RejectionEvidence`,
 /// `CommandScoring`, shared with `StreamingCommandDecoder`).
-/// Owns one `SphinxDecoder`; use from one thread (see `RecognitionService`).
+/// Owns one `SphinxDecoder`; use from one thread (PocketSphinx decoders are not thread-safe).
 public final class CommandRecognizer {
     public let decoder: SphinxDecoder
     public private(set) var model: PhraseModel

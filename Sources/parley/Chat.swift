@@ -7,6 +7,7 @@ import ParleyExternal
 import ParleyIntents
 import ParleyDaemon
 import ParleyHardware
+import ParleySpeech
 import Synchronization
 
 /// `parley chat`: the text console standing in for microphone, speaker,
@@ -183,14 +184,7 @@ struct Chat: AsyncParsableCommand {
     /// "Hey, order soup" and "Hey computer, order soup" -> "order soup": the
     /// wake words are optional at the console.
     static func withoutWake(_ line: String, deviceName: String) -> String {
-        let words = line.split(separator: " ").map(String.init)
-        guard let first = words.first, PhraseText.normalised(first) == "hey" else { return line }
-        let name = PhraseText.normalise(deviceName)
-        let rest = Array(words.dropFirst())
-        if !name.isEmpty, rest.count >= name.count, rest.prefix(name.count).map(PhraseText.normalised) == name {
-            return rest.dropFirst(name.count).joined(separator: " ")
-        }
-        return rest.joined(separator: " ")
+        WakeGrammar(name: deviceName).strip(text: line)
     }
 }
 

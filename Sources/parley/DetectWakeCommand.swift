@@ -12,7 +12,7 @@ struct DetectWake: ParsableCommand {
     @Option(help: "Wake phrase, e.g. \"computer\" or \"hey computer\". A leading 'hey' is optional when spoken.")
     var wake: String
     @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
-    var sensitivity: Double = ListeningSettings().sensitivity
+    var sensitivity: Double = 0.5
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import ParleyTestKit
 @testable import ParleyAudio
@@ -24,6 +25,41 @@ import ParleyTestKit
         #expect(out == (1_453...1_462).map { Int16($0) })
         // Reading past the end returns only what exists.
         #expect(ring.samples(from: 3_495, count: 50).count == 5)
+    }
+
+    /// A writer lapping the ring while a reader copies its oldest samples:
+    /// every sample a read hands out must be the one written at its
+    /// position (the writer writes each position's own number), so a copy
+    /// torn by a write in progress is caught. Counts, not timing: the reader
+    /// reads as often as it can while the writer runs.
+    @Test func aReadRacingTheWriterIsNeverTorn() {
+        let ring = AudioRing(seconds: 0.05, sampleRate: 16_000)     // 1024 samples
+        let running = Atomic<Bool>(true)
+        let writer = Thread {
+            var block = [Int16](repeating: 0, count: 160)
+            var position: Int64 = 0
+            while running.load(ordering: .relaxed) {
+                for i in block.indices { block[i] = Int16(truncatingIfNeeded: position + Int64(i)) }
+                block.withUnsafeBufferPointer { ring.write($0) }
+                position += Int64(block.count)
+            }
+        }
+        writer.start()
+        var out = [Int16](repeating: 0, count: 512)
+        var accepted = 0, torn = 0, lost = 0
+        while accepted < 20_000 {
+            let oldest = max(0, ring.writePosition - Int64(ring.capacity))
+            let read = out.withUnsafeMutableBufferPointer { ring.read(from: oldest, into: $0) }
+            if read.lost > 0 { lost += 1 }
+            guard read.count > 0 else { continue }
+            accepted += 1
+            for i in 0..<read.count where out[i] != Int16(truncatingIfNeeded: read.position + Int64(i)) {
+                torn += 1
+                break
+            }
+        }
+        running.store(false, ordering: .relaxed)
+        #expect(torn == 0, "\(torn) of \(accepted) reads handed out overwritten samples (\(lost) reported losses)")
     }
 
     @Test func waiterWakesWhenTheProducerWrites() async {

@@ -34,7 +34,7 @@ private struct GateApp: ParleyApp {
 @Suite(.serialized) struct EngineBridgeTests {
     private func bridge(_ clock: ManualClock) throws -> (EngineBridge, ConversationEngine) {
         let registry = try AppRegistry(apps: [TimerApp(), GateApp()])
-        let bridge = EngineBridge(registry: registry, wakeName: "computer", logger: Logger(label: "test"))
+        let bridge = EngineBridge(registry: registry, wake: ParleyConfig.Wake().grammar, logger: Logger(label: "test"))
         let engine = ConversationEngine(registry: registry, stores: EphemeralStores.make(), clock: clock, sink: bridge)
         bridge.attach(engine)
         return (bridge, engine)

@@ -15,11 +15,11 @@ import Testing
     }
 
     @Test func directAndNamedWakeWithHeyRequired() {
-        let model = ListeningPipeline.wakeModel(Self.commands, wake: ParleyConfig.Wake())
+        let model = ParleyConfig.Wake().grammar.commands(Self.commands)
         #expect(ruleID(model, "hey coffee time") == "coffee")
         #expect(ruleID(model, "hey computer coffee time") == "coffee")
         #expect(ruleID(model, "coffee time") == nil)
-        #expect(ruleID(model, "hey computer") == ListeningPipeline.wakeRuleID)
+        #expect(ruleID(model, "hey computer") == WakeGrammar.aloneRuleID)
         #expect(ruleID(model, "computer") == nil)
         #expect(ruleID(model, "computer coffee time") == nil)
     }
@@ -27,8 +27,8 @@ import Testing
     @Test func heyOptionalLetsTheNameAloneWake() {
         var wake = ParleyConfig.Wake()
         wake.heyOptional = true
-        let model = ListeningPipeline.wakeModel(Self.commands, wake: wake)
-        #expect(ruleID(model, "computer") == ListeningPipeline.wakeRuleID)
+        let model = wake.grammar.commands(Self.commands)
+        #expect(ruleID(model, "computer") == WakeGrammar.aloneRuleID)
         #expect(ruleID(model, "computer coffee time") == "coffee")
         #expect(ruleID(model, "hey coffee time") == "coffee")
         #expect(ruleID(model, "coffee time") == nil)
@@ -37,25 +37,25 @@ import Testing
     @Test func namedOnlyNeedsTheName() {
         var wake = ParleyConfig.Wake()
         wake.direct = false
-        let model = ListeningPipeline.wakeModel(Self.commands, wake: wake)
+        let model = wake.grammar.commands(Self.commands)
         #expect(ruleID(model, "hey coffee time") == nil)
         #expect(ruleID(model, "hey computer coffee time") == "coffee")
         var direct = ParleyConfig.Wake()
         direct.named = false
-        let directModel = ListeningPipeline.wakeModel(Self.commands, wake: direct)
+        let directModel = direct.grammar.commands(Self.commands)
         #expect(ruleID(directModel, "hey coffee time") == "coffee")
         #expect(ruleID(directModel, "hey computer") == nil)
     }
 
     @Test func aWindowTakesCommandsWithOrWithoutTheWakeWords() {
-        let model = ListeningPipeline.windowModel(Self.commands, wake: ParleyConfig.Wake())
+        let model = ParleyConfig.Wake().grammar.window(Self.commands)
         #expect(ruleID(model, "coffee time") == "coffee")
         #expect(ruleID(model, "hey computer coffee time") == "coffee")
-        #expect(ListeningPipeline.stripWake(["hey", "computer", "coffee", "time"], wake: ParleyConfig.Wake()) == ["coffee", "time"])
+        #expect(ParleyConfig.Wake().grammar.strip(["hey", "computer", "coffee", "time"]) == ["coffee", "time"])
     }
 
     @Test func whileSpeakingOnlyCancelPhrasesAreHeard() {
-        let model = ListeningPipeline.bargeInModel(wake: ParleyConfig.Wake())
+        let model = ParleyConfig.Wake().grammar.bargeIn
         let matcher = PhraseMatcher(model: model)
         #expect(matcher.match(["stop"])?.target == .builtin(PhraseCompiler.Builtin.cancel))
         #expect(matcher.match(["hey", "computer", "never", "mind"])?.target == .builtin(PhraseCompiler.Builtin.cancel))

@@ -94,38 +94,6 @@ import Testing
         #expect(noisySNR < cleanSNR - 5, "clean \(cleanSNR) dB, 6 dB mix \(noisySNR) dB")
     }
 
-    @Test func serviceWakesThenUnderstandsTheCommand() throws {
-        final class Box: @unchecked Sendable {
-            let lock = NSLock()
-            var events: [RecognitionEvent] = []
-        }
-        let box = Box()
-        var settings = ListeningSettings()
-        settings.sensitivity = 0.7
-        let service = try RecognitionService(model: Self.coffee, settings: settings) { event in
-            box.lock.lock(); box.events.append(event); box.lock.unlock()
-        }
-        let wake = try PCMAudio.read(try SharedData.wavFiles(in: SharedData.wakeComputer)[0])
-        let item = try labelled(1)[0]
-        let command = try PCMAudio.read(item.file)
-        let silence = [Int16](repeating: 0, count: 8000)
-        let stream = silence + wake.samples + command.samples + silence + silence
-        var index = 0
-        while index < stream.count {
-            let end = min(stream.count, index + 512)
-            service.feed(Array(stream[index..<end]))
-            index = end
-        }
-        service.drain()
-        service.stop()
-        box.lock.lock(); defer { box.lock.unlock() }
-        guard box.events.count == 2, case .wake = box.events[0], case .command(let result) = box.events[1] else {
-            Issue.record("events: \(box.events)")
-            return
-        }
-        #expect(isUnderstood(intent: item.intent, slots: item.slots, result: result.match), "heard \(result.transcript)")
-    }
-
     @Test func synthesizedSpeechDecodesBackToTheSentence() throws {
         let synth = try SpeechSynthesizer()
         let sentence = "your twelve ounce latte will be ready in 10 min"

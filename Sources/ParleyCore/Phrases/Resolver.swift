@@ -245,6 +245,14 @@ public struct Resolver: Sendable {
         return nil
     }
 
+    /// The rule `words` belong to exactly (no filler words dropped), for
+    /// word strings a grammar produced: the recogniser's matcher uses this,
+    /// so speech and text agree on the rule (among rules that all match,
+    /// the one binding most slots).
+    public func resolveExactly(words: [String]) -> Resolution? {
+        words.isEmpty ? nil : match(words)
+    }
+
     /// Drops filler words: leading ones, then anywhere.
     public static func stripFillers(_ words: [String]) -> [String] {
         var rest = ArraySlice(words)

@@ -1,3 +1,4 @@
+import ParleySpeech
 import Foundation
 
 /// Everything `/etc/parley/parley.yaml` can set, with defaults that run on a
@@ -185,5 +186,12 @@ public enum AudioEndpoint: Sendable, Equatable, CustomStringConvertible {
         case .file(let path): "file:\(path)"
         case .spool(let path): "spool:\(path)"
         }
+    }
+}
+
+extension ParleyConfig.Wake {
+    /// The wake policy these settings choose (ParleySpeech owns it).
+    public var grammar: WakeGrammar {
+        WakeGrammar(name: name, direct: direct, named: named, heyOptional: heyOptional)
     }
 }

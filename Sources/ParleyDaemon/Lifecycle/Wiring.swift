@@ -18,7 +18,7 @@ public enum Wiring {
     {
         let apps = try await externalApps(config: config)
         let registry = apps.registry
-        let bridge = EngineBridge(registry: registry, wakeName: config.wake.name, logger: Logger(label: "parley.engine"))
+        let bridge = EngineBridge(registry: registry, wake: config.wake.grammar, logger: Logger(label: "parley.engine"))
         let board = try Board.load(from: BoardLocator.locate(config.board))
         // Opened before the engine is made: whether the button can be read
         // decides how confirmations are asked (a missing chip never stops the start).

@@ -3,6 +3,7 @@ import ServiceLifecycle
 import Logging
 import ParleyCore
 import ParleyIntents
+import ParleySpeech
 import Synchronization
 
 /// Where the engine's events go besides the bridge's own bookkeeping: the
@@ -52,12 +53,13 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
     private let registryBox: Mutex<AppRegistry>
     /// The installed apps (external ones change while the daemon runs).
     public var registry: AppRegistry { registryBox.withLock { $0 } }
-    public let wakeName: String
+    /// Strips the wake words off `parley say` text.
+    public let wake: WakeGrammar
     private let logger: Logger
 
-    public init(registry: AppRegistry, wakeName: String, logger: Logger) {
+    public init(registry: AppRegistry, wake: WakeGrammar, logger: Logger) {
         registryBox = Mutex(registry)
-        self.wakeName = wakeName
+        self.wake = wake
         self.logger = logger
     }
 
@@ -128,17 +130,7 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
 
     /// "hey, coffee time" / "hey computer, coffee time" → "coffee time":
     /// `parley say` text is handled as what follows the wake word.
-    func withoutWake(_ text: String) -> String {
-        var words = text.split(whereSeparator: \.isWhitespace).map(String.init)
-        func bare(_ word: String) -> String { PhraseText.normalised(word) }
-        guard let first = words.first, bare(first) == "hey" else { return text }
-        words.removeFirst()
-        let name = PhraseText.normalise(wakeName)
-        if !name.isEmpty, words.count >= name.count, words.prefix(name.count).map(bare) == name {
-            words.removeFirst(name.count)
-        }
-        return words.joined(separator: " ")
-    }
+    func withoutWake(_ text: String) -> String { wake.strip(text: text) }
 
     public func press(_ press: ButtonPress) async throws {
         await engine.button(Self.gesture(press))

@@ -26,11 +26,15 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     let capture: CaptureService
     private let engine: ConversationEngine
     private let wake: ParleyConfig.Wake
+    /// The wake words' grammar and stripping, from `wake`.
+    let wakeGrammar: WakeGrammar
     private let endpointSilence: Duration
     private let playbackName: String
     private let logger: Logger
     private let shared = Mutex(Shared())
     private let stopping = Atomic<Bool>(false)
+    /// What the listen thread hands to the engine (rare events, bounded).
+    private let inbox = EngineInbox()
 
     /// Which grammar an utterance is decoded with.
     enum Kind: Sendable, Equatable {
@@ -52,6 +56,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var requested = (model: PhraseModel(), graph: WordGraph?.none, kind: Kind.commands, version: 0)
         var recognitions = 0
         var rejections = 0
+        /// Utterances the endpointer ended, and samples the listen thread
+        /// found overwritten in the ring before it read them.
+        var segments = 0
+        var lostSamples: Int64 = 0
         var grammarSize = 0
     }
 
@@ -82,66 +90,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.capture = capture
         self.engine = engine
         self.wake = wake
+        self.wakeGrammar = wake.grammar
         self.endpointSilence = endpointSilence
         self.playbackName = playbackName
         self.logger = logger
     }
 
     // MARK: Grammars
-
-    /// The rule id of "hey <name>" alone.
-    static let wakeRuleID = "wake.alone"
-    static let wakeTarget = PhraseTarget.builtin(.wake)
-
-    /// The words that may come before a command: "hey" (direct), "hey
-    /// <name>" (named; the name alone too when `heyOptional`).
-    static func wakePrefix(_ wake: ParleyConfig.Wake) -> PhraseNode {
-        let hey = PhraseNode.words(["hey"])
-        let name = PhraseNode.words(wake.name.split(separator: " ").map(String.init))
-        let named: PhraseNode = wake.heyOptional ? .sequence([.optional(hey), name]) : .sequence([hey, name])
-        switch (wake.direct, wake.named) {
-        case (true, true): return wake.heyOptional ? .choice([hey, named]) : .sequence([hey, .optional(name)])
-        case (true, false): return hey
-        default: return named
-        }
-    }
-
-    /// Every command preceded by the wake; in named mode also the wake alone.
-    static func wakeModel(_ commands: PhraseModel, wake: ParleyConfig.Wake) -> PhraseModel {
-        let prefix = wakePrefix(wake)
-        var model = commands
-        model.rules = commands.rules.map { rule in
-            var wrapped = rule
-            wrapped.body = .sequence([prefix, rule.body])
-            return wrapped
-        }
-        if wake.named {
-            let name = PhraseNode.words(wake.name.split(separator: " ").map(String.init))
-            let alone: PhraseNode = wake.heyOptional ? .sequence([.optional(.words(["hey"])), name]) : .sequence([.words(["hey"]), name])
-            model.rules.append(PhraseRule(id: wakeRuleID, target: wakeTarget, body: alone))
-        }
-        return model
-    }
-
-    /// The commands with the wake words optional (a window is open).
-    static func windowModel(_ commands: PhraseModel, wake: ParleyConfig.Wake) -> PhraseModel {
-        let prefix = PhraseNode.optional(wakePrefix(wake))
-        var model = commands
-        model.rules = commands.rules.map { rule in
-            var wrapped = rule
-            wrapped.body = .sequence([prefix, rule.body])
-            return wrapped
-        }
-        return model
-    }
-
-    /// What may interrupt the device while it speaks: the cancel phrases,
-    /// with or without the wake words.
-    static func bargeInModel(wake: ParleyConfig.Wake) -> PhraseModel {
-        let phrases = PhraseNode.choice(PhraseCompiler.cancelPhrases.map { .words(PhraseText.normalise($0)) })
-        let body = PhraseNode.sequence([.optional(wakePrefix(wake)), phrases])
-        return PhraseModel(rules: [PhraseRule(id: "bargein.cancel", target: .builtin(PhraseCompiler.Builtin.cancel), body: body)])
-    }
 
     /// The command stage's rejection threshold for a wake sensitivity: the
     /// recogniser's default (-1.0, per-frame log-likelihood ratio to the
@@ -150,21 +105,12 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         -1.0 + (0.5 - min(1, max(0, sensitivity))) * 2
     }
 
-    /// The transcript without the wake words, as the engine expects it.
-    static func stripWake(_ words: [String], wake: ParleyConfig.Wake) -> [String] {
-        var rest = words[...]
-        if rest.first == "hey" { rest = rest.dropFirst() }
-        let name = wake.name.split(separator: " ").map(String.init)
-        if !name.isEmpty, rest.starts(with: name) { rest = rest.dropFirst(name.count) }
-        return Array(rest)
-    }
-
     /// Called for the engine's `.listening` events.
     public func listen(_ mode: ListeningMode) async {
         let commands = await engine.phraseModel()
         let (model, kind): (PhraseModel, Kind) = switch mode {
-        case .commands: (Self.wakeModel(commands, wake: wake), .commands)
-        case .window: (Self.windowModel(commands, wake: wake), .window)
+        case .commands: (wakeGrammar.commands(commands), .commands)
+        case .window: (wakeGrammar.window(commands), .window)
         case .followUp(let answers): (answers, .followUp)
         case .dictation(let answers): (answers, .dictation)
         }
@@ -183,6 +129,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     // MARK: Ports
 
     public func recognitions() async -> Int { shared.withLock { $0.recognitions } }
+
+    /// Utterances the endpointer ended since start, those decided (handed
+    /// to the engine or rejected), and samples lost because the listen
+    /// thread fell more than the ring's length behind.
+    public var listeningCounts: (segments: Int, decided: Int, lostSamples: Int64) {
+        shared.withLock { ($0.segments, $0.recognitions + $0.rejections, $0.lostSamples) }
+    }
     public func grammarSize() async -> Int { shared.withLock { $0.grammarSize } }
 
     public func audioStatus() async -> AudioStatus {
@@ -194,7 +147,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     // MARK: Service
 
     public func run() async throws {
-        let initial = Self.wakeModel(await engine.phraseModel(), wake: wake)
+        let initial = wakeGrammar.commands(await engine.phraseModel())
         let graph = try GrammarCompiler().graph(for: initial)
         shared.withLock { s in
             if s.requested.version == 0 { s.requested = (initial, graph, .commands, 0) }
@@ -230,8 +183,26 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
         thread.name = "parley-listen"
         thread.start()
+        let delivery = Task { [inbox, engine] in
+            for await heard in inbox.events { await engine.start(heard) }
+        }
+        defer {
+            inbox.finish()
+            delivery.cancel()
+        }
         var watch = CaptureWatch()
+        var dropped = 0
+        var lost: Int64 = 0
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            // Logged here, not on the listen thread (ARCHITECTURE.md pitfall 4).
+            if inbox.dropped != dropped {
+                dropped = inbox.dropped
+                logger.error("the engine fell behind: \(dropped) heard events dropped")
+            }
+            if listeningCounts.lostSamples != lost {
+                lost = listeningCounts.lostSamples
+                logger.error("listening fell behind the capture ring: \(lost) samples lost since start")
+            }
             if let failure = loadFailure.withLock({ $0 }) {
                 capture.stop()
                 throw ListeningError(description: "the recogniser could not start: \(failure)")
@@ -289,11 +260,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     private let loopDone = Atomic<Bool>(false)
 
-    /// The utterance being decoded while it is spoken.
+    /// The utterance being decoded while it is spoken (the segmenter
+    /// decides what is fed; this is what the daemon keeps beside it).
     private struct Utterance {
-        var start: Int64
-        /// Everything before this stream position has been fed to the decoders.
-        var fed: Int64
         /// Everything before this position has been fed to the wake detector.
         var wakeFed: Int64
         var kind: Kind
@@ -323,7 +292,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             detector = wake.named
                 ? try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity)
                 : nil
-            let bargeInModel = ListeningPipeline.bargeInModel(wake: wake)
+            let bargeInModel = pipeline.wakeGrammar.bargeIn
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
         }
@@ -393,104 +362,80 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
     }
 
-    /// Reads the ring, endpoints, and feeds the decoders while the person
-    /// speaks, holding back only the part of the trailing silence the
-    /// endpointer will cut off (trailing silence minus post-roll), so the
-    /// decoders see exactly the endpointed utterance; at its end only
-    /// ps_end_utt and scoring remain.
+    /// Reads the ring, endpoints, and carries out the `UtteranceSegmenter`'s
+    /// decisions (the same ones `parley understand` is measured on): the
+    /// decoders are fed while the person speaks, so at an utterance's end
+    /// only ps_end_utt and scoring remain.
     private func listenLoop(_ listener: Listener, from start: Int64) {
         let ring = capture.ring
         let milliseconds = Int(endpointSilence.components.seconds * 1000
             + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
         let endpointer = Endpointer(configuration: EndpointerConfiguration(trailingSilenceMilliseconds: milliseconds))
         let configuration = endpointer.configuration
-        // While in speech the utterance's end is at least this far before the
-        // newest sample (plus one frame: the endpointer may still hold a partial one).
-        let holdBack = Int64(max(0, milliseconds - min(configuration.postRollMilliseconds, milliseconds))
-            * configuration.sampleRate / 1000) + Int64(configuration.frameSamples)
+        var segmenter = UtteranceSegmenter(endpointer: configuration)
         let preRoll = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         var position = start
         var buffer = [Int16](repeating: 0, count: 1_600)
         var events: [EndpointEvent] = []
         var utterance: Utterance?
-        let shaping = UtteranceListening()
-        let leadIn = Int64(shaping.decoderLeadInMilliseconds * configuration.sampleRate / 1000)
-        let hold = Int64(shaping.phraseHoldMilliseconds * configuration.sampleRate / 1000)
-        // A speech end held open because the words so far are not a whole
-        // phrase yet (`UtteranceListening.phraseHoldMilliseconds`).
-        var held: (start: Int64, end: Int64, until: Int64)?
-        /// Ends the open utterance at `end` and acts on it.
-        func end(_ current: inout Utterance, start: Int64, end: Int64) {
-            if end > current.fed {
-                listener.feed(ring.samples(from: current.fed, count: Int(end - current.fed)), kind: current.kind)
+
+        func act(_ decisions: [UtteranceSegmenter.Decision]) {
+            for decision in decisions {
+                switch decision {
+                case .begin(_, let speech):
+                    let kind = listener.prepare(speaking: isSpeaking())
+                    listener.begin(kind)
+                    utterance = Utterance(wakeFed: speech, kind: kind)
+                case .feed(let range):
+                    listener.feed(ring.samples(from: range.lowerBound, count: Int(range.count)), kind: utterance?.kind ?? .commands)
+                case .checkPhrase:
+                    act(segmenter.phraseChecked(whole: (try? listener.recognizer.wordsSoFarFormAPhrase()) ?? true))
+                case .finish(let range):
+                    guard var current = utterance else { continue }
+                    utterance = nil
+                    // When the last sample of the utterance was captured (the ring
+                    // is filled in real time), for the latency figures.
+                    let age = Double(ring.writePosition - range.upperBound) / Double(ring.sampleRate)
+                    let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
+                    finish(&current, listener: listener, ring: ring, position: position,
+                           samples: { ring.samples(from: range.lowerBound, count: Int(range.count)) },
+                           spokenEnd: spokenEnd, endSample: range.upperBound)
+                case .cancel:
+                    listener.cancel()
+                }
             }
-            // When the last sample of the utterance was captured (the ring
-            // is filled in real time), for the latency figures.
-            let age = Double(ring.writePosition - end) / Double(ring.sampleRate)
-            let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
-            finish(&current, listener: listener, ring: ring, position: position,
-                   samples: { ring.samples(from: start, count: Int(end - start)) },
-                   spokenEnd: spokenEnd, endSample: end)
         }
+
         while !stopping.load(ordering: .acquiring) {
             guard ring.waitForSamples(after: position, timeoutNanoseconds: 100_000_000) else { continue }
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
+            if read.lost > 0 { shared.withLock { $0.lostSamples += read.lost } }
             guard read.count > 0 else { continue }
             position = read.position + Int64(read.count)
             buffer.withUnsafeBufferPointer { all in
                 endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { events.append($0) }
             }
             for event in events {
-                switch event {
-                case .speechStarted(let start, _):
-                    if held != nil, utterance != nil { held = nil; continue }  // the command goes on
-                    let kind = listener.prepare(speaking: isSpeaking())
-                    listener.begin(kind)
-                    // The decoders also get some of the room before the speech (lead-in).
-                    let first = max(start - leadIn, ring.oldestPosition + 1_600)
-                    utterance = Utterance(start: first, fed: first, wakeFed: start, kind: kind)
-                case .speechEnded(_, let segmentEnd, _):
-                    guard var current = utterance else { continue }
-                    if hold > 0, current.kind == .commands || current.kind == .followUp, !listener.isStale {
-                        if segmentEnd > current.fed {
-                            listener.feed(ring.samples(from: current.fed, count: Int(segmentEnd - current.fed)), kind: current.kind)
-                            current.fed = segmentEnd
-                            utterance = current
-                        }
-                        if (try? listener.recognizer.wordsSoFarFormAPhrase()) == false {
-                            held = (current.start, segmentEnd, segmentEnd + hold)
-                            continue
-                        }
-                    }
-                    utterance = nil
-                    held = nil
-                    end(&current, start: current.start, end: segmentEnd)
-                }
+                if case .speechEnded = event { shared.withLock { $0.segments += 1 } }
+                // Held for the rest of a phrase only with a grammar of whole
+                // phrases that is still the one asked for.
+                let holdAllowed = (utterance?.kind == .commands || utterance?.kind == .followUp) && !listener.isStale
+                act(segmenter.handle(event, floor: ring.oldestPosition + 1_600, holdAllowed: holdAllowed))
             }
             events.removeAll(keepingCapacity: true)
-            if let pending = held, position >= pending.until, var current = utterance {
-                held = nil
-                utterance = nil
-                end(&current, start: pending.start, end: pending.end)
-            }
-            guard var current = utterance else { continue }
-            if current.kind == .bargeIn && !isSpeaking() {
+            if let current = utterance, current.kind == .bargeIn, !isSpeaking() {
                 // The device stopped talking mid-utterance: what follows is the
                 // person's (an answer, a command), so start again with the
                 // grammar of the moment from just before now.
-                listener.cancel()
-                let restart = max(current.start, position - preRoll)
-                current = Utterance(start: restart, fed: restart, wakeFed: restart, kind: listener.prepare(speaking: false))
-                listener.begin(current.kind)
+                act(segmenter.restart(from: position - preRoll))
             }
-            if position - holdBack > current.fed {
-                listener.feed(ring.samples(from: current.fed, count: Int(position - holdBack - current.fed)), kind: current.kind)
-                current.fed = position - holdBack
+            act(segmenter.advance(to: position))
+            if var current = utterance {
+                feedWakeDetector(&current, listener: listener, ring: ring, upTo: position)
+                utterance = current
             }
-            feedWakeDetector(&current, listener: listener, ring: ring, upTo: position)
-            utterance = current
         }
-        if utterance != nil { listener.cancel() }
+        act(segmenter.stop())
     }
 
     /// Streams a commands utterance through the wake detector (named mode).
@@ -546,10 +491,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             hand("cancel", spokenEnd: nil)
             return
         }
-        if let match = result.match, match.target != Self.wakeTarget {
+        if let match = result.match, match.target != WakeGrammar.aloneTarget {
             shared.withLock { $0.recognitions += 1 }
             let words = result.transcript.split(separator: " ").map(String.init)
-            let text = (kind == .followUp || kind == .dictation ? words : Self.stripWake(words, wake: wake)).joined(separator: " ")
+            let text = (kind == .followUp || kind == .dictation ? words : wakeGrammar.strip(words)).joined(separator: " ")
             logger.info("heard", metadata: [
                 "text": "\(text)", "confidence": "\(result.confidence)",
                 "latency-ms": "\(LatencyProbe.milliseconds(ContinuousClock.now - spokenEnd))", "end-sample": "\(endSample)",
@@ -575,30 +520,18 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         feedWakeDetector(&utterance, listener: listener, ring: ring, upTo: position)
         if kind == .commands && utterance.woke {
             logger.info("woken", metadata: ["name": "\(wake.name)"])
-            let engine = self.engine, window = Wiring.seconds(wake.window)
-            run { await engine.woken(window: window) }
+            inbox.send(.woken(window: Wiring.seconds(wake.window)))
             return
         }
         shared.withLock { $0.rejections += 1 }
         logger.debug("rejected", metadata: ["heard": "\(result.transcript)", "why": "\(result.rejection ?? "wake not confirmed")"])
     }
 
-    /// Hands text to the engine and waits until it has taken it, so
-    /// utterances are heard in order.
+    /// Hands text to the engine without waiting for it: the listen thread
+    /// goes on listening (a "cancel" must be heard while an app performs).
     private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?) {
         if let spokenEnd { latency.commandEnded(at: spokenEnd) }
-        let engine = self.engine
-        run { await engine.hear(text, confidence: nil) }
-    }
-
-    /// Runs `work` on the cooperative pool and blocks this (listen) thread until it is done.
-    private func run(_ work: @escaping @Sendable () async -> Void) {
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            await work()
-            done.signal()
-        }
-        done.wait()
+        inbox.send(.text(text))
     }
 }
 

@@ -1,0 +1,151 @@
+import Foundation
+import Logging
+import ParleyAudio
+import ParleyCore
+import ParleySpeech
+import ParleyTestKit
+import Synchronization
+import Testing
+
+@testable import ParleyDaemon
+
+/// An oven whose bread takes as long as the test wants: its perform waits
+/// until cancelled, or until the test ends it.
+struct BakeBread: AppIntent {
+    static let title = "Bake bread"
+    static let category = IntentCategory.generic
+    static let timeLimit: TimeInterval = 3_600
+    /// Performs started, and performs that ended by cancellation.
+    static let started = Atomic<Int>(0)
+    static let cancelled = Atomic<Int>(0)
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult {
+        Self.started.add(1, ordering: .sequentiallyConsistent)
+        do {
+            try await Task.sleep(for: .seconds(3_600))
+        } catch {
+            Self.cancelled.add(1, ordering: .sequentiallyConsistent)
+            throw error
+        }
+        return IntentResult(dialog: "The bread is baked.")
+    }
+}
+
+struct Oven: ParleyApp {
+    let identifier = "Oven"
+    let name = "Oven"
+    var intents: [any AppIntent.Type] { [BakeBread.self] }
+    var shortcuts: [AppShortcut] {
+        [AppShortcut(intent: BakeBread.self, phrases: ["bake bread with {app}"], shortTitle: "Bake bread")]
+    }
+}
+
+/// The daemon's listening pipeline in-process: synthesised speech in a WAV
+/// file, captured through ALSA's file plugin into the ring, endpointed,
+/// decoded by PocketSphinx and handed to a real engine whose one intent
+/// performs until cancelled. The listen thread never waits for the engine.
+@Suite(.serialized) struct ListeningPipelineTests {
+    static let silence = [Int16](repeating: 0, count: 16_000)
+
+    /// Speech rendered by espeak-ng, each line followed by a second of silence.
+    static func speech(_ lines: [String]) throws -> [Int16] {
+        let synth = try SpeechSynthesizer()
+        var samples = silence
+        for line in lines { samples += try synth.render16k(line).samples + silence }
+        return samples
+    }
+
+    struct Running {
+        let pipeline: ListeningPipeline
+        let harness: EngineHarness
+        let task: Task<Void, any Error>
+        func stop() async {
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+
+    static func start(_ samples: [Int16], in dir: TemporaryDirectory, pacing: Pacing, ringSeconds: Double) async throws -> Running {
+        let wav = URL(fileURLWithPath: dir.file("in.wav"))
+        try WAVFile.write(samples, sampleRate: 16_000, to: wav)
+        let capture = try CaptureService(configuration: CaptureConfiguration.file(
+            wav: wav, workDirectory: URL(fileURLWithPath: dir.path), pacing: pacing, ringSeconds: ringSeconds))
+        let harness = try EngineHarness(apps: [Oven()], primaryApp: "Oven")
+        var wake = ParleyConfig.Wake()
+        wake.named = false  // direct "hey <phrase>" only: no wake detector needed
+        let pipeline = ListeningPipeline(
+            capture: capture, engine: harness.engine, wake: wake, endpointSilence: .milliseconds(600),
+            playbackName: "none", latency: LatencyProbe(), logger: Logger(label: "test"))
+        let task = Task { try await pipeline.run() }
+        return Running(pipeline: pipeline, harness: harness, task: task)
+    }
+
+    /// Polls `condition` (every 50 ms, at most `polls` times; a bound for a
+    /// broken build, not a timing assertion: under the whole suite the
+    /// cooperative pool the engine runs on can be busy for minutes with
+    /// other suites' decoding); true once it holds.
+    static func eventually(polls: Int = 6_000, _ condition: () async -> Bool) async -> Bool {
+        for _ in 0..<polls {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return await condition()
+    }
+
+    @Test func cancelSpokenWhileAnIntentPerformsStopsItAndTheDeviceSaysSo() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let startedBefore = BakeBread.started.load(ordering: .sequentiallyConsistent)
+        let cancelledBefore = BakeBread.cancelled.load(ordering: .sequentiallyConsistent)
+        let audio = try Self.speech(["hey bake bread with oven", "hey cancel"])
+        let running = try await Self.start(audio, in: dir, pacing: .device, ringSeconds: 16)
+        let sink = running.harness.sink
+        let cancelled = await Self.eventually { await sink.spoken.contains("Cancelled.") }
+        // The engine stops the perform itself, before the pipeline is stopped (the suite is serialized).
+        let performStopped = await Self.eventually {
+            BakeBread.cancelled.load(ordering: .sequentiallyConsistent) == cancelledBefore + 1
+        }
+        await running.stop()
+        #expect(performStopped, "the performing intent was cancelled by the spoken cancel")
+        #expect(BakeBread.started.load(ordering: .sequentiallyConsistent) == startedBefore + 1, "the order was performing")
+        let spoken = await sink.spoken
+        #expect(cancelled, "said: \(spoken)")
+        #expect(await sink.performed.isEmpty, "a cancelled run performs nothing")
+        #expect(running.pipeline.listeningCounts.segments == 2)
+    }
+
+    /// Five orders in a row, the first of which never finishes performing,
+    /// at the pace of a microphone into a ring shorter than the rest of the
+    /// recording: a listen thread waiting for the engine would let the ring
+    /// overwrite what follows.
+    @Test func noAudioIsLostWhileTheEngineIsBusy() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let audio = try Self.speech(Array(repeating: "hey bake bread with oven", count: 5))
+        let ringSeconds = 3.0
+        #expect(Double(audio.count) / 16_000 > 3 * ringSeconds, "the recording outlasts the ring")
+        let running = try await Self.start(audio, in: dir, pacing: .realTime, ringSeconds: ringSeconds)
+        let pipeline = running.pipeline
+        let ended = await Self.eventually {
+            pipeline.capture.status.state == .endOfInput && pipeline.listeningCounts.segments >= 5
+        }
+        let counts = pipeline.listeningCounts
+        await running.stop()
+        #expect(ended, "segments \(counts.segments)")
+        #expect(counts.lostSamples == 0)
+        #expect(counts.segments == 5)
+        #expect(counts.decided == 5, "every order was decoded, though the engine was busy from the first")
+    }
+}
+
+/// The listen thread's way into async code never blocks: past its capacity
+/// events are dropped and counted; what was queued arrives in order.
+@Suite struct EngineInboxTests {
+    @Test func aFullInboxDropsAndCountsInsteadOfWaiting() async {
+        let inbox = EngineInbox(capacity: 3)
+        for i in 0..<5 { inbox.send(.text("order \(i)")) }
+        #expect(inbox.dropped == 2)
+        inbox.finish()
+        var received: [Heard] = []
+        for await heard in inbox.events { received.append(heard) }
+        #expect(received == [.text("order 0"), .text("order 1"), .text("order 2")])
+    }
+}
