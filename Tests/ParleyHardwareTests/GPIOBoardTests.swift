@@ -170,6 +170,36 @@ struct GPIOBoardTests {
         board.shutdown()
     }
 
+    #if LibgpiodV2
+    /// v2 has no lookup by label: every chip is opened and asked for its
+    /// label, and the ones that do not match are closed again.
+    @Test func v2FindsTheChipByLabelAmongSeveral() throws {
+        let h = GPIOHarness()
+        h.mock.setChipPaths(["/dev/gpiochip0": "rp1-other", "/dev/gpiochip1": "pinctrl-bcm2711"])
+        let board = try h.open()
+        #expect(board.isButtonAvailable)
+        #expect(Array(h.mock.gpiodTrace.prefix(5)) == [
+            "gpiod_chip_open(/dev/gpiochip0)", "gpiod_chip_get_info()", "gpiod_chip_close()",
+            "gpiod_chip_open(/dev/gpiochip1)", "gpiod_chip_get_info()",
+        ])
+        #expect(h.mock.openChips == 1)
+        board.shutdown()
+        #expect(h.mock.openChips == 0)
+        #expect(h.mock.requestedLines.isEmpty)
+    }
+
+    /// A device name or path is opened directly, as v1's lookup did.
+    @Test func v2OpensNamesAndPathsDirectly() throws {
+        let h = GPIOHarness()
+        let board = try h.open(gpioBoardYAML.replacingOccurrences(of: "chip: pinctrl-bcm2711", with: "chip: [gpiochip7, /dev/gpiochip0]"))
+        #expect(board.isButtonAvailable)
+        #expect(Array(h.mock.gpiodTrace.prefix(3)) == [
+            "gpiod_chip_open(/dev/gpiochip7)", "gpiod_chip_open(/dev/gpiochip0)", "gpiod_chip_get_info()",
+        ])
+        board.shutdown()
+    }
+    #endif
+
     @Test func eintrIsRetried() throws {
         let h = GPIOHarness()
         h.mock.fail(GPIODMock.Call.chipOpen, errno: EINTR, times: 2)

@@ -63,6 +63,8 @@ final class GPIODMock: Sendable {
         }
     }
 
+    /// The chips by device path, with their labels (v2's lookup).
+    func setChipPaths(_ chips: [String: String]) { state.withLock { $0.chipPaths = chips } }
     /// No GPIO chip at all.
     func removeAllChips() { state.withLock { $0.chips = []; $0.chipPaths = [:] } }
     func setValue(_ offset: UInt32, _ value: Int32) { state.withLock { $0.lineValues[offset] = value } }

@@ -126,3 +126,38 @@ in_compiler() {
             bash -euc "cd \"\$0\" && exec \"\$@\"" "$SRC" "$@"
     ' in_compiler "$COMPILER_ROOT" "$@"
 }
+
+# A fresh Debian 13 root for tests (minbase, systemd's tools, no Parley),
+# kept as a tarball in the cache and keyed by its package versions; arm64 is
+# made under qemu-user (binfmt_misc). Prints the tarball's path.
+debian13_base_root() {
+    local arch=$1
+    local link="$PARLEY_CACHE/debian13-$arch-base.tar"
+    if [ ! -f "$link" ]; then
+        ensure_host_tools
+        local tmp="$PARLEY_CACHE/debian13-$arch-base.new.tar"
+        log "making a Debian 13 $arch root (minbase + systemd) in $tmp"
+        mmdebstrap --variant=minbase --architectures="$arch" --include=systemd,ca-certificates \
+            --customize-hook='chroot "$1" dpkg-query -W -f="\${Package}:\${Architecture} \${Version}\n" > "$1/etc/parley-base-versions"' \
+            trixie "$tmp" "$DEBIAN_MIRROR" >&2
+        local key
+        key=$(tar -xOf "$tmp" ./etc/parley-base-versions | sort | sha256sum | cut -c1-12)
+        mv "$tmp" "$PARLEY_CACHE/debian13-$arch-base-$key.tar"
+        ln -sfn "debian13-$arch-base-$key.tar" "$link"
+    fi
+    readlink -f "$link"
+}
+
+# Runs a command inside a Debian root (arm64 ones through qemu-user) with
+# /proc, /dev and a fresh /run, in a private mount namespace.
+in_root() {
+    local root=$1; shift
+    unshare --mount --propagation private -- bash -euc '
+        root=$1; shift
+        mount -t proc proc "$root/proc"
+        mount --rbind /dev "$root/dev"
+        mount -t tmpfs tmpfs "$root/run"
+        mount -t tmpfs tmpfs "$root/tmp"
+        exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
+    ' in_root "$root" "$@"
+}
