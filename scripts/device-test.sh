@@ -77,7 +77,7 @@ start_daemon() {
     i=0
     until parley status >/tmp/status 2>/dev/null; do
         i=$((i + 1))
-        if [ $i -gt 600 ] || ! kill -0 $pid 2>/dev/null; then echo "daemon: not ready"; return 1; fi
+        if [ $i -gt 1500 ] || ! kill -0 $pid 2>/dev/null; then echo "daemon: not ready"; return 1; fi
         sleep 0.2
     done
 }

@@ -16,21 +16,10 @@ data=$(readlink -f "${1:-../shared/data/coffee-maker/clean}")
 require_root
 ensure_host_tools
 
-version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ParleyDaemon/Lifecycle/DaemonController.swift)
 results=out/understand
 mkdir -p "$results"
 for arch in amd64 arm64; do
-    deb=out/deb/parley_${version}_$arch.deb
-    [ -f "$deb" ] || bash scripts/package-deb.sh "$arch" >/dev/null
-    root=$PWD/out/understand-root-$arch
-    # The installed root is kept while the package is the same.
-    if ! cmp -s "$deb" "$root/var/cache/parley-test/parley.deb"; then
-        rm -rf "$root"
-        mkdir -p "$root/var/cache/parley-test"
-        tar -xf "$(debian13_base_root "$arch")" -C "$root"
-        cp "$deb" "$root/var/cache/parley-test/parley.deb"
-        in_root "$root" sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends /var/cache/parley-test/parley.deb' >&2
-    fi
+    root=$(installed_root "$arch")
     rm -rf "$root/var/tmp/recordings"
     cp -r "$data" "$root/var/tmp/recordings"
     log "parley understand on $(ls "$data" | wc -l) recordings, $arch"

@@ -161,3 +161,22 @@ in_root() {
         exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
     ' in_root "$root" "$@"
 }
+
+# A Debian 13 root of `arch` with out/deb's package installed by apt, kept in
+# out/installed-root-<arch> while the package is the same. Prints its path.
+installed_root() {
+    local arch=$1 version deb root
+    version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ParleyDaemon/Lifecycle/DaemonController.swift)
+    deb=out/deb/parley_${version}_$arch.deb
+    [ -f "$deb" ] || bash scripts/package-deb.sh "$arch" >/dev/null
+    root=$PWD/out/installed-root-$arch
+    if ! cmp -s "$deb" "$root/var/cache/parley-test/parley.deb"; then
+        rm -rf "$root"
+        mkdir -p "$root"
+        tar -xf "$(debian13_base_root "$arch")" -C "$root"
+        mkdir -p "$root/var/cache/parley-test"
+        cp "$deb" "$root/var/cache/parley-test/parley.deb"
+        in_root "$root" sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends /var/cache/parley-test/parley.deb' >&2
+    fi
+    echo "$root"
+}
