@@ -11,8 +11,8 @@
 #   3. stop: SIGTERM while a question is open, STOP_RUNS times: parleyd must
 #      exit with status 0 every time (it crashed in 3 of 4 such runs under
 #      qemu-user before the fix), and the stop time is printed;
-#   4. unit tests (--tests): the hardware module's tests (libgpiod v2 path)
-#      built for this architecture by `cross-build.sh <arch> --tests`;
+#   4. unit tests (--tests): scripts/device-unit-tests.sh, the hardware
+#      module's tests (libgpiod v2 path) built for this architecture;
 #   5. upgrade, remove, purge: a changed conffile and the state survive a
 #      reinstall and a remove; purge removes the state.
 #
@@ -114,18 +114,7 @@ check "stop: no crash in the log" sh -c "! grep -q 'Fatal error' '$root/var/log/
 
 # MARK: 4. Unit tests of the hardware module (libgpiod v2) on this architecture.
 if $run_tests; then
-    bundle=out/$arch-tests/ParleyPackageTests.xctest
-    [ -f "$bundle" ] || bash scripts/cross-build.sh "$arch" --tests >/dev/null
-    eval "$(bash scripts/swift-sdk.sh)"
-    bundle_var=SDK_BUNDLE_$arch
-    # The test runtime (XCTest, Swift Testing) beside the product's.
-    mkdir -p "$root/usr/lib/swift"
-    cp -a "${!bundle_var}/debian13-$arch/sysroot/usr/lib/swift/linux" "$root/usr/lib/swift/"
-    cp "$bundle" "$root/root/ParleyPackageTests.xctest"
-    tests_out=$(in_root "$root" /root/ParleyPackageTests.xctest --testing-library swift-testing \
-        --filter ParleyHardwareTests 2>&1 || true)
-    echo "$tests_out" | tail -5 | sed "s/^/     $arch /"
-    check "unit tests: ParleyHardwareTests (libgpiod v2) pass" grep -q 'Test run with .* tests .*passed' <<<"$tests_out"
+    check "unit tests: ParleyHardwareTests (libgpiod v2) pass" bash scripts/device-unit-tests.sh "$arch"
 fi
 
 # MARK: 5. Upgrade (reinstall), remove, purge.

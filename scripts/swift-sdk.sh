@@ -72,6 +72,16 @@ COMPILER_ROOT=$(readlink -f "$PARLEY_CACHE/compiler")
 
 # MARK: 2. Debian 13 sysroots and SDK bundles.
 
+# Debian's swiftlang 6.2.3 ships the module of Swift Testing's Foundation
+# overlay (_Testing_Foundation, cross-imported when a test imports Testing
+# and Foundation) but not its library, so every test bundle fails to link
+# (`unable to find library -l_Testing_Foundation`). Parley's tests use none
+# of the overlay's API; without its cross-import declaration the compiler
+# does not import it and nothing asks for the library.
+drop_testing_foundation_overlay() {
+    rm -rf "$1/Testing.swiftcrossimport" "$1/_Testing_Foundation.swiftmodule"
+}
+
 # What Parley's C modules include and link (Package.swift's systemLibrary
 # targets), plus the C and C++ runtime the Swift runtime links against.
 SYSROOT_PACKAGES=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libasound2-dev,libpocketsphinx-dev,libsphinxbase-dev,libgpiod-dev,libespeak-ng-dev,libsqlite3-dev,zlib1g-dev
@@ -111,6 +121,7 @@ make_sdk() {
         done
         rm -rf "$x"
     fi
+    drop_testing_foundation_overlay "$res/swift/linux"
     write_sdk_json "$bundle" "$arch" "$triple"
     {
         echo "swiftlang $(chroot_query_version "$COMPILER_ROOT" swiftlang)"
@@ -133,8 +144,9 @@ for arch in arm64 amd64; do
 done
 
 # The bundle's JSON files are rewritten every time (cheap), so a change to
-# them reaches a cached SDK without a rebuild.
+# them reaches a cached SDK without a rebuild; so is the overlay removal.
 for arch in arm64 amd64; do
+    drop_testing_foundation_overlay "$(readlink -f "$PARLEY_CACHE/sdk-$arch")/parley-debian13-$arch.artifactbundle/debian13-$arch/sysroot/usr/lib/swift/linux"
     write_sdk_json "$(readlink -f "$PARLEY_CACHE/sdk-$arch")/parley-debian13-$arch.artifactbundle" "$arch" "$(swift_triple "$arch")"
 done
 

@@ -137,7 +137,7 @@ debian13_base_root() {
         ensure_host_tools
         local tmp="$PARLEY_CACHE/debian13-$arch-base.new.tar"
         log "making a Debian 13 $arch root (minbase + systemd) in $tmp"
-        mmdebstrap --variant=minbase --architectures="$arch" --include=systemd,ca-certificates \
+        mmdebstrap --variant=minbase --architectures="$arch" --include=systemd \
             --customize-hook='chroot "$1" dpkg-query -W -f="\${Package}:\${Architecture} \${Version}\n" > "$1/etc/parley-base-versions"' \
             trixie "$tmp" "$DEBIAN_MIRROR" >&2
         local key
