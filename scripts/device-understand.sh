@@ -21,7 +21,7 @@ mkdir -p "$results"
 for arch in amd64 arm64; do
     root=$(installed_root "$arch")
     rm -rf "$root/var/tmp/recordings"
-    cp -r "$data" "$root/var/tmp/recordings"
+    cp -rL "$data" "$root/var/tmp/recordings"
     log "parley understand on $(ls "$data" | wc -l) recordings, $arch"
     start=$(date +%s)
     in_root "$root" nice -n 10 sh -c 'parley understand --app coffee-maker /var/tmp/recordings/*.wav' >"$results/$arch.jsonl"

@@ -18,12 +18,17 @@ bundle=out/$arch-tests/ParleyPackageTests.xctest
 [ -f "$bundle" ] || bash scripts/cross-build.sh "$arch" --tests >/dev/null
 eval "$(bash scripts/swift-sdk.sh)"
 bundle_var=SDK_BUNDLE_$arch
-root=$(installed_root "$arch")
+# ROOT: another Debian 13 root with the dependencies (e.g. device-test.sh's).
+root=${ROOT:-$(installed_root "$arch")}
 # The test runtime (XCTest, Swift Testing) where the bundle's RUNPATH points.
 rm -rf "$root/usr/lib/swift/linux"
 mkdir -p "$root/usr/lib/swift"
 cp -a "${!bundle_var}/debian13-$arch/sysroot/usr/lib/swift/linux" "$root/usr/lib/swift/"
 cp "$bundle" "$root/root/ParleyPackageTests.xctest"
+# Tests find the shipped board files beside their sources (#filePath).
+rm -rf "$root$PWD/board"
+mkdir -p "$root$PWD"
+cp -r board "$root$PWD/board"
 out=$(in_root "$root" nice -n 10 /root/ParleyPackageTests.xctest --testing-library swift-testing --filter "$FILTER" 2>&1) || true
 echo "$out" | grep -E '✘|passed|failed' | tail -40
 grep -qE '^✔ Test run with [0-9]+ tests? .*passed' <<<"$out"
