@@ -11,6 +11,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
+  jq                                                # the Shopping List example app (examples/apps)
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -12,3 +12,6 @@ if grep -E "^$PWD/(Sources|Tests)/.*warning:" "$log"; then
   echo "test.sh: compiler warnings in Parley's code (see above)" >&2; exit 1
 fi
 swift test --skip-build 2>&1
+# The example external apps' own tests (their handlers through their protocol).
+python3 examples/apps/kitchen-lights/test_handler.py
+examples/apps/shopping-list/test.sh

@@ -48,8 +48,25 @@ public struct ParameterDefinition: Sendable {
     public var parent: ParentCondition?
     /// Finite options known without the app (enums, booleans, durations).
     public var staticOptions: [ParameterOption]?
-    /// Hooks into the value type, for entities and parsing.
-    public var valueType: any IntentParameterValue.Type
+    /// Where the values come from beyond `staticOptions`: an entity's query,
+    /// an external app's handler. A value, not a metatype, so an app that is
+    /// not a Swift type can answer too.
+    public var valueType: any ParameterValueSource
+
+    public init(name: String, title: String, prompt: String, kind: ParameterKind, isOptional: Bool,
+                defaultValue: String? = nil, bounds: ParameterBounds? = nil, parent: ParentCondition? = nil,
+                staticOptions: [ParameterOption]? = nil, valueType: any ParameterValueSource) {
+        self.name = name
+        self.title = title
+        self.prompt = prompt
+        self.kind = kind
+        self.isOptional = isOptional
+        self.defaultValue = defaultValue
+        self.bounds = bounds
+        self.parent = parent
+        self.staticOptions = staticOptions
+        self.valueType = valueType
+    }
 
     /// True when the parameter's values form a finite list (may appear in a phrase).
     public var isFinite: Bool { kind == .entity || staticOptions != nil }
@@ -114,7 +131,7 @@ public struct Parameter<Value: IntentParameterValue>: AnyIntentParameter {
             prompt: prompt ?? "Which \(title.lowercased())?",
             kind: Value.parameterKind, isOptional: Value.isOptionalType,
             defaultValue: defaultValue.map(\.canonicalValue).flatMap { $0.isEmpty ? nil : $0 },
-            bounds: bounds, parent: parent, staticOptions: Value.staticOptions, valueType: Value.self)
+            bounds: bounds, parent: parent, staticOptions: Value.staticOptions, valueType: TypeValueSource<Value>())
     }
 
     public func assign(canonical: String?, context: IntentContext) async throws -> Bool {
@@ -148,27 +165,52 @@ public enum IntentReflection {
     }
 }
 
-/// What the runtime knows about one intent type.
+/// What the runtime knows about one intent, whatever implements it: a Swift
+/// `AppIntent` type (found by reflection) or an external app's handler
+/// (described by its manifest).
 public struct IntentDescriptor: Sendable {
-    public var type: any AppIntent.Type
     public var identifier: String
     public var title: String
+    public var description: String
     public var category: IntentCategory
+    /// "Order {quantity} {soup}": parameter names in braces; empty: the title.
+    public var parameterSummary: String
+    public var requiresConfirmation: Bool
+    /// How long `perform` may take, in seconds.
+    public var timeLimit: TimeInterval
     public var parameters: [ParameterDefinition]
+    /// Makes the object one run resolves and performs.
+    public var implementation: any IntentImplementation
+    /// The Swift type, for intents compiled into Parley.
+    public var swiftType: (any AppIntent.Type)?
 
     public init(_ type: any AppIntent.Type) {
-        self.type = type
-        identifier = type.identifier
-        title = type.title
-        category = type.category
-        parameters = IntentReflection.definitions(of: type)
+        self.init(identifier: type.identifier, title: type.title, description: type.description, category: type.category,
+                  parameterSummary: type.parameterSummary, requiresConfirmation: type.requiresConfirmation,
+                  timeLimit: type.timeLimit, parameters: IntentReflection.definitions(of: type),
+                  implementation: SwiftIntentImplementation(type: type))
+        swiftType = type
+    }
+
+    public init(identifier: String, title: String, description: String? = nil, category: IntentCategory,
+                parameterSummary: String = "", requiresConfirmation: Bool? = nil, timeLimit: TimeInterval = 10,
+                parameters: [ParameterDefinition], implementation: any IntentImplementation) {
+        self.identifier = identifier
+        self.title = title
+        self.description = description ?? title
+        self.category = category
+        self.parameterSummary = parameterSummary
+        self.requiresConfirmation = requiresConfirmation ?? category.requiresConfirmation
+        self.timeLimit = timeLimit
+        self.parameters = parameters
+        self.implementation = implementation
     }
 
     public func parameter(_ name: String) -> ParameterDefinition? { parameters.first { $0.name == name } }
 
     /// The parameter summary with values filled in ("Order one clam chowder for pickup").
     public func summary(values: [String: String]) -> String {
-        var text = type.parameterSummary.isEmpty ? title : type.parameterSummary
+        var text = parameterSummary.isEmpty ? title : parameterSummary
         for definition in parameters {
             let spoken = values[definition.name].map { value in
                 if definition.kind == .integer, let number = Int(value), number >= 0, number < 1_000_000 {

@@ -4,6 +4,8 @@ public struct RegistrationProblem: Sendable, Hashable, CustomStringConvertible {
         case phraseWithoutAppName, twoParametersInPhrase, openParameterInPhrase, unknownParameterInPhrase
         case tooManyShortcuts, duplicatePhrase, unknownParent, intentNotDeclared, duplicateApp
         case unknownTemplateList, malformedTemplate, unknownPrimaryApp
+        /// Two apps answer to the same spoken name ("{app}" would be ambiguous).
+        case duplicateAppName
     }
     public var kind: Kind
     public var app: String
@@ -41,14 +43,42 @@ public enum RegistrationValidator {
     /// Throws `RegistrationError` listing every problem of the apps together.
     /// `primaryApp` (an identifier) may use phrases that do not name it.
     public static func validate(_ apps: [any ParleyApp], primaryApp: String?) throws {
+        try validate(apps.map(AppDescription.init), primaryApp: primaryApp)
+    }
+
+    /// The same rules on descriptions, for apps that are not Swift types.
+    public static func validate(_ apps: [AppDescription], primaryApp: String?) throws {
+        let problems = problems(of: apps, primaryApp: primaryApp)
+        if !problems.isEmpty { throw RegistrationError(problems: problems) }
+    }
+
+    /// Every problem of the apps together, in order; a problem about two apps
+    /// (a clash) is reported on the later one, so apps added after those
+    /// installed carry the blame.
+    public static func problems(of apps: [AppDescription], primaryApp: String?) -> [RegistrationProblem] {
         var problems: [RegistrationProblem] = []
         var seenApps = Set<String>()
+        var nameOwners: [String: (identifier: String, name: String)] = [:]
         var phraseOwners: [String: (app: String, phrase: String)] = [:]
         for app in apps {
             if !seenApps.insert(app.identifier).inserted {
                 problems.append(.init(kind: .duplicateApp, app: app.name, message: "another app has the identifier '\(app.identifier)'"))
             }
-            let descriptors = Dictionary(app.intents.map { ($0.identifier, IntentDescriptor($0)) }, uniquingKeysWith: { a, _ in a })
+            // Reported after the app's other problems: a shared name usually
+            // shows first as a clash of phrases, which names the phrase.
+            var nameClashes: [RegistrationProblem] = []
+            for spoken in app.allNames.map(PhraseText.normalised) where !spoken.isEmpty {
+                if let owner = nameOwners[spoken] {
+                    if owner.identifier != app.identifier {
+                        nameClashes.append(.init(kind: .duplicateAppName, app: app.name,
+                            message: "the name '\(spoken)' already names the app '\(owner.name)'"))
+                    }
+                } else {
+                    nameOwners[spoken] = (app.identifier, app.name)
+                }
+            }
+            defer { problems += nameClashes }
+            let descriptors = Dictionary(app.intents.map { ($0.identifier, $0) }, uniquingKeysWith: { a, _ in a })
             for descriptor in descriptors.values.sorted(by: { $0.identifier < $1.identifier }) {
                 let names = Set(descriptor.parameters.map(\.name))
                 for parameter in descriptor.parameters {
@@ -119,7 +149,7 @@ public enum RegistrationValidator {
                 }
             }
         }
-        if !problems.isEmpty { throw RegistrationError(problems: problems) }
+        return problems
     }
 
     /// The `$list:binding` slots of a template.

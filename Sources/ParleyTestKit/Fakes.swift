@@ -13,7 +13,8 @@ public actor RecordingSink: EngineOutputSink {
     public var spoken: [String] { events.compactMap { if case .spoke(let s) = $0 { s } else { nil } } }
     public var leds: [DeviceState] { events.compactMap { if case .led(let s) = $0 { s } else { nil } } }
     public var performed: [PerformedIntent] { events.compactMap { if case .performed(let p) = $0 { p } else { nil } } }
-    public var sounds: [String] { events.compactMap { if case .sound(let s) = $0 { s } else { nil } } }
+    /// Sounds played so far, by name ("chime").
+    public var sounds: [String] { events.compactMap { if case .sound(let s) = $0 { s.rawValue } else { nil } } }
     /// Removes and returns the events since the last call.
     public func drain() -> [EngineEvent] { defer { events = [] }; return events }
 }
@@ -56,14 +57,15 @@ public struct EngineHarness: Sendable {
     public let donations: InMemoryDonationStore
     public let appData: InMemoryAppDataStore
 
-    public init(apps: [any ParleyApp], primaryApp: String? = nil, configuration: EngineConfiguration = EngineConfiguration(),
+    public init(apps: [any ParleyApp], external: [AppDescription] = [], primaryApp: String? = nil,
+                configuration: EngineConfiguration = EngineConfiguration(),
                 donations: [Donation] = [], clock: ManualClock = ManualClock()) throws {
         self.clock = clock
         sink = RecordingSink()
         self.donations = InMemoryDonationStore(donations)
         appData = InMemoryAppDataStore()
         let stores = ParleyStores(donations: self.donations, customPhrases: InMemoryCustomPhraseStore(), appData: appData)
-        engine = ConversationEngine(registry: try AppRegistry(apps: apps, primaryApp: primaryApp), stores: stores,
+        engine = ConversationEngine(registry: try AppRegistry(apps: apps, external: external, primaryApp: primaryApp), stores: stores,
                                     clock: clock, sink: sink, configuration: configuration)
     }
 
@@ -89,6 +91,16 @@ public struct EngineHarness: Sendable {
         _ = await sink.drain()
         clock.advance(by: seconds)
         await engine.tick(deviceSpeaking: deviceSpeaking)
+        return await spokenSinceDrain()
+    }
+
+    /// Sets the wall clock alone forwards or backwards (NTP after boot), lets
+    /// the engine react, returns what it said.
+    @discardableResult
+    public func jumpWallClock(by seconds: TimeInterval) async -> [String] {
+        _ = await sink.drain()
+        clock.jumpWallClock(by: seconds)
+        await engine.tick()
         return await spokenSinceDrain()
     }
 

@@ -1,15 +1,56 @@
 import ArgumentParser
+import Foundation
+import Logging
+import ParleyApps
 import ParleyDaemon
+import ParleyExternal
+import ParleyIntents
 
+/// `parley apps` lists the apps (its default); `parley apps check FOLDER`
+/// validates an external app's folder without a daemon.
 struct AppsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "apps", abstract: "List the installed apps.")
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "List the installed apps, or check an app folder.",
+        subcommands: [AppsListCommand.self, AppsCheckCommand.self], defaultSubcommand: AppsListCommand.self)
+}
+
+struct AppsCheckCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check",
+        abstract: "Check an app folder's manifest.yaml against every rule, without a daemon.",
+        discussion: "Exit status 0 when the app would load; 1 with one FILE:LINE:COLUMN: reason line per problem.")
+    @Argument(help: "The app folder (it holds manifest.yaml).") var folder: String
+    @Option(help: "Also check against the apps in this apps folder (clashes with them).") var apps: String?
+
+    func run() throws {
+        let url = URL(fileURLWithPath: folder)
+        var installed = BundledApps.all.map(AppDescription.init)
+        if let apps {
+            installed += AppsFolder.load(directory: URL(fileURLWithPath: apps), builtIn: installed, logger: Logger(label: "parley.apps") { _ in SwiftLogNoOpLogHandler() })
+                .loaded.filter { $0.manifest.folder.standardizedFileURL != url.standardizedFileURL }.map(\.description)
+        }
+        do {
+            let app = try ExternalApp.load(folder: url, installed: installed, logger: Logger(label: "parley.apps") { _ in SwiftLogNoOpLogHandler() })
+            let phrases = app.description.shortcuts.reduce(0) { $0 + $1.phrases.count }
+            print("\(app.manifest.file): ok: \(app.description.identifier) (\(app.description.name)), "
+                + "\(app.description.intents.count) intents, \(app.description.shortcuts.count) shortcuts, \(phrases) phrases")
+        } catch {
+            for problem in error.errors { print(problem.description) }
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct AppsListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the installed apps.")
     @OptionGroup var options: ControlOptions
 
     func run() throws {
         let apps = try options.send(.apps).apps ?? []
         output(options, apps.map { app in
             let synonyms = app.synonyms.isEmpty ? "" : " (also: \(app.synonyms.joined(separator: ", ")))"
-            return "\(app.name)\(app.primary ? " [primary]" : "")\(synonyms): \(app.intents.joined(separator: ", "))"
+            let kind = app.external == true ? " [external]" : app.external == false ? " [built-in]" : ""
+            return "\(app.name)\(app.primary ? " [primary]" : "")\(kind)\(synonyms): \(app.intents.joined(separator: ", "))"
         }.joined(separator: "\n"))
     }
 }

@@ -1,7 +1,10 @@
 import ArgumentParser
 import Foundation
 import ParleyApps
+import Logging
 import ParleyCore
+import ParleyExternal
+import ParleyIntents
 import Synchronization
 
 /// `parley chat`: the text console standing in for microphone, speaker,
@@ -40,6 +43,10 @@ struct Chat: AsyncParsableCommand {
             help: "A state folder (SQLite, as the daemon's) so donations, custom phrases and notes persist across sessions; without it the session's state is forgotten at exit.")
     var stateDirectory: String?
 
+    @Option(name: .customLong("apps"),
+            help: "An apps folder: every app folder in it is loaded (handlers started) as the daemon loads <state directory>/apps.")
+    var appsFolder: String?
+
     func validate() throws {
         _ = try Self.categories(voiceConfirm)
     }
@@ -62,16 +69,29 @@ struct Chat: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let external = try await loadApps()
+        do {
+            try await converse(external: external?.apps ?? [])
+        } catch {
+            await external?.host.stopAll()
+            throw error
+        }
+        // The handlers get `shutdown` and end with the console.
+        await external?.host.stopAll()
+    }
+
+    func converse(external: [AppDescription]) async throws {
         let registry: AppRegistry
         do {
-            registry = try AppRegistry(apps: BundledApps.all, primaryApp: primaryApp.lowercased() == "none" ? nil : primaryApp)
+            registry = try AppRegistry(apps: BundledApps.all, external: external,
+                                       primaryApp: primaryApp.lowercased() == "none" ? nil : primaryApp)
         } catch {
             throw ValidationError("--primary-app: \(error)")
         }
         var configuration = try Self.categories(voiceConfirm).map(EngineConfiguration.init(voiceConfirmableCategories:)) ?? EngineConfiguration()
         configuration.tipsEnabled = !noTips
-        configuration.doublePressPhrase = doublePress
-        configuration.voiceTrigger = "console"
+        configuration.doublePress = doublePress.map { .run(phrase: $0) } ?? .nothing
+        configuration.voiceTrigger = .console
         let clock = SteppedClock()
         let sink = ConsoleSink()
         let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(stateDirectory: stateDirectory), clock: clock,
@@ -109,6 +129,27 @@ struct Chat: AsyncParsableCommand {
                 ConsoleSink.log("parley chat: unknown command '\(line)'; expected :press, :long-press, :double-press, :wait N, :mute, :unmute or :quit")
             }
         }
+    }
+
+    /// The --apps folder loaded, handlers started; each refused folder's
+    /// errors go to standard error (FILE:LINE:COLUMN: reason), the rest load.
+    func loadApps() async throws -> (host: ExternalAppsHost, apps: [AppDescription])? {
+        guard let appsFolder else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: appsFolder, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("--apps: '\(appsFolder)' is not a folder")
+        }
+        let logger = Logger(label: "parley.apps") { StreamLogHandler.standardError(label: $0) }
+        // With --state, app data persists beside the console's state, as the daemon's does.
+        let data = URL(fileURLWithPath: stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-chat-\(getpid())").path)
+            .appendingPathComponent("app-data")
+        let host = ExternalAppsHost(directory: URL(fileURLWithPath: appsFolder), builtIn: BundledApps.all.map(AppDescription.init),
+                                    dataDirectory: data, logger: logger)
+        await host.refresh()
+        for (name, errors) in await host.refusals.sorted(by: { $0.key < $1.key }) {
+            ConsoleSink.log("parley chat: app folder '\(name)' refused:\n\(errors.description)")
+        }
+        return (host, await host.descriptions)
     }
 
     /// "Hey, order soup" and "Hey computer, order soup" -> "order soup": the

@@ -52,6 +52,7 @@ import Testing
             timeouts: {answer: 10s, confirmation: 2min, perform: 1500ms}
             tips: false
             state_directory: /tmp/parley-state
+            apps_folder: /srv/parley-apps
             control_socket: /tmp/parley.sock
             control_group: parley
             log_level: debug
@@ -74,6 +75,13 @@ import Testing
         #expect(config.timeouts.perform == .milliseconds(1500))
         #expect(config.tips == false && config.controlGroup == "parley" && config.logLevel == "debug")
         #expect(config.databasePath == "/tmp/parley-state/state.db")
+        #expect(config.appsFolderPath == "/srv/parley-apps")
+    }
+
+    @Test func theAppsFolderIsInsideTheStateDirectoryByDefault() throws {
+        let config = try ConfigLoader.parse("state_directory: /tmp/s\n", file: "parley.yaml")
+        #expect(config.appsFolderPath == "/tmp/s/apps")
+        #expect(try ConfigLoader.parse("state_directory: /tmp/s\napps_folder: mine\n", file: "parley.yaml").appsFolderPath == "/tmp/s/mine")
     }
 
     @Test func unknownKeyIsRefusedWithLineAndKey() {

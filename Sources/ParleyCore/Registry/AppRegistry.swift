@@ -1,14 +1,26 @@
-/// The installed apps, validated, with their intents described by reflection.
-/// One app may be primary: its phrases need not name it and its command
-/// templates are compiled.
+/// The installed apps, validated: the apps compiled into Parley (their
+/// intents described by reflection) and external apps (described by their
+/// manifests). The engine sees only `AppDescription`s, so both kinds take
+/// part in everything alike. One app may be primary: its phrases need not
+/// name it and its command templates are compiled.
 public struct AppRegistry: Sendable {
-    public let apps: [any ParleyApp]
+    public let apps: [AppDescription]
     public let primaryApp: String?
+    /// The Swift apps this registry was made from (kept to make a registry
+    /// with other external apps).
+    private let swiftApps: [AppDescription]
     private let descriptors: [String: [String: IntentDescriptor]]
 
     /// Validates the apps (SPEC 4 rules) and describes their intents.
     /// `primaryApp` is an identifier, a name or a synonym of one of the apps.
-    public init(apps: [any ParleyApp], primaryApp: String? = nil) throws {
+    /// `external` apps were checked when they were loaded; they are checked
+    /// again here together with the rest.
+    public init(apps: [any ParleyApp], external: [AppDescription] = [], primaryApp: String? = nil) throws {
+        try self.init(swiftApps: apps.map(AppDescription.init), external: external, primaryApp: primaryApp)
+    }
+
+    private init(swiftApps: [AppDescription], external: [AppDescription], primaryApp: String?) throws {
+        let apps = swiftApps + external
         var primaryID: String?
         if let primaryApp {
             guard let app = Self.find(primaryApp, in: apps) else {
@@ -19,26 +31,44 @@ public struct AppRegistry: Sendable {
         }
         try RegistrationValidator.validate(apps, primaryApp: primaryID)
         self.apps = apps
+        self.swiftApps = swiftApps
         self.primaryApp = primaryID
         var descriptors: [String: [String: IntentDescriptor]] = [:]
         for app in apps {
-            for intent in app.intents { descriptors[app.identifier, default: [:]][intent.identifier] = IntentDescriptor(intent) }
+            for intent in app.intents { descriptors[app.identifier, default: [:]][intent.identifier] = intent }
         }
         self.descriptors = descriptors
     }
 
-    public func app(_ identifier: String) -> (any ParleyApp)? { apps.first { $0.identifier == identifier } }
+    /// The same Swift apps and primary app with these external apps instead
+    /// (an app folder added, changed or removed).
+    public func replacingExternal(_ external: [AppDescription]) throws -> AppRegistry {
+        try AppRegistry(swiftApps: swiftApps, external: external, primaryApp: primaryApp)
+    }
+
+    /// The external apps (from an apps folder).
+    public var externalApps: [AppDescription] { apps.filter(\.isExternal) }
+
+    public func app(_ identifier: String) -> AppDescription? { apps.first { $0.identifier == identifier } }
 
     /// The app a person or a tool names: its identifier, name or a synonym,
     /// in any case ("Coffee Maker", "CoffeeMaker", "barista").
-    public func app(named text: String) -> (any ParleyApp)? { Self.find(text, in: apps) }
+    public func app(named text: String) -> AppDescription? { Self.find(text, in: apps) }
 
-    private static func find(_ text: String, in apps: [any ParleyApp]) -> (any ParleyApp)? {
+    private static func find(_ text: String, in apps: [AppDescription]) -> AppDescription? {
         let wanted = PhraseText.normalised(text)
         return apps.first { app in
             app.identifier == text || app.identifier.lowercased() == text.lowercased()
                 || app.allNames.contains { PhraseText.normalised($0) == wanted }
         }
+    }
+
+    /// An intent by app identifier and intent identifier, as shortcut files
+    /// write it (`run: KitchenLights.SetLight`); built-in and external alike.
+    public func intent(_ qualified: String) -> (app: AppDescription, intent: IntentDescriptor)? {
+        let parts = qualified.split(separator: ".", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let app = app(parts[0]), let intent = descriptor(app: parts[0], intent: parts[1]) else { return nil }
+        return (app, intent)
     }
 
     /// Checks a custom phrase's target as a person or a tool gave it and

@@ -59,6 +59,7 @@ public enum ConfigLoader {
             case "timeouts": try readTimeouts(field, into: &config.timeouts)
             case "tips": config.tips = try field.bool()
             case "state_directory": config.stateDirectory = try field.absolutePath()
+            case "apps_folder": config.appsFolder = try field.string()
             case "control_socket": config.controlSocket = try field.absolutePath()
             case "control_group": config.controlGroup = try field.optionalString()
             case "log_level":

@@ -20,6 +20,10 @@ public struct ParleyConfig: Sendable, Equatable {
     public var tips: Bool = true
     /// `state_directory`: where the SQLite state lives.
     public var stateDirectory: String = "/var/lib/parley"
+    /// `apps_folder`: the external apps folder (one subfolder per app, each
+    /// with a manifest.yaml), watched while the daemon runs. Relative paths
+    /// are inside the state directory; the default is `<state directory>/apps`.
+    public var appsFolder: String = "apps"
     /// `control_socket`: the Unix socket `parley` talks to.
     public var controlSocket: String = "/run/parley/parley.sock"
     /// `control_group`: group owning the socket (members may use `parley`);
@@ -142,6 +146,9 @@ public struct ParleyConfig: Sendable, Equatable {
 
     /// The SQLite file.
     public var databasePath: String { resolvedPath("state.db") }
+
+    /// The external apps folder, resolved.
+    public var appsFolderPath: String { resolvedPath(appsFolder) }
 }
 
 /// An audio device: an ALSA PCM, or a file (read as the microphone, written

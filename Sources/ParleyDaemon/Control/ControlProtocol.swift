@@ -139,11 +139,17 @@ public struct AppSummary: Sendable, Codable, Equatable {
     public var synonyms: [String]
     public var intents: [String]
     public var primary: Bool
-    public init(name: String, synonyms: [String], intents: [String], primary: Bool) {
+    /// The identifier (`KitchenLights`, as in shortcut files); nil from an older daemon.
+    public var identifier: String?
+    /// True for an app from the apps folder; nil from an older daemon.
+    public var external: Bool?
+    public init(name: String, synonyms: [String], intents: [String], primary: Bool, identifier: String? = nil, external: Bool? = nil) {
         self.name = name
         self.synonyms = synonyms
         self.intents = intents
         self.primary = primary
+        self.identifier = identifier
+        self.external = external
     }
 }
 

@@ -3,6 +3,7 @@ import Logging
 import ParleyApps
 import ParleyAudio
 import ParleyCore
+import ParleyExternal
 import ParleyHardware
 import ParleyIntents
 import ParleyStore
@@ -15,7 +16,8 @@ public enum Wiring {
     public static func components(config: ParleyConfig, store: StateStore, logger: Logger) async throws
         -> DaemonComponents
     {
-        let registry = try AppRegistry(apps: BundledApps.all, primaryApp: config.primaryApp)
+        let apps = try await externalApps(config: config)
+        let registry = apps.registry
         let bridge = EngineBridge(registry: registry, wakeName: config.wake.name, logger: Logger(label: "parley.engine"))
         let board = try Board.load(from: BoardLocator.locate(config.board))
         // Opened before the engine is made: whether the button can be read
@@ -38,10 +40,11 @@ public enum Wiring {
         let speaker = try makeSpeaker(config: config, playback: devices.playback, latency: latency, logger: logger)
         var services: [any Service] = [
             boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }),
+            AppsService(host: apps.host, logger: Logger(label: "parley.apps")) { await bridge.installExternalApps($0) },
         ]
         if let speaker {
             outputs.speak = { await speaker.speak($0) }
-            outputs.sound = { _ in speaker.chime() }
+            outputs.sound = { speaker.play($0) }
             services.append(speaker)
         }
         let spool = try makeSpool(config: config, capture: devices.capture)
@@ -63,6 +66,26 @@ public enum Wiring {
         return DaemonComponents(
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
             spool: spool, services: services)
+    }
+
+    /// The apps folder loaded (its handlers started) and the registry of the
+    /// built-in apps with them. A folder that breaks a rule is refused alone
+    /// (logged); should the whole set still not register, the daemon starts
+    /// with the built-in apps only.
+    static func externalApps(config: ParleyConfig) async throws -> (registry: AppRegistry, host: ExternalAppsHost) {
+        let logger = Logger(label: "parley.apps")
+        let folder = URL(fileURLWithPath: config.appsFolderPath)
+        AppsService.prepare(directory: folder, logger: logger)
+        let host = ExternalAppsHost(directory: folder, builtIn: BundledApps.all.map(AppDescription.init),
+                                    dataDirectory: URL(fileURLWithPath: config.resolvedPath("app-data")), logger: logger)
+        await host.refresh()
+        do {
+            return (try AppRegistry(apps: BundledApps.all, external: await host.descriptions, primaryApp: config.primaryApp), host)
+        } catch {
+            logger.error("apps: the external apps cannot be registered with the built-in ones; starting without them: \(error)")
+            await host.stopAll()
+            return (try AppRegistry(apps: BundledApps.all, primaryApp: config.primaryApp), host)
+        }
     }
 
     /// The devices sound goes through: those parley.yaml names, else the
@@ -165,10 +188,10 @@ public enum Wiring {
         engine.suggestsOnIdlePress = board.button.whenIdle == .suggestion
         engine.buttonAvailable = buttonAvailable
         switch board.button.doublePress {
-        case .none: engine.doublePressPhrase = nil
-        case .repeatLast: engine.doublePressPhrase = "repeat"
-        case .listShortcuts: engine.doublePressPhrase = "what can i say"
-        case .runShortcut(let name): engine.doublePressPhrase = name
+        case .none: engine.doublePress = .nothing
+        case .repeatLast: engine.doublePress = .repeatLast
+        case .listShortcuts: engine.doublePress = .listShortcuts
+        case .runShortcut(let name): engine.doublePress = .run(phrase: name)
         }
         return engine
     }

@@ -11,8 +11,8 @@ import Synchronization
 public struct EngineOutputs: Sendable {
     /// Speaks a line (espeak-ng to the playback device); returns when queued.
     public var speak: (@Sendable (String) async -> Void)?
-    /// Plays a named sound ("chime").
-    public var sound: (@Sendable (String) async -> Void)?
+    /// Plays a sound (a chime, the wake tone).
+    public var sound: (@Sendable (EngineSound) async -> Void)?
     /// Shows a state on the LEDs.
     public var led: (@Sendable (ParleyCore.DeviceState) -> Void)?
     /// Switches the recogniser between commands and follow-up answers.
@@ -25,24 +25,38 @@ public struct EngineOutputs: Sendable {
 /// `say`, `press`, `apps`, `shortcuts` and phrases go through it, and its
 /// events fan out to speaker, LEDs and recogniser.
 public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink {
-    private struct State {
-        var outputs = EngineOutputs()
-        /// Lines spoken since the current `say` request began (nil: none open).
-        var collecting: [String]?
+    /// What the engine said and logged while handling one `say` request.
+    private struct Reply {
+        var spoken: [String] = []
         /// The engine's log lines meanwhile (why nothing was said).
         var notes: [String] = []
+    }
+
+    /// The control request whose utterance the current task is handling.
+    /// The engine is called on the request's own task, so every event it
+    /// emits for that utterance carries the request; voice input and other
+    /// clients' requests run on other tasks and never mix in.
+    @TaskLocal static var request: UInt64?
+
+    private struct State {
+        var outputs = EngineOutputs()
+        /// Replies of the `say` requests being handled, by request.
+        var replies: [UInt64: Reply] = [:]
+        var lastRequest: UInt64 = 0
         var lastIntents: [String] = []
         var led: ParleyCore.DeviceState = .idle
     }
 
     private let state = Mutex(State())
     private let engineBox = Mutex<ConversationEngine?>(nil)
-    public let registry: AppRegistry
+    private let registryBox: Mutex<AppRegistry>
+    /// The installed apps (external ones change while the daemon runs).
+    public var registry: AppRegistry { registryBox.withLock { $0 } }
     public let wakeName: String
     private let logger: Logger
 
     public init(registry: AppRegistry, wakeName: String, logger: Logger) {
-        self.registry = registry
+        registryBox = Mutex(registry)
         self.wakeName = wakeName
         self.logger = logger
     }
@@ -68,7 +82,7 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         let outputs = state.withLock { $0.outputs }
         switch event {
         case .spoke(let text):
-            state.withLock { $0.collecting?.append(text) }
+            if let request = Self.request { state.withLock { $0.replies[request]?.spoken.append(text) } }
             logger.info("spoke", metadata: ["text": "\(text)"])
             await outputs.speak?(text)
         case .led(let led):
@@ -91,21 +105,25 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         case .listening(let mode):
             await outputs.listening?(mode)
         case .log(let message):
-            state.withLock { s in if s.collecting != nil { s.notes.append(message) } }
+            if let request = Self.request { state.withLock { $0.replies[request]?.notes.append(message) } }
             logger.info("\(message)")
         }
     }
 
     // MARK: ConversationPort
 
+    /// Handles a `parley say` line; the reply holds what the device said
+    /// in answer to this line only, whatever other clients or the
+    /// microphone say meanwhile.
     public func hear(_ text: String) async throws -> HeardText {
-        state.withLock { $0.collecting = []; $0.notes = [] }
-        await engine.hear(withoutWake(text))
-        return state.withLock { s in
-            defer { s.collecting = nil; s.notes = [] }
-            let spoken = s.collecting ?? []
-            return HeardText(spoken: spoken, note: spoken.isEmpty ? s.notes.last : nil)
+        let request = state.withLock { s in
+            s.lastRequest += 1
+            s.replies[s.lastRequest] = Reply()
+            return s.lastRequest
         }
+        await Self.$request.withValue(request) { await engine.hear(withoutWake(text)) }
+        let reply = state.withLock { $0.replies.removeValue(forKey: request) } ?? Reply()
+        return HeardText(spoken: reply.spoken, note: reply.spoken.isEmpty ? reply.notes.last : nil)
     }
 
     /// "hey, coffee time" / "hey computer, coffee time" → "coffee time":
@@ -149,10 +167,11 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
     // MARK: CatalogPort
 
     public func apps() async -> [AppSummary] {
-        registry.apps.map { app in
+        let registry = self.registry
+        return registry.apps.map { app in
             AppSummary(
                 name: app.name, synonyms: app.synonyms, intents: app.intents.map { $0.identifier },
-                primary: registry.primaryApp == app.identifier)
+                primary: registry.primaryApp == app.identifier, identifier: app.identifier, external: app.isExternal)
         }
     }
 
@@ -179,6 +198,25 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
 
     /// A phrase added or deleted is recognisable at once: the recogniser
     /// gets the new command grammar (it also does after every conversation).
+    /// The external apps changed (an app folder added, changed or removed):
+    /// the engine gets the new registry and recompiles its phrases, and the
+    /// recogniser's grammar is rebuilt, so the new phrases are recognisable
+    /// at once. A set that cannot be registered keeps the previous apps.
+    public func installExternalApps(_ external: [AppDescription]) async {
+        let next: AppRegistry
+        do {
+            next = try registry.replacingExternal(external)
+        } catch {
+            logger.error("apps: the new set of external apps cannot be registered; keeping the previous one: \(error)")
+            return
+        }
+        await engine.setRegistry(next)
+        // Listed once its phrases are heard.
+        registryBox.withLock { $0 = next }
+        await refreshRecogniser()
+        logger.notice("apps: \(next.apps.count) apps installed", metadata: ["external": "\(next.externalApps.map(\.identifier).joined(separator: ","))"])
+    }
+
     private func refreshRecogniser() async {
         let outputs = state.withLock { $0.outputs }
         if await engine.isConversationOpen == false { await outputs.listening?(.commands) }

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Everything a handler is allowed before Parley stops it. The defaults suit
+/// a speaker: answers are small, a person waits a few seconds at most.
+public struct HandlerLimits: Sendable, Hashable {
+    /// The longest line a handler may write to standard output, in bytes.
+    public var maximumLineBytes: Int = 64 * 1024
+    /// Lines read but not yet handled; more means the handler floods its output.
+    public var maximumQueuedLines: Int = 256
+    /// Lines that answer no request in flight, since the last request; more is a flood.
+    public var maximumUnsolicitedLines: Int = 32
+    /// Standard-error lines are cut to this many bytes in the log.
+    public var maximumLogLineBytes: Int = 1000
+    /// At most this many standard-error lines are logged per window; the rest are counted.
+    public var logLinesPerWindow: Int = 50
+    public var logWindow: Duration = .seconds(10)
+    /// How long resolve, options and confirmation may take (perform has the intent's own limit).
+    public var stepTimeLimit: Duration = .seconds(3)
+    /// How long a handler may take to exit after `shutdown` before it is killed.
+    public var shutdownGrace: Duration = .milliseconds(500)
+    /// Waits before each restart after a failure; the last repeats.
+    public var restartDelays: [Duration] = [.milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30)]
+    /// A handler that ran this long before failing starts the back-off again.
+    public var stableRun: Duration = .seconds(60)
+
+    public init() {}
+}

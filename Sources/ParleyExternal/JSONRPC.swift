@@ -1,0 +1,55 @@
+import Foundation
+
+/// JSON-RPC 2.0 as handlers speak it: one object per line (docs/external-apps.md).
+public enum JSONRPC {
+    /// The methods Parley calls.
+    public enum Method: String, Sendable, CaseIterable {
+        case perform, resolve, options, confirmation
+        /// A notification: no answer is expected.
+        case shutdown
+    }
+
+    /// "Method not found": the handler leaves this step to Parley.
+    public static let methodNotFound = -32601
+
+    struct Request: Encodable {
+        let jsonrpc = "2.0"
+        var id: Int?
+        var method: String
+        var params: JSONValue?
+    }
+
+    struct ErrorObject: Decodable, Sendable {
+        var code: Int
+        var message: String
+    }
+
+    /// One line from a handler, read as a response.
+    struct Response: Decodable, Sendable {
+        var jsonrpc: String?
+        var id: JSONValue?
+        var result: JSONValue?
+        var error: ErrorObject?
+
+        enum CodingKeys: String, CodingKey { case jsonrpc, id, result, error }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            jsonrpc = try container.decodeIfPresent(String.self, forKey: .jsonrpc)
+            id = try container.decodeIfPresent(JSONValue.self, forKey: .id)
+            error = try container.decodeIfPresent(ErrorObject.self, forKey: .error)
+            // A present `"result": null` is a result; a missing one is not.
+            result = container.contains(.result) ? try container.decode(JSONValue.self, forKey: .result) : nil
+        }
+    }
+
+    /// One request or notification as a line, newline included.
+    static func line(id: Int?, method: Method, params: JSONValue?) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Encoding these types cannot fail: every value is a plain JSON value.
+        var data = (try? encoder.encode(Request(id: id, method: method.rawValue, params: params))) ?? Data()
+        data.append(0x0A)
+        return data
+    }
+}
