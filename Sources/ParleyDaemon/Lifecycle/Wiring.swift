@@ -5,6 +5,7 @@ import ParleyAudio
 import ParleyCore
 import ParleyHardware
 import ParleyIntents
+import ParleySpeech
 import ParleyStore
 import ServiceLifecycle
 
@@ -44,6 +45,7 @@ public enum Wiring {
             outputs.sound = { _ in speaker.chime() }
             services.append(speaker)
         }
+        useAcousticModel(config, logger: logger)
         let spool = try makeSpool(config: config, capture: devices.capture)
         let listening = try makeListening(
             config: config, capture: devices.capture, playback: devices.playback, engine: engine, latency: latency,
@@ -63,6 +65,27 @@ public enum Wiring {
         return DaemonComponents(
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
             spool: spool, services: services)
+    }
+
+    /// Makes `speech.acoustic_model` the model of every decoder made from now
+    /// on. A machine without the adapted model installed (a development
+    /// checkout) still listens, on the stock model, and says so in the log.
+    static func useAcousticModel(_ config: ParleyConfig, logger: Logger) {
+        do {
+            let model = try AcousticModel(parsing: config.acousticModel)
+            AcousticModel.configuredDefault = model
+            if model == .adapted && !AcousticModel.adaptedIsAvailable {
+                logger.warning("adapted acoustic model not installed; listening with the stock model", metadata: [
+                    "looked_in": "\(AcousticModel.installedAdaptedFolder)",
+                    "build_it": "scripts/adapt-model.sh \(AcousticModel.developmentAdaptedFolder), then name it in speech.acoustic_model",
+                ])
+            }
+            logger.info("acoustic model", metadata: ["folder": "\(model.folder)"])
+        } catch {
+            // The loader checked it; a folder removed since then falls back too.
+            logger.error("speech.acoustic_model: \(error); listening with the stock model")
+            AcousticModel.configuredDefault = .stock
+        }
     }
 
     /// The devices sound goes through: those parley.yaml names, else the
