@@ -4,7 +4,8 @@
 #
 #   scripts/eval-adapt.sh
 #
-# Environment: FOLDS (5), SNRS ("clean 18 12 6", kitchen noise),
+# Environment: FOLDS (5), ONLY_FOLDS (e.g. "0 1 2 3": run only these folds; the
+# table pools the folds run), SNRS ("clean 18 12 6", kitchen noise),
 # VARIANTS ("stock mllr map both both-clean"), WORK (a folder to keep
 # models and decodes in; default a temporary one, removed).
 #
@@ -53,7 +54,7 @@ k = int(sys.argv[1])
 for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).hexdigest()[:8], 16) % k, f)' "$folds" "$@"; }
 fold_of "${all[@]}" > "$work/folds.txt"
 
-for k in $(seq 0 $((folds - 1))); do
+for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
   mapfile -t train < <(awk -v k="$k" '$1 != k { print $2 }' "$work/folds.txt")
   mapfile -t test < <(awk -v k="$k" '$1 == k { print $2 }' "$work/folds.txt")
   m="$work/fold$k"

@@ -28,14 +28,9 @@ if [ -n "${PARLEY_CONFIG:-}" ]; then
 else
   config="$run_dir/parley.yaml"
   if [ ! -f "$config" ]; then
-    # The shipped example with the state and socket moved into the run folder,
-    # and the adapted acoustic model of this checkout when scripts/adapt-model.sh
-    # has built it (it is installed only by the package).
-    model=adapted
-    if [ -f .build/model/en-us-adapted/sendump ]; then model=$PWD/.build/model/en-us-adapted; fi
+    # The shipped example with the state and socket moved into the run folder.
     sed -e "s|^state_directory: .*|state_directory: $run_dir/state|" \
         -e "s|^control_socket: .*|control_socket: $socket|" \
-        -e "s|^  acoustic_model: adapted|  acoustic_model: $model|" \
         dist/parley.yaml >"$config"
     echo "run.sh: wrote $config (edit it to change board, audio, voice ...)" >&2
   fi

@@ -1,9 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Which acoustic model the recogniser loads: the one adapted to Parley's
-/// commands and to kitchen-like noise (built by scripts/adapt-model.sh and
-/// installed with the package), Debian's stock en-us model, or a folder.
+/// Which acoustic model the recogniser loads: Debian's stock en-us model (the
+/// default), the one adapted to Parley's commands and to kitchen-like noise
+/// (built by scripts/adapt-model.sh, installed with the package), or a folder.
 public enum AcousticModel: Sendable, Hashable {
     case adapted
     case stock
@@ -54,7 +54,7 @@ public enum AcousticModel: Sendable, Hashable {
 }
 
 extension AcousticModel {
-    private static let configured = Mutex<AcousticModel>(.adapted)
+    private static let configured = Mutex<AcousticModel>(.stock)
 
     /// The model every `DecoderSettings()` starts with (command, wake and
     /// dictation decoders alike). The daemon sets it once from

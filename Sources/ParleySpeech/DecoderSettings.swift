@@ -2,9 +2,9 @@
 /// parses (cmd_ln_parse_r). Defaults are the tuned values; see BENCHMARKS.md
 /// "Recognition and speech out" for what each one bought.
 public struct DecoderSettings: Sendable, Hashable {
-    /// Acoustic model folder (-hmm): the adapted model when it is installed
-    /// (see ``AcousticModel``), else Debian's stock en-us model; the daemon's
-    /// `speech.acoustic_model` changes it (``AcousticModel/configuredDefault``).
+    /// Acoustic model folder (-hmm): Debian's stock en-us model unless the
+    /// daemon's `speech.acoustic_model` chose another
+    /// (``AcousticModel/configuredDefault``).
     public var acousticModel = AcousticModel.configuredDefault.folder
     /// An MLLR transform (-mllr, from `mllr_solve`) applied to the model's
     /// means when the decoder starts; nil for none.

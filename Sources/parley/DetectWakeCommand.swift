@@ -13,8 +13,8 @@ struct DetectWake: ParsableCommand {
     var wake: String
     @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
     var sensitivity: Double = ListeningSettings().sensitivity
-    @Option(help: "Acoustic model: adapted (the default), stock (Debian's en-us) or a model folder.")
-    var acousticModel = "adapted"
+    @Option(help: "Acoustic model: stock (Debian's en-us, the default), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
+    var acousticModel = "stock"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
