@@ -10,6 +10,7 @@ PACKAGES=(
   libespeak-ng-dev espeak-ng                        # speech out
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
+  sphinxtrain sphinxbase-utils pocketsphinx python3-numpy  # scripts/adapt-model.sh: adapting the acoustic model
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
   jq                                                # the Shopping List example app (examples/apps)
 )

@@ -2,8 +2,13 @@
 /// parses (cmd_ln_parse_r). Defaults are the tuned values; see BENCHMARKS.md
 /// "Recognition and speech out" for what each one bought.
 public struct DecoderSettings: Sendable, Hashable {
-    /// Acoustic model folder (-hmm).
-    public var acousticModel = "/usr/share/pocketsphinx/model/en-us/en-us"
+    /// Acoustic model folder (-hmm): Debian's stock en-us model unless the
+    /// daemon's `speech.acoustic_model` chose another
+    /// (``AcousticModel/configuredDefault``).
+    public var acousticModel = AcousticModel.configuredDefault.folder
+    /// An MLLR transform (-mllr, from `mllr_solve`) applied to the model's
+    /// means when the decoder starts; nil for none.
+    public var mllrTransform: String? = nil
     /// Pronouncing dictionary (-dict). The decoder is given a reduced copy
     /// with only the words in use; this is the source.
     public var dictionary = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
@@ -45,6 +50,7 @@ public struct DecoderSettings: Sendable, Hashable {
             "-logfn", "/dev/null",
         ]
         if let cmnInit { a += ["-cmninit", cmnInit] }
+        if let mllrTransform { a += ["-mllr", mllrTransform] }
         return a + extra
     }
 
@@ -81,6 +87,8 @@ public struct DecoderSettings: Sendable, Hashable {
         case "remove_noise": removeNoise = try bool()
         case "remove_silence": removeSilence = try bool()
         case "kws_threshold": keywordThreshold = try double()
+        case "hmm", "acoustic_model": acousticModel = try AcousticModel(parsing: value).folder
+        case "mllr": mllrTransform = value
         default: extra += ["-" + name, value]
         }
     }

@@ -13,6 +13,8 @@ struct DetectWake: ParsableCommand {
     var wake: String
     @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
     var sensitivity: Double = 0.5
+    @Option(help: "Acoustic model: stock (Debian's en-us, the default), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
+    var acousticModel = "stock"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
@@ -23,7 +25,12 @@ struct DetectWake: ParsableCommand {
     func run() throws {
         var words = wake.lowercased().split(separator: " ").map(String.init)
         if words.first == "hey" && words.count > 1 { words.removeFirst() }
-        let detector = try WakeDetector(mode: .named(words.joined(separator: " "), heyOptional: true), sensitivity: sensitivity)
+        var settings = DecoderSettings()
+        do { settings.acousticModel = try AcousticModel(parsing: acousticModel).folder } catch {
+            throw ValidationError("--acoustic-model \(acousticModel): \(error)")
+        }
+        let detector = try WakeDetector(mode: .named(words.joined(separator: " "), heyOptional: true), sensitivity: sensitivity,
+                                        settings: settings)
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let times = try detector.detections(in: audio).map { ($0 * 1000).rounded() / 1000 }

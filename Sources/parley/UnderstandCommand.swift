@@ -20,6 +20,8 @@ struct Understand: AsyncParsableCommand {
 
     @Option(help: "App identifier or name (e.g. coffee-maker, soup-chef), or 'all' for every bundled app.")
     var app: String
+    @Option(help: "Acoustic model: stock (Debian's en-us, the default), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
+    var acousticModel = "stock"
     @Option(name: .customLong("set"), help: "Decoder setting name=value (repeatable), e.g. beam=1e-60.")
     var settings: [String] = []
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
@@ -47,6 +49,9 @@ struct Understand: AsyncParsableCommand {
         await engine.reloadPhrases()
         let model = await engine.phraseModel()
         var decoderSettings = DecoderSettings()
+        do { decoderSettings.acousticModel = try AcousticModel(parsing: acousticModel).folder } catch {
+            throw ValidationError("--acoustic-model \(acousticModel): \(error)")
+        }
         for s in settings {
             do { try decoderSettings.apply(s) } catch { throw ValidationError("--set \(s): \(error)") }
         }

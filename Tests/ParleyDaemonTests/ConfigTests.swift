@@ -48,6 +48,7 @@ import Testing
             wake: {direct: false, named: true, name: Hey Jude, hey_optional: true, sensitivity: 0.7, window: 3s}
             primary_app: Coffee Maker
             voice: {name: en-gb+f3, rate: 200, volume: 80}
+            speech: {acoustic_model: adapted}
             confirm_by_voice: [delete, set]
             timeouts: {answer: 10s, confirmation: 2min, perform: 1500ms}
             tips: false
@@ -71,6 +72,7 @@ import Testing
         #expect(config.primaryApp == "Coffee Maker")
         #expect(config.voice == { var v = ParleyConfig.Voice(); v.name = "en-gb+f3"; v.rate = 200; v.volume = 80; return v }())
         #expect(config.voiceConfirmableCategories == ["delete", "set"])
+        #expect(config.acousticModel == "adapted")
         #expect(config.timeouts.answer == .seconds(10) && config.timeouts.confirmation == .seconds(120))
         #expect(config.timeouts.perform == .milliseconds(1500))
         #expect(config.tips == false && config.controlGroup == "parley" && config.logLevel == "debug")
@@ -139,6 +141,16 @@ import Testing
         #expect(refusal("wake: {direct: false, named: false}")?.kind == .impossibleValue)
         #expect(refusal("audio: {capture: 'file:'}")?.key == "audio.capture")
         #expect(refusal("confirm_by_voice: [shopping]")?.kind == .impossibleValue)
+    }
+
+    @Test func theAcousticModelIsStockByDefaultAndAFolderMustHoldAModel() throws {
+        #expect(ParleyConfig().acousticModel == "stock")
+        #expect(try parse("speech: {acoustic_model: /usr/share/pocketsphinx/model/en-us/en-us}").acousticModel
+            == "/usr/share/pocketsphinx/model/en-us/en-us")
+        let missing = refusal("speech:\n  acoustic_model: /nowhere/model\n")
+        #expect(missing?.kind == .impossibleValue && missing?.key == "speech.acoustic_model" && missing?.line == 2)
+        #expect(missing?.reason.contains("adapted, stock or a PocketSphinx model folder") == true)
+        #expect(refusal("speech: {model: stock}")?.kind == .unknownKey)
     }
 
     @Test func theCaptureFormatIsCheckedWithFileAndLine() throws {

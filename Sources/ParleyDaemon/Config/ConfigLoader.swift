@@ -1,4 +1,5 @@
 import Foundation
+import ParleySpeech
 import Yams
 
 /// Reads `parley.yaml`. Every key is checked: unknown keys, wrong types and
@@ -55,6 +56,7 @@ public enum ConfigLoader {
             case "wake": try readWake(field, into: &config.wake)
             case "primary_app": config.primaryApp = try field.optionalString()
             case "voice": try readVoice(field, into: &config.voice)
+            case "speech": try readSpeech(field, into: &config)
             case "confirm_by_voice": config.voiceConfirmableCategories = try readCategories(field)
             case "timeouts": try readTimeouts(field, into: &config.timeouts)
             case "tips": config.tips = try field.bool()
@@ -160,6 +162,20 @@ public enum ConfigLoader {
             case "name": voice.name = try field.name()
             case "rate": voice.rate = try field.int(in: 80...450)
             case "volume": voice.volume = try field.int(in: 0...200)
+            default: throw field.unknownKey()
+            }
+        }
+    }
+
+    private static func readSpeech(_ section: Field, into config: inout ParleyConfig) throws {
+        try section.forEachEntry { key, field in
+            switch key {
+            case "acoustic_model":
+                let value = try field.name()
+                do { _ = try AcousticModel(parsing: value) } catch {
+                    throw field.impossible("\(value) is not a model: expected adapted, stock or a PocketSphinx model folder holding mdef")
+                }
+                config.acousticModel = value
             default: throw field.unknownKey()
             }
         }

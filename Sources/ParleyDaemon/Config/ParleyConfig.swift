@@ -13,6 +13,12 @@ public struct ParleyConfig: Sendable, Equatable {
     /// `primary_app`: the app whose phrases need not name it (SPEC 4); none by default.
     public var primaryApp: String?
     public var voice = Voice()
+    /// `speech.acoustic_model`: `stock` (Debian's en-us model), `adapted`
+    /// (the model scripts/adapt-model.sh adapts to commands in kitchen-like
+    /// noise) or a PocketSphinx model folder. Stock by default: on held-out
+    /// recordings the adapted model did not beat it and it costs the wake
+    /// word (BENCHMARKS.md, "Acoustic model adaptation").
+    public var acousticModel: String = "stock"
     /// `confirm_by_voice`: intent categories a spoken "yes" may confirm.
     /// `order` and `payment` are refused: a voice alone never spends money.
     public var voiceConfirmableCategories: Set<String> = ["create", "edit", "play", "set", "get", "generic"]

@@ -6,6 +6,7 @@ import ParleyCore
 import ParleyExternal
 import ParleyHardware
 import ParleyIntents
+import ParleySpeech
 import ParleyStore
 import ServiceLifecycle
 
@@ -67,6 +68,7 @@ public enum Wiring {
             outputs.sound = { speaker.play($0) }
             services.append(speaker)
         }
+        useAcousticModel(config, logger: logger)
         let spool = try makeSpool(config: config, capture: devices.capture)
         let listening = try makeListening(
             config: config, capture: devices.capture, playback: devices.playback, engine: engine, latency: latency,
@@ -105,6 +107,27 @@ public enum Wiring {
             logger.error("apps: the external apps cannot be registered with the built-in ones; starting without them: \(error)")
             await host.stopAll()
             return (try AppRegistry(apps: BundledApps.all, primaryApp: config.primaryApp), host)
+        }
+    }
+
+    /// Makes `speech.acoustic_model` the model of every decoder made from now
+    /// on. A machine without the adapted model installed (a development
+    /// checkout) still listens, on the stock model, and says so in the log.
+    static func useAcousticModel(_ config: ParleyConfig, logger: Logger) {
+        do {
+            let model = try AcousticModel(parsing: config.acousticModel)
+            AcousticModel.configuredDefault = model
+            if model == .adapted && !AcousticModel.adaptedIsAvailable {
+                logger.warning("adapted acoustic model not installed; listening with the stock model", metadata: [
+                    "looked_in": "\(AcousticModel.installedAdaptedFolder)",
+                    "build_it": "scripts/adapt-model.sh \(AcousticModel.developmentAdaptedFolder), then name it in speech.acoustic_model",
+                ])
+            }
+            logger.info("acoustic model", metadata: ["folder": "\(model.folder)"])
+        } catch {
+            // The loader checked it; a folder removed since then falls back too.
+            logger.error("speech.acoustic_model: \(error); listening with the stock model")
+            AcousticModel.configuredDefault = .stock
         }
     }
 

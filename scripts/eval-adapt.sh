@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# What acoustic model adaptation buys, measured on recordings the model was
+# not adapted on: k-fold cross-validation over ../shared/data/coffee-maker.
+#
+#   scripts/eval-adapt.sh
+#
+# Environment: FOLDS (5), ONLY_FOLDS (e.g. "0 1 2 3": run only these folds; the
+# table pools the folds run), SNRS ("clean 18 12 6", kitchen noise),
+# VARIANTS ("stock mllr map both both-clean"), WORK (a folder to keep
+# models and decodes in; default a temporary one, removed).
+#
+# Folds: labels.json has no speaker ids, so recording i goes to fold
+# int(sha256(file name)[:8], 16) % FOLDS. Each fold's models are adapted
+# (scripts/adapt-model.sh) on the other folds only, then every variant is run
+# through `parley understand` on the fold left out; results are pooled over
+# the folds and scored as eval-understand.sh scores them. Kitchen noise is
+# mixed into all recordings once, slice i seeded by the recording's index in
+# the full sorted list, so "stock" equals eval-understand.sh's figures.
+#   stock       Debian's en-us model
+#   mllr        one global MLLR mean transform            } multi-condition
+#   map         MAP on the stock model                    } data (clean + the
+#   both        MLLR, then MAP with MLLR means as prior   } training noises)
+#   both-clean  as both, adapted on the clean recordings only
+set -euo pipefail
+# In a function, so bash has read it whole before it runs (editing the file
+# during a long run cannot change what runs).
+main() {
+cd "$(dirname "$0")/.."
+if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
+  swift build -c release --product parley >/dev/null
+  swift build -c release --product parley-bench >/dev/null
+fi
+data=../shared/data/coffee-maker
+folds=${FOLDS:-5}
+snrs=${SNRS:-clean 18 12 6}
+variants=${VARIANTS:-stock mllr map both both-clean}
+if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+all=("$data"/clean/*.wav)
+
+for snr in $snrs; do
+  [ "$snr" = clean ] || [ -d "$work/audio/$snr" ] ||
+    .build/release/parley-bench audio mix --snr "$snr" --out "$work/audio/$snr" "${all[@]}" >/dev/null
+done
+if [ ! -f "$work/transcripts.tsv" ]; then
+  # Transcripts of every recording once (stock decode checked against its
+  # label); each fold's adaptation reads only its training recordings' lines.
+  PARLEY_SKIP_BUILD=1 KEEP_WORK=1 METHOD=mllr CONDITIONS=clean scripts/adapt-model.sh "$work/transcribe" "${all[@]}" 2>/dev/null
+  cp "$work/transcribe.work/transcripts.tsv" "$work/transcripts.tsv"
+  rm -rf "$work/transcribe" "$work/transcribe.work"
+fi
+
+fold_of() { python3 -c 'import hashlib, os, sys
+k = int(sys.argv[1])
+for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).hexdigest()[:8], 16) % k, f)' "$folds" "$@"; }
+fold_of "${all[@]}" > "$work/folds.txt"
+
+for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
+  mapfile -t train < <(awk -v k="$k" '$1 != k { print $2 }' "$work/folds.txt")
+  mapfile -t test < <(awk -v k="$k" '$1 == k { print $2 }' "$work/folds.txt")
+  m="$work/fold$k"
+  if [ ! -f "$m/both/sendump" ] && [[ " $variants " =~ \ (mllr|map|both)\  ]]; then
+    PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=both ALSO="$m" scripts/adapt-model.sh "$m/both" "${train[@]}" 2>"$m.log" ||
+      { cat "$m.log" >&2; exit 1; }
+  fi
+  if [ ! -f "$m/both-clean/sendump" ] && [[ " $variants " =~ " both-clean " ]]; then
+    PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=both CONDITIONS=clean scripts/adapt-model.sh "$m/both-clean" "${train[@]}" 2>>"$m.log" ||
+      { cat "$m.log" >&2; exit 1; }
+  fi
+  for variant in $variants; do
+    if [ "$variant" = stock ]; then hmm=stock; else hmm="$m/$variant"; fi
+    for snr in $snrs; do
+      out="$work/decode/$variant-$snr-fold$k.jsonl"
+      [ -s "$out" ] && continue
+      mkdir -p "$work/decode"
+      files=()
+      for f in "${test[@]}"; do
+        if [ "$snr" = clean ]; then files+=("$f"); else files+=("$work/audio/$snr/$(basename "$f")"); fi
+      done
+      nice -n 10 .build/release/parley understand --app coffee-maker --set "hmm=$hmm" "${files[@]}" > "$out.part"
+      mv "$out.part" "$out"
+    done
+  done
+  echo "eval-adapt: fold $k done (${#train[@]} adapted on, ${#test[@]} tested)" >&2
+done
+
+python3 - "$data/labels.json" "$work/decode" "$snrs" "$variants" <<'EOF'
+import glob, json, os, sys
+labels = json.load(open(sys.argv[1])); folder = sys.argv[2]
+snrs = sys.argv[3].split(); variants = sys.argv[4].split()
+print("| model (%s-fold, held-out) | %s | RTF |" % (len(glob.glob(os.path.join(folder, variants[0] + "-" + snrs[0] + "-fold*.jsonl"))),
+      " | ".join("clean" if s == "clean" else "kitchen %s dB" % s for s in snrs)))
+print("| --- " * (len(snrs) + 2) + "|")
+for v in variants:
+    cells = []; audio = decode = 0.0
+    for s in snrs:
+        ok = total = 0
+        for path in sorted(glob.glob(os.path.join(folder, "%s-%s-fold*.jsonl" % (v, s)))):
+            for line in open(path):
+                r = json.loads(line); want = labels[os.path.basename(r["file"])]; total += 1
+                audio += r["audio_seconds"]; decode += r["decode_seconds"]
+                ok += r["intent"] == want["intent"] and all(r["slots"].get(k) == x.strip() for k, x in want["slots"].items())
+        cells.append("%.1f%% (%d/%d)" % (100.0 * ok / max(total, 1), ok, total))
+    print("| %s | %s | %.3f |" % (v, " | ".join(cells), decode / max(audio, 1e-9)))
+EOF
+}
+main "$@"
