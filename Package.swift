@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Parley: an offline voice-shortcuts runtime for a Raspberry-Pi-class speaker.
 //
 // Layering (see README "Architecture"):
@@ -19,6 +19,13 @@ let package = Package(
         .library(name: "ParleyIntents", targets: ["ParleyIntents"]),
         .library(name: "ParleyCore", targets: ["ParleyCore"]),
         .library(name: "ParleyTestKit", targets: ["ParleyTestKit"]),
+    ],
+    // libgpiod's API: v1 (Debian 12's 1.6) by default, v2 (Debian 13's 2.2)
+    // with `--traits LibgpiodV2`, as scripts/cross-build.sh builds for the
+    // device. The two APIs share no function, so the choice is made at build
+    // time; ParleyHardware's GPIOD layer has one file per API.
+    traits: [
+        .trait(name: "LibgpiodV2", description: "Build the GPIO layer against libgpiod v2 (Debian 13) instead of v1 (Debian 12)."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

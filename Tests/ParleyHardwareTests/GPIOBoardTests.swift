@@ -72,7 +72,20 @@ struct GPIOBoardTests {
         let board = try h.open()
         #expect(board.isButtonAvailable)
         #expect(board.unavailableReason == nil)
-        let start = h.mock.gpiodTrace.filter { !$0.hasPrefix("gpiod_line_event_get_fd") }
+        let start = h.mock.gpiodTrace.filter { !$0.hasPrefix(GPIODMock.Call.eventFD) }
+        #if LibgpiodV2
+        #expect(start == [
+            "gpiod_chip_open(/dev/gpiochip0)", "gpiod_chip_get_info()",
+            "gpiod_chip_request_lines(22, parley, output 0, 0)",
+            "gpiod_chip_request_lines(23, parley, output 0, ACTIVE_LOW)",
+            "gpiod_chip_request_lines(17, parley, input both-edges, ACTIVE_LOW|BIAS_PULL_UP)",
+            "gpiod_line_request_get_value(17)",
+            "gpiod_chip_request_lines(27, parley, input both-edges, ACTIVE_LOW|BIAS_PULL_UP)",
+            "gpiod_line_request_get_value(27)",
+            "gpiod_line_request_set_value(22, 0)", "gpiod_line_request_set_value(23, 0)",
+        ])
+        let release = "gpiod_line_request_release"
+        #else
         #expect(start == [
             "gpiod_chip_open_lookup(pinctrl-bcm2711)",
             "gpiod_chip_get_line(22)", "gpiod_line_request_output_flags(22, parley, 0, 0)",
@@ -83,23 +96,26 @@ struct GPIOBoardTests {
             "gpiod_line_get_value(27)",
             "gpiod_line_set_value(22, 0)", "gpiod_line_set_value(23, 0)",
         ])
+        let release = "gpiod_line_release"
+        #endif
+        let setValue = GPIODMock.Call.setValue
         board.setState(.listening)
         #expect(h.mock.lineValue(22) == 1)
-        #expect(h.mock.gpiodTrace.filter { $0.hasPrefix("gpiod_line_event_get_fd") }.count <= 2)
+        #expect(h.mock.gpiodTrace.filter { $0.hasPrefix(GPIODMock.Call.eventFD) }.count <= 2)
         let before = h.mock.gpiodTrace.count
         board.shutdown()
         // The watcher thread asked for both event descriptors before it stopped.
-        #expect(Set(h.mock.gpiodTrace.filter { $0.hasPrefix("gpiod_line_event_get_fd") }) == ["gpiod_line_event_get_fd(17)", "gpiod_line_event_get_fd(27)"])
-        let end = h.mock.gpiodTrace.dropFirst(before).filter { !$0.hasPrefix("gpiod_line_event_get_fd") }
+        #expect(Set(h.mock.gpiodTrace.filter { $0.hasPrefix(GPIODMock.Call.eventFD) }) == ["\(GPIODMock.Call.eventFD)(17)", "\(GPIODMock.Call.eventFD)(27)"])
+        let end = h.mock.gpiodTrace.dropFirst(before).filter { !$0.hasPrefix(GPIODMock.Call.eventFD) }
         // The inputs go first (the watcher stops), then every LED is written off before its line is released.
         #expect(end == [
-            "gpiod_line_release(17)", "gpiod_line_release(27)",
-            "gpiod_line_set_value(22, 0)", "gpiod_line_set_value(23, 0)",
-            "gpiod_line_release(22)", "gpiod_line_release(23)",
+            "\(release)(17)", "\(release)(27)",
+            "\(setValue)(22, 0)", "\(setValue)(23, 0)",
+            "\(release)(22)", "\(release)(23)",
             "gpiod_chip_close()",
         ])
-        #expect(Set(end.filter { $0.hasPrefix("gpiod_line_release") }) == [
-            "gpiod_line_release(22)", "gpiod_line_release(23)", "gpiod_line_release(17)", "gpiod_line_release(27)",
+        #expect(Set(end.filter { $0.hasPrefix(release) }) == [
+            "\(release)(22)", "\(release)(23)", "\(release)(17)", "\(release)(27)",
         ])
         #expect(end.last == "gpiod_chip_close()")
         #expect(h.mock.openChips == 0)
@@ -111,11 +127,11 @@ struct GPIOBoardTests {
 
     @Test func missingChipStartsWithoutTheButtonAndSaysWhy() throws {
         let h = GPIOHarness()
-        h.mock.setChips([])
+        h.mock.removeAllChips()
         let board = try h.open()
         #expect(!board.isButtonAvailable)
         #expect(board.unavailableReason?.contains("ENOENT") == true)
-        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, chip): gpiod_chip_open_lookup failed for chip 'pinctrl-bcm2711'"))
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, chip): \(GPIODMock.Call.chipOpen) failed for chip 'pinctrl-bcm2711'"))
         #expect(h.log.text.contains("confirmations that need the button will be refused aloud"))
         board.setState(.listening)
         #expect(board.displayedState == .listening)
@@ -125,7 +141,7 @@ struct GPIOBoardTests {
 
     @Test func busyButtonLineLeavesTheLEDsWorking() throws {
         let h = GPIOHarness()
-        h.mock.fail("gpiod_line_request_both_edges_events_flags", errno: EBUSY)
+        h.mock.fail(GPIODMock.Call.requestInput, errno: EBUSY, after: GPIODMock.Call.requestsBeforeButton)
         let board = try h.open()
         #expect(!board.isButtonAvailable)
         #expect(board.unavailableReason?.contains("EBUSY") == true)
@@ -139,24 +155,59 @@ struct GPIOBoardTests {
 
     @Test func permissionDeniedIsPreferredToNotFound() throws {
         let h = GPIOHarness()
-        h.mock.fail("gpiod_chip_open_lookup", errno: EACCES)
+        h.mock.fail(GPIODMock.Call.chipOpen, errno: EACCES)
         let board = try h.open(gpioBoardYAML.replacingOccurrences(of: "chip: pinctrl-bcm2711", with: "chip: [pinctrl-bcm2711, gpiochip9]"))
         #expect(!board.isButtonAvailable)
         let reason = try #require(board.unavailableReason)
         #expect(reason.contains("EACCES"))
         #expect(reason.contains("group gpio"))
+        #if LibgpiodV2
+        // The label is looked for on every chip; gpiochip9 is a device name.
+        #expect(h.mock.gpiodTrace == ["gpiod_chip_open(/dev/gpiochip0)", "gpiod_chip_open(/dev/gpiochip9)"])
+        #else
         #expect(h.mock.gpiodTrace == ["gpiod_chip_open_lookup(pinctrl-bcm2711)", "gpiod_chip_open_lookup(gpiochip9)"])
+        #endif
         board.shutdown()
     }
 
-    @Test func eintrIsRetried() throws {
+    #if LibgpiodV2
+    /// v2 has no lookup by label: every chip is opened and asked for its
+    /// label, and the ones that do not match are closed again.
+    @Test func v2FindsTheChipByLabelAmongSeveral() throws {
         let h = GPIOHarness()
-        h.mock.fail("gpiod_chip_open_lookup", errno: EINTR, times: 2)
-        h.mock.fail("gpiod_line_get_value", errno: EINTR)
+        h.mock.setChipPaths(["/dev/gpiochip0": "rp1-other", "/dev/gpiochip1": "pinctrl-bcm2711"])
         let board = try h.open()
         #expect(board.isButtonAvailable)
-        #expect(h.mock.gpiodTrace.filter { $0.hasPrefix("gpiod_chip_open_lookup") }.count == 3)
-        #expect(h.mock.gpiodTrace.filter { $0 == "gpiod_line_get_value(17)" }.count == 2)
+        #expect(Array(h.mock.gpiodTrace.prefix(5)) == [
+            "gpiod_chip_open(/dev/gpiochip0)", "gpiod_chip_get_info()", "gpiod_chip_close()",
+            "gpiod_chip_open(/dev/gpiochip1)", "gpiod_chip_get_info()",
+        ])
+        #expect(h.mock.openChips == 1)
+        board.shutdown()
+        #expect(h.mock.openChips == 0)
+        #expect(h.mock.requestedLines.isEmpty)
+    }
+
+    /// A device name or path is opened directly, as v1's lookup did.
+    @Test func v2OpensNamesAndPathsDirectly() throws {
+        let h = GPIOHarness()
+        let board = try h.open(gpioBoardYAML.replacingOccurrences(of: "chip: pinctrl-bcm2711", with: "chip: [gpiochip7, /dev/gpiochip0]"))
+        #expect(board.isButtonAvailable)
+        #expect(Array(h.mock.gpiodTrace.prefix(3)) == [
+            "gpiod_chip_open(/dev/gpiochip7)", "gpiod_chip_open(/dev/gpiochip0)", "gpiod_chip_get_info()",
+        ])
+        board.shutdown()
+    }
+    #endif
+
+    @Test func eintrIsRetried() throws {
+        let h = GPIOHarness()
+        h.mock.fail(GPIODMock.Call.chipOpen, errno: EINTR, times: 2)
+        h.mock.fail(GPIODMock.Call.getValue, errno: EINTR)
+        let board = try h.open()
+        #expect(board.isButtonAvailable)
+        #expect(h.mock.gpiodTrace.filter { $0.hasPrefix(GPIODMock.Call.chipOpen + "(") }.count == 3)
+        #expect(h.mock.gpiodTrace.filter { $0 == "\(GPIODMock.Call.getValue)(17)" }.count == 2)
         board.shutdown()
     }
 
@@ -164,7 +215,7 @@ struct GPIOBoardTests {
         let h = GPIOHarness()
         let board = try h.open(gpioBoardYAML.replacingOccurrences(of: "red: { line: 23", with: "red: { line: 99"))
         // The log names the board file and the key to correct.
-        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, leds.red.line): LED 'red' unavailable: gpiod_chip_get_line failed for gpiochip0 line 99 (the chip has 58 lines)"))
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, leds.red.line): LED 'red' unavailable: \(GPIODMock.Call.lineLookup) failed for gpiochip0 line 99 (the chip has 58 lines)"))
         #expect(h.log.text.contains("EINVAL"))
         #expect(board.isButtonAvailable)
         board.shutdown()
@@ -177,15 +228,15 @@ struct GPIOBoardTests {
         let board = try h.open(yaml)
         #expect(!board.isButtonAvailable)
         #expect(board.unavailableReason?.contains("bench.yaml, button.line") == true)
-        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, button.line): button unavailable: gpiod_chip_get_line failed for gpiochip0 line 98"))
-        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, mute-switch.line): mute switch unavailable: gpiod_chip_get_line failed for gpiochip0 line 97"))
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, button.line): button unavailable: \(GPIODMock.Call.lineLookup) failed for gpiochip0 line 98"))
+        #expect(h.log.text.contains("error: board 'bench' (bench.yaml, mute-switch.line): mute switch unavailable: \(GPIODMock.Call.lineLookup) failed for gpiochip0 line 97"))
         board.shutdown()
     }
 
     @Test func edgesBecomeGesturesWithKernelTimestamps() async throws {
         let h = GPIOHarness()
         h.mock.fail("poll", errno: EINTR, times: 3)
-        h.mock.fail("gpiod_line_event_read_fd", errno: EINTR, times: 2)
+        h.mock.fail(GPIODMock.Call.readEvent, errno: EINTR, times: 2)
         let board = try h.open()
         let t0 = monotonicNow().adding(milliseconds: -3000)
         // A bouncy short press, then a double press, then a long press.
@@ -205,7 +256,7 @@ struct GPIOBoardTests {
         #expect(board.droppedEvents == 0)
         board.shutdown()
         // Ten edges, two reads interrupted and retried.
-        #expect(h.mock.trace.filter { $0.hasPrefix("gpiod_line_event_read_fd") }.count == 12)
+        #expect(h.mock.trace.filter { $0.hasPrefix(GPIODMock.Call.readEvent) }.count == 12)
     }
 
     @Test func muteSwitchStopsListeningAndShowsMuted() async throws {
@@ -289,7 +340,7 @@ struct GPIOWatcherEdgeCaseTests {
     @Test func aFailingLEDIsLoggedOnce() throws {
         let h = GPIOHarness()
         let board = try h.open()
-        h.mock.fail("gpiod_line_set_value", errno: EIO, times: 3)
+        h.mock.fail(GPIODMock.Call.setValue, errno: EIO, times: 3)
         board.setState(.listening)
         board.setState(.idle)
         board.setState(.listening)

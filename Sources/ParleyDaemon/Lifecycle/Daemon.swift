@@ -18,6 +18,10 @@ public struct Daemon: Sendable {
     /// The graceful part of shutdown; cancellation gets a little more, so
     /// the whole stop stays under systemd's and the 2 seconds.
     public static let shutdownLimit: Duration = .milliseconds(1_500)
+    /// The whole stop, graceful part and cancellation, after which
+    /// ``StopWatchdog`` ends the process (exit status 0, never a crash);
+    /// under the unit's TimeoutStopSec=5, so systemd never needs SIGKILL.
+    public static let stopLimit: Duration = .seconds(4)
 
     public init(config: ParleyConfig, configFile: String?, logs: LogRing, logger: Logger,
                 notifier: SystemdNotifier = SystemdNotifier()) {
@@ -48,14 +52,17 @@ public struct Daemon: Sendable {
             ])
             notifier.notify("READY=1\nSTATUS=listening")
         }
+        let watchdog = StopWatchdog(limit: Self.stopLimit, logger: logger)
         let services: [any Service] =
             [StoreCloser(store: store, logger: logger)] + components.services
-            + [ConversationStopper(components: components, notifier: notifier, logger: logger), control]
+            + [ConversationStopper(components: components, notifier: notifier, watchdog: watchdog, logger: logger), control]
         var groupConfig = ServiceGroupConfiguration(
             services: services.map { .init(service: $0) },
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfig.maximumGracefulShutdownDuration = Self.shutdownLimit
-        groupConfig.maximumCancellationDuration = .milliseconds(300)
+        // No limit here: the library's limit is a fatalError (see StopWatchdog).
+        groupConfig.maximumCancellationDuration = nil
+        defer { watchdog.disarm() }
         try await ServiceGroup(configuration: groupConfig).run()
         logger.notice("parleyd stopped")
     }
@@ -78,10 +85,12 @@ struct StoreCloser: Service {
 struct ConversationStopper: Service {
     let components: DaemonComponents
     let notifier: SystemdNotifier
+    let watchdog: StopWatchdog
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
+        watchdog.arm()
         notifier.notify("STOPPING=1")
         logger.notice("stopping")
         await components.conversation?.cancelAll()

@@ -2,7 +2,7 @@ import ParleyCore
 import Logging
 import Synchronization
 
-/// The board on real GPIO through libgpiod v1: the button and mute switch on
+/// The board on real GPIO through libgpiod (v1 or v2): the button and mute switch on
 /// a watcher thread, the LEDs as output lines driven by `LEDController`.
 ///
 /// It always starts. When the chip or a line cannot be had (ENOENT, EBUSY,

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Tests the Debian package and the cross-built binaries in a fresh Debian 13
+# root of the target architecture (a chroot; arm64 runs under qemu-user,
+# whose slowness is about a Pi 3's, which is the point for the stop test):
+#
+#   1. install: `apt-get install ./parley_<v>_<arch>.deb` resolves the
+#      Depends from Debian 13 and runs the maintainer scripts: the parley user,
+#      /var/lib/parley (parley, 0750), the conffile, the unit enabled;
+#   2. daemon: parleyd started as systemd would (user parley, /run/parley;
+#      no systemd runs in a chroot) answers `parley status`;
+#   3. stop: SIGTERM while a question is open, STOP_RUNS times: parleyd must
+#      exit with status 0 every time (it crashed in 3 of 4 such runs under
+#      qemu-user before the fix), and the stop time is printed;
+#   4. unit tests (--tests): the hardware module's tests (libgpiod v2 path)
+#      built for this architecture by `cross-build.sh <arch> --tests`;
+#   5. upgrade, remove, purge: a changed conffile and the state survive a
+#      reinstall and a remove; purge removes the state.
+#
+#   scripts/device-test.sh arm64|amd64 [--tests]
+#
+# One line per check, "ok" or "FAIL"; exits non-zero on any failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/device-build.sh
+
+arch=${1:-}
+swift_triple "$arch" >/dev/null
+run_tests=false
+[ "${2:-}" = "--tests" ] && run_tests=true
+STOP_RUNS=${STOP_RUNS:-4}
+require_root
+ensure_host_tools
+
+version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/ParleyDaemon/Lifecycle/DaemonController.swift)
+deb=out/deb/parley_${version}_$arch.deb
+[ -f "$deb" ] || bash scripts/package-deb.sh "$arch" >/dev/null
+base=$(debian13_base_root "$arch")
+root=$PWD/out/device-root-$arch
+rm -rf "$root"
+mkdir -p "$root"
+tar -xf "$base" -C "$root"
+mkdir -p "$root/var/cache/parley-test"
+cp "$deb" "$root/var/cache/parley-test/parley.deb"
+
+failures=0
+check() {  # check NAME COMMAND...: prints ok/FAIL
+    local name=$1; shift
+    if "$@" >/dev/null 2>&1; then echo "ok   $arch $name"; else echo "FAIL $arch $name"; failures=$((failures + 1)); fi
+}
+
+# MARK: 1. Install.
+start=$(date +%s)
+in_root "$root" sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends /var/cache/parley-test/parley.deb' >&2
+echo "     $arch install took $(($(date +%s) - start)) s"
+check "install: package configured" \
+    test "$(dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${Status}' parley)" = "install ok installed"
+check "install: user parley" grep -q '^parley:' "$root/etc/passwd"
+check "install: /var/lib/parley owned by parley, 0750" \
+    in_root "$root" sh -c '[ "$(stat -c %U:%G:%a /var/lib/parley)" = parley:parley:750 ]'
+check "install: configuration is a conffile" grep -q '/etc/parley/parley.yaml' "$root/var/lib/dpkg/info/parley.conffiles"
+check "install: parleyd.service enabled" test -L "$root/etc/systemd/system/multi-user.target.wants/parleyd.service"
+check "install: board files" test -f "$root/usr/share/parley/board/pi4/board.yaml"
+check "install: every library of parleyd resolves" \
+    in_root "$root" sh -c '! ldd /usr/bin/parleyd /usr/bin/parley /usr/bin/parley-bench | grep -q "not found"'
+
+# MARK: 2 and 3. Daemon and stop, inside one namespace (/run is its own).
+cat > "$root/root/daemon-check.sh" <<'EOF'
+#!/bin/sh
+# Starts parleyd as its unit does (user parley, /run/parley 0750), waits for
+# `parley status`, then STOP_RUNS times: a question open, SIGTERM, exit status.
+set -u
+runs=$1
+install -d -o parley -g parley -m 0750 /run/parley
+start_daemon() {
+    setpriv --reuid=parley --regid=parley --init-groups /usr/bin/parleyd 2>>/var/log/parleyd.log &
+    pid=$!
+    i=0
+    until parley status >/tmp/status 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 600 ] || ! kill -0 $pid 2>/dev/null; then echo "daemon: not ready"; return 1; fi
+        sleep 0.2
+    done
+}
+start_daemon || exit 1
+grep -q '"ok" *: *true\|state' /tmp/status && echo "status: ok" || { echo "status: bad"; cat /tmp/status; }
+# Resident memory once idle (model loaded, grammar compiled). Under
+# qemu-user this is the emulator's process: guest memory plus qemu's own.
+sleep 5
+echo "rss: $(awk '/VmRSS/ {print $2}' /proc/$pid/status) kB, pss: $(awk '/^Pss:/ {s += $2} END {print s}' /proc/$pid/smaps_rollup) kB"
+kill -TERM $pid; wait $pid; echo "first stop: exit $?"
+n=0
+while [ $n -lt "$runs" ]; do
+    n=$((n + 1))
+    start_daemon || exit 1
+    # Soup Chef asks which soup: the question stays open.
+    parley say "order soup with soup chef" >/tmp/said 2>&1
+    t0=$(date +%s%N)
+    kill -TERM $pid
+    wait $pid
+    code=$?
+    t1=$(date +%s%N)
+    echo "stop $n: exit $code after $(( (t1 - t0) / 1000000 )) ms; said: $(tr '\n' ' ' </tmp/said | cut -c1-120)"
+done
+EOF
+chmod +x "$root/root/daemon-check.sh"
+daemon_out=$(in_root "$root" /root/daemon-check.sh "$STOP_RUNS" 2>&1 || true)
+echo "$daemon_out" | sed "s/^/     $arch /"
+check "daemon: parley status answers" grep -q '^status: ok' <<<"$daemon_out"
+check "stop: exit status 0 after SIGTERM, $STOP_RUNS runs with a question open" \
+    test "$(grep -c '^stop [0-9]*: exit 0 ' <<<"$daemon_out")" -eq "$STOP_RUNS"
+check "stop: a question was open at each SIGTERM" \
+    test "$(grep '^stop [0-9]*: ' <<<"$daemon_out" | grep -vc 'said: .*not understood\|said: *$')" -eq "$STOP_RUNS"
+check "stop: no crash in the log" sh -c "! grep -q 'Fatal error' '$root/var/log/parleyd.log'"
+
+# MARK: 4. Unit tests of the hardware module (libgpiod v2) on this architecture.
+if $run_tests; then
+    bundle=out/$arch-tests/ParleyPackageTests.xctest
+    [ -f "$bundle" ] || bash scripts/cross-build.sh "$arch" --tests >/dev/null
+    eval "$(bash scripts/swift-sdk.sh)"
+    bundle_var=SDK_BUNDLE_$arch
+    # The test runtime (XCTest, Swift Testing) beside the product's.
+    mkdir -p "$root/usr/lib/swift"
+    cp -a "${!bundle_var}/debian13-$arch/sysroot/usr/lib/swift/linux" "$root/usr/lib/swift/"
+    cp "$bundle" "$root/root/ParleyPackageTests.xctest"
+    tests_out=$(in_root "$root" /root/ParleyPackageTests.xctest --testing-library swift-testing \
+        --filter ParleyHardwareTests 2>&1 || true)
+    echo "$tests_out" | tail -5 | sed "s/^/     $arch /"
+    check "unit tests: ParleyHardwareTests (libgpiod v2) pass" grep -q 'Test run with .* tests .*passed' <<<"$tests_out"
+fi
+
+# MARK: 5. Upgrade (reinstall), remove, purge.
+echo "# changed by the administrator" >>"$root/etc/parley/parley.yaml"
+touch "$root/var/lib/parley/kept"
+in_root "$root" dpkg -i /var/cache/parley-test/parley.deb >&2
+check "upgrade: changed configuration kept" grep -q 'changed by the administrator' "$root/etc/parley/parley.yaml"
+check "upgrade: state kept" test -f "$root/var/lib/parley/kept"
+in_root "$root" apt-get remove -y -qq parley >&2
+check "remove: configuration kept" test -f "$root/etc/parley/parley.yaml"
+check "remove: state kept" test -f "$root/var/lib/parley/kept"
+check "remove: binaries gone" test ! -e "$root/usr/bin/parleyd"
+in_root "$root" dpkg --purge parley >&2
+check "purge: state removed" test ! -e "$root/var/lib/parley"
+check "purge: configuration removed" test ! -e "$root/etc/parley/parley.yaml"
+
+echo "$failures failed"
+exit $((failures > 0))
