@@ -58,7 +58,7 @@ vm_boot() {
     if [ "$ARCH" = amd64 ]; then
         local cpu=max; [ "$ACCEL" = kvm ] && cpu=host
         nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
-            -append "$cmdline console=ttyS0,115200 panic=-1" 2>"$WORK/qemu-$n.err" &
+            -append "$cmdline panic=-1" 2>"$WORK/qemu-$n.err" &
     else
         # The Pi's own kernel on QEMU's generic arm64 machine: the Pi's boot
         # firmware and SoC cannot be emulated, the kernel and root can.
