@@ -58,22 +58,28 @@ vm_boot() {
     if [ "$ARCH" = amd64 ]; then
         local cpu=max; [ "$ACCEL" = kvm ] && cpu=host
         nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
-            -append "$cmdline panic=-1" 2>"$WORK/qemu-$n.err" &
+            -append "$cmdline panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
     else
         # The Pi's own kernel on QEMU's generic arm64 machine: the Pi's boot
         # firmware and SoC cannot be emulated, the kernel and root can.
         cmdline=$(echo "$cmdline" | sed -E 's/console=[^ ]+//g')
         nice -n 10 qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a72 "${common[@]}" \
-            -append "$cmdline console=ttyAMA0,115200 panic=-1" 2>"$WORK/qemu-$n.err" &
+            -append "$cmdline console=ttyAMA0,115200 panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
     fi
     VM_PID=$!
+    # Checks run in subshells: the file tells every one (and the exit trap)
+    # which QEMU is the current one.
+    echo "$VM_PID" >"$WORK/vm.pid"
 }
 
+# vm_kill: the power cut (SIGKILL: the guest gets no chance to flush).
 vm_kill() {
-    if [ -n "${VM_PID:-}" ] && kill -0 "$VM_PID" 2>/dev/null; then
-        kill -9 "$VM_PID" 2>/dev/null || true
-        wait "$VM_PID" 2>/dev/null || true
+    local pid; pid=$(cat "$WORK/vm.pid" 2>/dev/null || true)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        kill -9 "$pid" 2>/dev/null || true
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
     fi
+    rm -f "$WORK/vm.pid"
     VM_PID=
 }
 
