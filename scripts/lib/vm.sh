@@ -56,7 +56,8 @@ vm_boot() {
         -device virtio-rng-pci -display none -monitor none -serial "file:$VM_CONSOLE" -no-reboot)
     VM_START=$(date +%s.%N)
     if [ "$ARCH" = amd64 ]; then
-        local cpu=max; [ "$ACCEL" = kvm ] && cpu=host
+        # No nested virtualisation for the guest (its kvm_amd hung a TCG boot once).
+        local cpu=max,svm=off; [ "$ACCEL" = kvm ] && cpu=host
         nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
             -append "$cmdline panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
     else
