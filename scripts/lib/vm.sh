@@ -49,7 +49,9 @@ vm_boot() {
     : >"$VM_CONSOLE"
     # The image's own command line (root=...), with the console on the
     # emulated machine's serial port and no reboot loop on a panic.
-    cmdline=$(tr -d '\r\n' <"$WORK/cmdline.txt")
+    # systemd's 90 s start time-out is for real hardware: a niced software
+    # emulation on a loaded machine ran mounts out of it (emergency mode).
+    cmdline="$(tr -d '\r\n' <"$WORK/cmdline.txt") systemd.default_timeout_start_sec=900"
     local common=(-m 1024 -smp 2 -kernel "$WORK/vmlinuz" -initrd "$WORK/initrd.img"
         -drive "file=$DISK,format=raw,if=virtio,cache=writeback"
         -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$VM_PORT-:22" -device virtio-net-pci,netdev=n0
