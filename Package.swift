@@ -2,10 +2,10 @@
 // Parley: an offline voice-shortcuts runtime for a Raspberry-Pi-class speaker.
 //
 // Layering (see README "Architecture"):
-//   C system libraries  CALSA CPocketSphinx CGPIOD CESpeakNG CSQLite
+//   C system libraries  CALSA CPocketSphinx CGPIOD CESpeakNG (SQLite through GRDB)
 //   pure Swift          ParleyIntents -> ParleyCore -> ParleyApps   (no C needed)
 //   device wrappers     ParleyAudio (ALSA) ParleySpeech (PocketSphinx, espeak-ng)
-//                       ParleyHardware (libgpiod) ParleyStore (SQLite)
+//                       ParleyHardware (libgpiod) ParleyStore (SQLite, GRDB)
 //   wiring              ParleyDaemon -> parleyd, parley
 import PackageDescription
 
@@ -32,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // MARK: C libraries from Debian, one system-library module each.
@@ -41,7 +44,6 @@ let package = Package(
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev", "pocketsphinx-en-us"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // MARK: Pure Swift: the app API, the engine, the bundled apps.
         .target(name: "ParleyIntents"),
@@ -49,10 +51,15 @@ let package = Package(
         .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
         .target(
             name: "ParleyTestKit",
-            dependencies: ["ParleyIntents", "ParleyCore", .product(name: "Logging", package: "swift-log")]),
+            dependencies: [
+                "ParleyIntents", "ParleyCore", .product(name: "Logging", package: "swift-log"),
+                // Tests that start programs drain their output while they run.
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]),
 
         // MARK: Device and storage wrappers.
-        .target(name: "ParleyStore", dependencies: ["CSQLite", "ParleyCore"]),
+        .target(name: "ParleyStore", dependencies: ["ParleyCore", .product(name: "GRDB", package: "GRDB.swift")]),
         // CParleyShims: futex helpers for the audio ring (syscall(2) is variadic)
         // and libasound's error handler (a variadic callback).
         .target(name: "CParleyShims", linkerSettings: [.linkedLibrary("asound")]),
@@ -100,7 +107,9 @@ let package = Package(
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit", "Yams"]),
-        .testTarget(name: "ParleyStoreTests", dependencies: ["ParleyStore", "ParleyTestKit"]),
+        .testTarget(
+            name: "ParleyStoreTests",
+            dependencies: ["ParleyStore", "ParleyTestKit", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test-only malloc interposer counting allocations per thread (audio loop proof).
         .target(name: "CParleyMallocCounter", path: "Tests/CParleyMallocCounter"),
         .testTarget(

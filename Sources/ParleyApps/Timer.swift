@@ -7,11 +7,18 @@ struct RunningTimer: Codable {
     var seconds: Int
     static let key = "timer.current"
 
+    /// The running timer, with its end as the runtime will ring it: the
+    /// announcement's due time is kept on the monotonic clock, so it stays
+    /// right when the wall clock jumps (a board setting its clock by NTP after
+    /// boot); the stored end is only used when nothing is scheduled.
     static func load(_ context: IntentContext) async throws -> RunningTimer? {
         guard let data = try await context.appData.value(app: context.app, key: key) else { return nil }
-        let timer = try JSONDecoder().decode(RunningTimer.self, from: data)
+        var timer = try JSONDecoder().decode(RunningTimer.self, from: data)
+        if let due = await context.scheduledDate(id: announcementID) { timer.end = due }
         return timer.end > context.now ? timer : nil
     }
+
+    static let announcementID = "timer"
 }
 
 /// The running timer as people name it: "the ten minute timer", "the one
@@ -38,7 +45,7 @@ public struct StartTimer: AppIntent {
         let timer = RunningTimer(end: context.now + Double(duration.seconds), seconds: duration.seconds)
         try await context.appData.setValue(try JSONEncoder().encode(timer), app: context.app, key: RunningTimer.key)
         let spoken = SpokenDuration.describe(duration.seconds)
-        await context.schedule(id: "timer", at: timer.end, announcement: "\(capitalisedFirst(timerName(duration.seconds))) is done.")
+        await context.schedule(id: RunningTimer.announcementID, at: timer.end, announcement: "\(capitalisedFirst(timerName(duration.seconds))) is done.")
         return IntentResult(dialog: "\(capitalisedFirst(spoken)), starting now.",
                             output: ["end": .date(timer.end), "duration": .duration(Double(duration.seconds))])
     }
@@ -68,7 +75,7 @@ public struct CancelTimer: AppIntent {
     public func perform(context: IntentContext) async throws -> IntentResult {
         guard let timer = try await RunningTimer.load(context) else { return IntentResult(dialog: "No timer is running.") }
         try await context.appData.removeValue(app: context.app, key: RunningTimer.key)
-        await context.cancelScheduled(id: "timer")
+        await context.cancelScheduled(id: RunningTimer.announcementID)
         return IntentResult(dialog: "Timer cancelled.", detail: "\(capitalisedFirst(timerName(timer.seconds))) will not ring.")
     }
 }

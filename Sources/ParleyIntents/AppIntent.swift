@@ -105,6 +105,10 @@ public protocol IntentServices: Sendable {
     /// Says `text` (after a chime) at `date`; replaces an earlier one with the same id.
     func schedule(app: String, id: String, at date: Date, announcement: String) async
     func cancelScheduled(app: String, id: String) async
+    /// When a scheduled announcement will be made, as a wall-clock date
+    /// reckoned now (nil: none scheduled). The runtime keeps the interval, not
+    /// the date, so this follows the wall clock when it jumps.
+    func scheduledDate(app: String, id: String) async -> Date?
     /// Past parameter values of an intent, newest first (for ordering suggestions).
     func recentValues(app: String, intent: String, parameter: String, limit: Int) async -> [String]
 }
@@ -128,6 +132,7 @@ public struct IntentContext: Sendable {
         await services.schedule(app: app, id: id, at: date, announcement: announcement)
     }
     public func cancelScheduled(id: String) async { await services.cancelScheduled(app: app, id: id) }
+    public func scheduledDate(id: String) async -> Date? { await services.scheduledDate(app: app, id: id) }
 }
 
 /// An error whose message is fit to be spoken.

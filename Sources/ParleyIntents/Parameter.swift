@@ -155,6 +155,12 @@ public struct IntentDescriptor: Sendable {
     public var title: String
     public var category: IntentCategory
     public var parameters: [ParameterDefinition]
+    /// Whether the stakes are confirmed before perform.
+    public var requiresConfirmation: Bool
+    /// Seconds perform may take before it is stopped.
+    public var timeLimit: TimeInterval
+    /// "Order {quantity} {soup} for {orderType}" (empty: the title).
+    public var parameterSummary: String
 
     public init(_ type: any AppIntent.Type) {
         self.type = type
@@ -162,13 +168,16 @@ public struct IntentDescriptor: Sendable {
         title = type.title
         category = type.category
         parameters = IntentReflection.definitions(of: type)
+        requiresConfirmation = type.requiresConfirmation
+        timeLimit = type.timeLimit
+        parameterSummary = type.parameterSummary
     }
 
     public func parameter(_ name: String) -> ParameterDefinition? { parameters.first { $0.name == name } }
 
     /// The parameter summary with values filled in ("Order one clam chowder for pickup").
     public func summary(values: [String: String]) -> String {
-        var text = type.parameterSummary.isEmpty ? title : type.parameterSummary
+        var text = parameterSummary.isEmpty ? title : parameterSummary
         for definition in parameters {
             let spoken = values[definition.name].map { value in
                 if definition.kind == .integer, let number = Int(value), number >= 0, number < 1_000_000 {

@@ -1,142 +1,157 @@
 import Foundation
+import GRDB
 import ParleyCore
 import ParleyIntents
 
 /// Parley's durable state in one SQLite file: donations, custom phrases and
 /// the key-value data apps keep (the Notes app's notes).
 ///
-/// An actor so every call on the one connection is serialised. Each write is
-/// its own transaction in WAL mode with `synchronous=FULL`: when a write
-/// method returns, the change is on disk and survives power loss.
-public actor StateStore: DonationStore, CustomPhraseStore, AppDataStore {
-    private var db: SQLiteDatabase?
+/// One GRDB `DatabaseQueue`: a single connection whose accesses GRDB runs one
+/// at a time on its own dispatch queue, so a write waiting for the disk
+/// (`fsync`) suspends the caller instead of holding a thread of Swift's
+/// cooperative pool (two threads on the device). Each write is its own
+/// transaction in WAL mode with `synchronous=FULL`: when a write method
+/// returns, the change is on disk and survives power loss.
+public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
+    private let queue: DatabaseQueue
     /// The database file.
-    public nonisolated let path: String
+    public let path: String
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     /// The directory must exist.
     public init(path: String) throws {
-        let db = try SQLiteDatabase(path: path)
-        try Migrations.apply(to: db)
-        self.db = db
+        do {
+            queue = try DatabaseQueue(path: path, configuration: Self.configuration)
+        } catch let error as DatabaseError {
+            throw StateStoreError(path: path, problem: "cannot open: \(error.message ?? "\(error.resultCode)")")
+        }
         self.path = path
+        try Migrations.apply(to: queue, path: path)
     }
 
     /// Opens `state.db` in `directory`, creating the directory (mode 0750).
-    public init(directory: String) throws {
+    public convenience init(directory: String) throws {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
         try self.init(path: (directory as NSString).appendingPathComponent("state.db"))
     }
 
-    /// Closes the connection (the daemon does so at shutdown); later calls throw.
-    public func close() {
-        db = nil
+    /// WAL with `synchronous=FULL`, set on the connection before anything
+    /// else runs. In WAL mode FULL syncs the log on every commit, so a commit
+    /// that returned survives power loss; NORMAL, which GRDB's own WAL
+    /// setting picks, would not. Hence WAL is set here, not with
+    /// `journalMode = .wal`.
+    static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.label = "parley.state"
+        // Another process (a backup, the sqlite3 shell) holding a lock: wait
+        // for it instead of failing at once.
+        configuration.busyMode = .timeout(5)
+        configuration.foreignKeysEnabled = true
+        configuration.prepareDatabase { db in
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode=WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(
+                    message: "journal mode is \(mode ?? "unknown"), not wal", sql: "PRAGMA journal_mode=WAL")
+            }
+            try db.execute(sql: "PRAGMA synchronous=FULL")
+        }
+        return configuration
     }
 
-    private func database() throws -> SQLiteDatabase {
-        guard let db else { throw SQLiteError(code: 21, message: "the state store is closed", sql: "") }
-        return db
+    /// Closes the connection (the daemon does so at shutdown), after any
+    /// write in progress; later calls throw. Closing checkpoints the WAL
+    /// into the database file and removes it.
+    public func close() async {
+        let queue = self.queue
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            // close() waits for GRDB's queue: on a thread of its own, not the pool.
+            Thread {
+                try? queue.close()
+                done.resume()
+            }.start()
+        }
     }
 
     /// `PRAGMA integrity_check`: ["ok"] for an intact database.
-    public func integrityCheck() throws -> [String] {
-        try database().query("PRAGMA integrity_check") { $0.text(0) ?? "" }
+    public func integrityCheck() async throws -> [String] {
+        try await queue.read { try String.fetchAll($0, sql: "PRAGMA integrity_check") }
     }
 
     /// The schema version (`PRAGMA user_version`).
-    public func schemaVersion() throws -> Int {
-        Int(try database().query("PRAGMA user_version") { $0.int64(0) }.first ?? 0)
+    public func schemaVersion() async throws -> Int {
+        try await queue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") ?? 0 }
+    }
+
+    /// A setting of the connection, such as "journal_mode" or "synchronous"
+    /// (`PRAGMA <name>`), for tests and `parley status`.
+    func pragma(_ name: String) async throws -> String? {
+        try await queue.read { try String.fetchOne($0, sql: "PRAGMA \(name)") }
     }
 
     // MARK: DonationStore
 
     @discardableResult
-    public func record(_ donation: Donation) throws -> Int64 {
-        let db = try database()
-        try db.run(
-            """
-            INSERT INTO donation (identifier, group_identifier, app, intent, parameters, date, trigger)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                .optionalText(donation.identifier), .optionalText(donation.groupIdentifier),
-                .text(donation.app), .text(donation.intent), .text(try Self.encode(donation.parameters)),
-                .real(donation.date.timeIntervalSince1970), .text(donation.trigger),
-            ])
-        return db.lastInsertRowID
+    public func record(_ donation: Donation) async throws -> Int64 {
+        let record = DonationRecord(donation)
+        return try await queue.write { db in
+            try record.insert(db)
+            return db.lastInsertedRowID
+        }
     }
 
-    public func donations(app: String?, intent: String?, limit: Int?) throws -> [Donation] {
-        var sql = "SELECT id, identifier, group_identifier, app, intent, parameters, date, trigger FROM donation"
-        var conditions: [String] = []
-        var values: [SQLiteValue] = []
-        if let app { conditions.append("app = ?"); values.append(.text(app)) }
-        if let intent { conditions.append("intent = ?"); values.append(.text(intent)) }
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        sql += " ORDER BY date DESC, id DESC"
-        if let limit { sql += " LIMIT ?"; values.append(.integer(Int64(max(0, limit)))) }
-        return try database().query(sql, values) { row in
-            Donation(
-                rowID: row.int64(0), identifier: row.text(1), groupIdentifier: row.text(2),
-                app: row.text(3) ?? "", intent: row.text(4) ?? "",
-                parameters: try Self.decode(row.text(5) ?? "{}"),
-                date: Date(timeIntervalSince1970: row.double(6)), trigger: row.text(7) ?? "")
-        }
+    public func donations(app: String?, intent: String?, limit: Int?) async throws -> [Donation] {
+        typealias Columns = DonationRecord.Columns
+        var request = DonationRecord.order(Columns.date.desc, Columns.id.desc)
+        if let app { request = request.filter(Columns.app == app) }
+        if let intent { request = request.filter(Columns.intent == intent) }
+        if let limit { request = request.limit(max(0, limit)) }
+        return try await queue.read { [request] db in try request.fetchAll(db).map(\.donation) }
     }
 
     /// How many donations are stored (for `parley status`).
-    public func donationCount() throws -> Int {
-        Int(try database().query("SELECT count(*) FROM donation") { $0.int64(0) }.first ?? 0)
+    public func donationCount() async throws -> Int {
+        try await queue.read { try DonationRecord.fetchCount($0) }
     }
 
     @discardableResult
-    public func delete(_ scope: DonationScope) throws -> Int {
-        let db = try database()
-        switch scope {
-        case .identifier(let id): return try db.run("DELETE FROM donation WHERE identifier = ?", [.text(id)])
-        case .group(let group): return try db.run("DELETE FROM donation WHERE group_identifier = ?", [.text(group)])
-        case .app(let app): return try db.run("DELETE FROM donation WHERE app = ?", [.text(app)])
-        case .all: return try db.run("DELETE FROM donation")
-        }
+    public func delete(_ scope: DonationScope) async throws -> Int {
+        typealias Columns = DonationRecord.Columns
+        let request: QueryInterfaceRequest<DonationRecord> =
+            switch scope {
+            case .identifier(let id): DonationRecord.filter(Columns.identifier == id)
+            case .group(let group): DonationRecord.filter(Columns.groupIdentifier == group)
+            case .app(let app): DonationRecord.filter(Columns.app == app)
+            case .all: DonationRecord.all()
+            }
+        return try await queue.write { db in try request.deleteAll(db) }
     }
 
     /// Deletes one donation by its row identifier (what `parley donations`
     /// lists); true if it existed.
     @discardableResult
-    public func deleteDonation(rowID: Int64) throws -> Bool {
-        try database().run("DELETE FROM donation WHERE id = ?", [.integer(rowID)]) > 0
+    public func deleteDonation(rowID: Int64) async throws -> Bool {
+        try await queue.write { db in try DonationRecord.deleteOne(db, key: rowID) }
     }
 
     // MARK: CustomPhraseStore
 
-    public func customPhrases() throws -> [CustomPhrase] {
-        try database().query(
-            "SELECT phrase, app, intent, parameters, created FROM custom_phrase ORDER BY key"
-        ) { row in
-            CustomPhrase(
-                phrase: row.text(0) ?? "", app: row.text(1) ?? "", intent: row.text(2) ?? "",
-                parameters: try Self.decode(row.text(3) ?? "{}"), created: Date(timeIntervalSince1970: row.double(4)))
+    public func customPhrases() async throws -> [CustomPhrase] {
+        try await queue.read { db in
+            try CustomPhraseRecord.order(Column("key")).fetchAll(db).map(\.customPhrase)
         }
     }
 
     /// Saves a phrase, replacing any phrase with the same normalised text.
-    public func save(_ phrase: CustomPhrase) throws {
-        try database().run(
-            """
-            INSERT INTO custom_phrase (key, phrase, app, intent, parameters, created) VALUES (?, ?, ?, ?, ?, ?)
-            ON CONFLICT(key) DO UPDATE SET phrase = excluded.phrase, app = excluded.app,
-                intent = excluded.intent, parameters = excluded.parameters, created = excluded.created
-            """,
-            [
-                .text(Self.phraseKey(phrase.phrase)), .text(phrase.phrase), .text(phrase.app), .text(phrase.intent),
-                .text(try Self.encode(phrase.parameters)), .real(phrase.created.timeIntervalSince1970),
-            ])
+    public func save(_ phrase: CustomPhrase) async throws {
+        let record = CustomPhraseRecord(phrase)
+        try await queue.write { db in try record.upsert(db) }
     }
 
     @discardableResult
-    public func deletePhrase(_ phrase: String) throws -> Bool {
-        try database().run("DELETE FROM custom_phrase WHERE key = ?", [.text(Self.phraseKey(phrase))]) > 0
+    public func deletePhrase(_ phrase: String) async throws -> Bool {
+        let key = Self.phraseKey(phrase)
+        return try await queue.write { db in try CustomPhraseRecord.deleteOne(db, key: key) }
     }
 
     /// The key a phrase is stored under: lower-case words, punctuation
@@ -149,39 +164,34 @@ public actor StateStore: DonationStore, CustomPhraseStore, AppDataStore {
 
     // MARK: AppDataStore
 
-    public func value(app: String, key: String) throws -> Data? {
-        try database().query("SELECT value FROM app_data WHERE app = ? AND key = ?", [.text(app), .text(key)]) {
-            $0.blob(0) ?? Data()
-        }.first
+    public func value(app: String, key: String) async throws -> Data? {
+        try await queue.read { db in
+            try AppDataRecord.fetchOne(db, key: ["app": app, "key": key])?.value
+        }
     }
 
-    public func setValue(_ value: Data, app: String, key: String) throws {
-        try database().run(
-            "INSERT INTO app_data (app, key, value) VALUES (?, ?, ?) ON CONFLICT(app, key) DO UPDATE SET value = excluded.value",
-            [.text(app), .text(key), .blob(value)])
+    public func setValue(_ value: Data, app: String, key: String) async throws {
+        let record = AppDataRecord(app: app, key: key, value: value)
+        // REPLACE rather than GRDB's upsert, which asks for a rowid that a
+        // WITHOUT ROWID table does not have; the row is all key and value.
+        try await queue.write { db in try record.insert(db, onConflict: .replace) }
     }
 
-    public func removeValue(app: String, key: String) throws {
-        try database().run("DELETE FROM app_data WHERE app = ? AND key = ?", [.text(app), .text(key)])
+    public func removeValue(app: String, key: String) async throws {
+        _ = try await queue.write { db in try AppDataRecord.deleteOne(db, key: ["app": app, "key": key]) }
     }
 
-    public func keys(app: String, prefix: String) throws -> [String] {
+    public func keys(app: String, prefix: String) async throws -> [String] {
+        typealias Columns = AppDataRecord.Columns
         // substr comparison instead of LIKE: keys may contain % and _.
-        try database().query(
-            "SELECT key FROM app_data WHERE app = ? AND substr(key, 1, ?) = ? ORDER BY key",
-            [.text(app), .integer(Int64(prefix.unicodeScalars.count)), .text(prefix)]
-        ) { $0.text(0) ?? "" }
-    }
-
-    // MARK: Parameters as canonical JSON
-
-    private static func encode(_ parameters: [String: String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(parameters), as: UTF8.self)
-    }
-
-    private static func decode(_ json: String) throws -> [String: String] {
-        try JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        let length = prefix.unicodeScalars.count
+        return try await queue.read { db in
+            try String.fetchAll(
+                db,
+                AppDataRecord.select(Columns.key)
+                    .filter(Columns.app == app)
+                    .filter(sql: "substr(key, 1, ?) = ?", arguments: [length, prefix])
+                    .order(Columns.key))
+        }
     }
 }

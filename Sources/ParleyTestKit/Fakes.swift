@@ -13,7 +13,8 @@ public actor RecordingSink: EngineOutputSink {
     public var spoken: [String] { events.compactMap { if case .spoke(let s) = $0 { s } else { nil } } }
     public var leds: [DeviceState] { events.compactMap { if case .led(let s) = $0 { s } else { nil } } }
     public var performed: [PerformedIntent] { events.compactMap { if case .performed(let p) = $0 { p } else { nil } } }
-    public var sounds: [String] { events.compactMap { if case .sound(let s) = $0 { s } else { nil } } }
+    /// Sounds played so far, by name ("chime").
+    public var sounds: [String] { events.compactMap { if case .sound(let s) = $0 { s.rawValue } else { nil } } }
     /// Removes and returns the events since the last call.
     public func drain() -> [EngineEvent] { defer { events = [] }; return events }
 }
@@ -89,6 +90,16 @@ public struct EngineHarness: Sendable {
         _ = await sink.drain()
         clock.advance(by: seconds)
         await engine.tick(deviceSpeaking: deviceSpeaking)
+        return await spokenSinceDrain()
+    }
+
+    /// Sets the wall clock alone forwards or backwards (NTP after boot), lets
+    /// the engine react, returns what it said.
+    @discardableResult
+    public func jumpWallClock(by seconds: TimeInterval) async -> [String] {
+        _ = await sink.drain()
+        clock.jumpWallClock(by: seconds)
+        await engine.tick()
         return await spokenSinceDrain()
     }
 

@@ -70,8 +70,8 @@ struct Chat: AsyncParsableCommand {
         }
         var configuration = try Self.categories(voiceConfirm).map(EngineConfiguration.init(voiceConfirmableCategories:)) ?? EngineConfiguration()
         configuration.tipsEnabled = !noTips
-        configuration.doublePressPhrase = doublePress
-        configuration.voiceTrigger = "console"
+        configuration.doublePress = doublePress.map { .run(phrase: $0) } ?? .nothing
+        configuration.voiceTrigger = .console
         let clock = SteppedClock()
         let sink = ConsoleSink()
         let engine = ConversationEngine(registry: registry, stores: try StoreFactory.makeStores(stateDirectory: stateDirectory), clock: clock,

@@ -21,7 +21,7 @@ struct StoreStress: AsyncParsableCommand {
         while count == 0 || n < start + count {
             try await store.record(Donation(
                 identifier: "w\(n)", app: "Stress", intent: "Write", parameters: ["n": String(n)],
-                date: Date(), trigger: "console"))
+                date: Date(), trigger: Trigger.console.rawValue))
             try await store.setValue(Data("v\(n)".utf8), app: "Stress", key: "k\(n)")
             // Written with write(2) so nothing sits in a stdio buffer at SIGKILL.
             let line = "ack \(n)\n"

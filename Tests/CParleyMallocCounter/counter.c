@@ -40,6 +40,33 @@ uint64_t parley_malloc_count_current_thread(void) {
     return parley_malloc_count_for_thread((int32_t)gettid());
 }
 
+#if defined(__has_feature)
+#  if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#    define PARLEY_UNDER_SANITIZER 1
+#  endif
+#endif
+
+#ifdef PARLEY_UNDER_SANITIZER
+// Under a sanitizer (scripts/tsan.sh) the sanitizer owns malloc: interposing
+// it here would hand memory the sanitizer never saw (and crashes its start).
+// Its allocator calls a hook on every allocation instead, which counts the
+// same allocations.
+int __sanitizer_install_malloc_and_free_hooks(
+    void (*malloc_hook)(const volatile void *, size_t), void (*free_hook)(const volatile void *));
+
+static void parley_malloc_hook(const volatile void *pointer, size_t size) {
+    (void)pointer;
+    (void)size;
+    parley_count();
+}
+
+// The sanitizer refuses (returns 0) a pair with a null hook.
+static void parley_free_hook(const volatile void *pointer) { (void)pointer; }
+
+__attribute__((constructor)) static void parley_install_malloc_hook(void) {
+    __sanitizer_install_malloc_and_free_hooks(parley_malloc_hook, parley_free_hook);
+}
+#else
 void *malloc(size_t size) { parley_count(); return __libc_malloc(size); }
 void *calloc(size_t n, size_t size) { parley_count(); return __libc_calloc(n, size); }
 void *realloc(void *p, size_t size) { parley_count(); return __libc_realloc(p, size); }
@@ -53,3 +80,4 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
     *out = p;
     return 0;
 }
+#endif

@@ -13,7 +13,7 @@ import Yams
     }
 
     func loadGrammar() throws -> Grammar {
-        let text = try String(contentsOf: SharedData.coffeeGrammar, encoding: .utf8)
+        let text = try String(contentsOf: SharedData.require(SharedData.coffeeGrammar), encoding: .utf8)
         let root = try #require(try Yams.load(yaml: text) as? [String: Any], "grammar.yaml: expected a mapping at the top")
         let context = try #require(root["context"] as? [String: Any], "grammar.yaml: expected 'context'")
         let expressions = try #require(context["expressions"] as? [String: Any], "grammar.yaml: expected 'context.expressions'")
@@ -49,7 +49,7 @@ import Yams
     /// Every labelled order of the development recordings, said as the
     /// grammar allows, resolves to exactly its labels.
     @Test func everyLabelledOrderResolvesToItsLabels() throws {
-        let data = try Data(contentsOf: SharedData.coffeeLabels)
+        let data = try Data(contentsOf: SharedData.require(SharedData.coffeeLabels))
         let labels = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
         let resolver = Resolver(model: PhraseCompiler.compile(try AppRegistry(apps: BundledApps.all, primaryApp: "CoffeeMaker")))
         #expect(labels.count > 100)
@@ -77,6 +77,7 @@ import Yams
         func donate(app: String, _ request: DonationRequest) async throws {}
         func schedule(app: String, id: String, at date: Date, announcement: String) async {}
         func cancelScheduled(app: String, id: String) async {}
+        func scheduledDate(app: String, id: String) async -> Date? { nil }
         func recentValues(app: String, intent: String, parameter: String, limit: Int) async -> [String] { [] }
     }
 

@@ -31,30 +31,19 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
-    func chat(_ lines: [String], arguments: [String] = []) throws -> Outcome {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = ["chat"] + arguments
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-        try input.fileHandleForWriting.close()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stdout = String(decoding: out, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        return Outcome(status: process.terminationStatus, stdout: stdout.last == "" ? Array(stdout.dropLast()) : stdout,
-                       stderr: String(decoding: err, as: UTF8.self))
+    func chat(_ lines: [String], arguments: [String] = []) async throws -> Outcome {
+        let exit = try await ChildProcess.run(
+            try Self.executable().path, ["chat"] + arguments, input: lines.joined(separator: "\n") + "\n")
+        let stdout = exit.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        return Outcome(status: exit.status, stdout: stdout.last == "" ? Array(stdout.dropLast()) : stdout,
+                       stderr: exit.standardError)
     }
 
     func device(_ outcome: Outcome) -> [String] { outcome.stdout.filter { $0.hasPrefix("device: ") } }
     func performed(_ outcome: Outcome) -> [String] { outcome.stdout.filter { $0.hasPrefix("performed: ") } }
 
-    @Test func item2AMissingSizeIsAskedThenTheButtonOrders() throws {
-        let outcome = try chat(["Hey, order a latte with Barista.", "Large.", ":press"])
+    @Test func item2AMissingSizeIsAskedThenTheButtonOrders() async throws {
+        let outcome = try await chat(["Hey, order a latte with Barista.", "Large.", ":press"])
         #expect(outcome.status == 0)
         #expect(outcome.stdout == [
             "led: listening", "led: thinking", "led: speaking",
@@ -70,14 +59,14 @@ import Testing
         #expect(outcome.stderr.contains("resolved"))
     }
 
-    @Test func item3TheWholeOrderFromOneSentence() throws {
-        let outcome = try chat(["Hey, can I get a twelve ounce dark roast double shot americano with a bit of cream", ":press"])
+    @Test func item3TheWholeOrderFromOneSentence() async throws {
+        let outcome = try await chat(["Hey, can I get a twelve ounce dark roast double shot americano with a bit of cream", ":press"])
         #expect(outcome.status == 0)
         #expect(performed(outcome) == [#"performed: CoffeeMaker.orderDrink {"coffeeDrink":"americano","milkAmount":"a bit of cream","numberOfShots":"double shot","roast":"dark roast","size":"twelve ounce"}"#])
     }
 
-    @Test func item4SoupWithOrdinalAndStore() throws {
-        let outcome = try chat(["Hey computer, order soup with Soup Chef.", "The first one.", "Lewis.", ":press"])
+    @Test func item4SoupWithOrdinalAndStore() async throws {
+        let outcome = try await chat(["Hey computer, order soup with Soup Chef.", "The first one.", "Lewis.", ":press"])
         #expect(outcome.status == 0)
         #expect(device(outcome) == [
             "device: Which soup? Clam chowder, tomato or chicken noodle?",
@@ -89,41 +78,41 @@ import Testing
         #expect(performed(outcome) == [#"performed: SoupChef.OrderSoup {"orderType":"pickup","quantity":"1","soup":"clamChowder","store":"lewis"}"#])
     }
 
-    @Test func item5ATimerEndsAfterTheClockMoves() throws {
-        let outcome = try chat(["Hey, start a ten minute timer.", ":wait 599", "how much time is left on the timer", ":wait 1"])
+    @Test func item5ATimerEndsAfterTheClockMoves() async throws {
+        let outcome = try await chat(["Hey, start a ten minute timer.", ":wait 599", "how much time is left on the timer", ":wait 1"])
         #expect(outcome.status == 0)
         #expect(device(outcome) == ["device: Ten minutes, starting now.", "device: One second left. The ten minute timer ends then.",
                                     "device: The ten minute timer is done."])
         #expect(outcome.stderr.contains("sound: chime"))
     }
 
-    @Test func item7WhatCanISay() throws {
-        let outcome = try chat(["start a ten minute timer", "Hey, what can I say?"])
+    @Test func item7WhatCanISay() async throws {
+        let outcome = try await chat(["start a ten minute timer", "Hey, what can I say?"])
         #expect(device(outcome).last == "device: You can say: start a one minute timer, order a latte, order soup with Soup Chef, how much time is left on the timer or cancel the timer.")
     }
 
-    @Test func item8CancelAndALongPressStopEverything() throws {
-        let outcome = try chat(["order soup with soup chef", "tomato", "cancel", "order a latte with barista", ":long-press", ":press", "give me a large latte", "never mind", ":press"])
+    @Test func item8CancelAndALongPressStopEverything() async throws {
+        let outcome = try await chat(["order soup with soup chef", "tomato", "cancel", "order a latte with barista", ":long-press", ":press", "give me a large latte", "never mind", ":press"])
         #expect(outcome.status == 0)
         #expect(device(outcome).filter { $0 == "device: Cancelled." }.count == 3)
         #expect(performed(outcome).isEmpty)
         #expect(outcome.stdout.last == "led: listening") // the last press opens a listening window
     }
 
-    @Test func stateGivenWithStatePersistsAcrossSessions() throws {
+    @Test func stateGivenWithStatePersistsAcrossSessions() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-chat-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let first = try chat(["add a note with notes", "buy oat milk"], arguments: ["--state", folder.path])
+        let first = try await chat(["add a note with notes", "buy oat milk"], arguments: ["--state", folder.path])
         #expect(first.status == 0)
         #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("state.db").path))
-        let second = try chat(["read my notes with notes"], arguments: ["--state", folder.path])
+        let second = try await chat(["read my notes with notes"], arguments: ["--state", folder.path])
         #expect(device(second) == ["device: There is one note. The latest: buy oat milk."])
-        let ephemeral = try chat(["read my notes with notes"])
+        let ephemeral = try await chat(["read my notes with notes"])
         #expect(device(ephemeral) == ["device: There are no notes."])
     }
 
-    @Test func standardOutputCarriesOnlyTheContractLines() throws {
-        let outcome = try chat(["the television is loud tonight", ":wait 5", ":double-press", ":bogus", ":wait x", "order soup with soup chef", ":quit", "tomato"])
+    @Test func standardOutputCarriesOnlyTheContractLines() async throws {
+        let outcome = try await chat(["the television is loud tonight", ":wait 5", ":double-press", ":bogus", ":wait x", "order soup with soup chef", ":quit", "tomato"])
         #expect(outcome.status == 0)
         for line in outcome.stdout {
             #expect(line.hasPrefix("device: ") || line.hasPrefix("led: ") || line.hasPrefix("performed: "), "\(line)")
@@ -134,9 +123,9 @@ import Testing
         #expect(outcome.stderr.contains("':wait' needs a number of seconds"))
     }
 
-    @Test func ledLinesShowWhatTheBoardShowsWhileMuted() throws {
+    @Test func ledLinesShowWhatTheBoardShowsWhileMuted() async throws {
         // The mute switch overrides every state but a flash, as on the board.
-        let outcome = try chat(["give me a large latte", ":mute", ":press", ":unmute"])
+        let outcome = try await chat(["give me a large latte", ":mute", ":press", ":unmute"])
         #expect(outcome.status == 0)
         #expect(outcome.stdout.filter { $0.hasPrefix("led: ") } == [
             "led: listening", "led: thinking", "led: speaking", "led: awaiting-confirmation",
@@ -147,23 +136,23 @@ import Testing
         #expect(performed(outcome).count == 1)
     }
 
-    @Test func optionsAreValidatedWithClearErrors() throws {
-        let order = try chat([], arguments: ["--voice-confirm", "order"])
+    @Test func optionsAreValidatedWithClearErrors() async throws {
+        let order = try await chat([], arguments: ["--voice-confirm", "order"])
         #expect(order.status != 0)
         #expect(order.stderr.contains("'order' is confirmed with the button only"))
-        let unknown = try chat([], arguments: ["--voice-confirm", "dance"])
+        let unknown = try await chat([], arguments: ["--voice-confirm", "dance"])
         #expect(unknown.status != 0)
         #expect(unknown.stderr.contains("unknown category 'dance'"))
-        let primary = try chat([], arguments: ["--primary-app", "Toaster"])
+        let primary = try await chat([], arguments: ["--primary-app", "Toaster"])
         #expect(primary.status != 0)
         #expect(primary.stderr.contains("Toaster"))
     }
 
-    @Test func voiceConfirmationAndThePrimaryAppAreConfigurable() throws {
-        let spoken = try chat(["add a note with notes", "water the plants", "delete a note from notes", "the first one", "yes"],
+    @Test func voiceConfirmationAndThePrimaryAppAreConfigurable() async throws {
+        let spoken = try await chat(["add a note with notes", "water the plants", "delete a note from notes", "the first one", "yes"],
                               arguments: ["--voice-confirm", "none"])
         #expect(device(spoken).last == "device: A spoken yes can't confirm this. Press the button to delete it, or say cancel.")
-        let noPrimary = try chat(["order a latte", "order a latte with barista"], arguments: ["--primary-app", "none"])
+        let noPrimary = try await chat(["order a latte", "order a latte with barista"], arguments: ["--primary-app", "none"])
         #expect(device(noPrimary) == ["device: Which size? Small, medium or large?"])
     }
 }

@@ -35,7 +35,7 @@ import Testing
 
     /// Runs a copy of setup.sh that also wants a package nobody has, with
     /// `apt-get`, `sudo` and `swift` stubs first on PATH; as user `uid`.
-    func runSetup(uid: Int?) throws -> Run {
+    func runSetup(uid: Int?) async throws -> Run {
         let dir = "/tmp/pst-" + String(UUID().uuidString.prefix(8))
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let bin = dir + "/bin"
@@ -56,28 +56,18 @@ import Testing
         chmod(dir, 0o755)
         chmod(dir + "/setup.sh", 0o644)
 
-        let process = Process()
-        if let uid {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "/bin/bash", dir + "/setup.sh"]
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = [dir + "/setup.sh"]
-        }
-        process.environment = ["PATH": "\(bin):/usr/bin:/bin"]
-        process.currentDirectoryURL = URL(fileURLWithPath: dir)
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let command = uid.map { ["/usr/bin/setpriv", "--reuid=\($0)", "--regid=\($0)", "--clear-groups", "/bin/bash"] }
+            ?? ["/bin/bash"]
+        let exit = try await ChildProcess.run(
+            command[0], Array(command.dropFirst()) + [dir + "/setup.sh"], environment: ["PATH": "\(bin):/usr/bin:/bin"],
+            workingDirectory: dir)
         let recorded = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").map(String.init)
-        return Run(status: process.terminationStatus, recorded: recorded, stderr: stderr)
+        return Run(status: exit.status, recorded: recorded, stderr: exit.standardError)
     }
 
     @Test(.enabled(if: getuid() == 0, "the root case needs root"))
-    func asRootItRunsAptGetDirectly() throws {
-        let run = try runSetup(uid: nil)
+    func asRootItRunsAptGetDirectly() async throws {
+        let run = try await runSetup(uid: nil)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(!run.recorded.contains { $0.hasPrefix("sudo") })
         #expect(run.recorded.contains("apt-get DEBIAN_FRONTEND=noninteractive update -qq"))
@@ -87,8 +77,8 @@ import Testing
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to run the script as another user"))
-    func asAnotherUserItGoesThroughSudoKeepingTheFrontend() throws {
-        let run = try runSetup(uid: 65534)
+    func asAnotherUserItGoesThroughSudoKeepingTheFrontend() async throws {
+        let run = try await runSetup(uid: 65534)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.recorded.contains("sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq"), "\(run.recorded)")
         // sudo resets the environment: the frontend still reaches apt-get through env(1).

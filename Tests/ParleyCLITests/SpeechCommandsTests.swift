@@ -5,26 +5,17 @@ import Testing
 /// `parley understand` and `parley detect-wake` through the real executable:
 /// the JSON-lines contracts other tools rely on.
 @Suite(.serialized) struct SpeechCommandsTests {
-    func run(_ arguments: [String]) throws -> (status: Int32, lines: [[String: Any]], stderr: String) {
-        let process = Process()
-        process.executableURL = try ChatConsoleTests.executable()
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let lines = try String(decoding: out, as: UTF8.self).split(separator: "\n").map {
+    func run(_ arguments: [String]) async throws -> (status: Int32, lines: [[String: Any]], stderr: String) {
+        let exit = try await ChildProcess.run(try ChatConsoleTests.executable().path, arguments)
+        let lines = try exit.standardOutput.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        return (process.terminationStatus, lines, String(decoding: err, as: UTF8.self))
+        return (exit.status, lines, exit.standardError)
     }
 
-    @Test func understandPrintsOneJSONObjectPerFile() throws {
-        let file = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
-        let outcome = try run(["understand", "--app", "coffee-maker", file])
+    @Test func understandPrintsOneJSONObjectPerFile() async throws {
+        let file = try SharedData.require(SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav")).path
+        let outcome = try await run(["understand", "--app", "coffee-maker", file])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let line = try #require(outcome.lines.first)
         #expect(outcome.lines.count == 1)
@@ -36,28 +27,28 @@ import Testing
         #expect(line["decode_seconds"] is Double)
     }
 
-    @Test func understandWithAnotherAppFindsNoCoffeeOrder() throws {
-        let file = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
-        let outcome = try run(["understand", "--app", "soup-chef", file])
+    @Test func understandWithAnotherAppFindsNoCoffeeOrder() async throws {
+        let file = try SharedData.require(SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav")).path
+        let outcome = try await run(["understand", "--app", "soup-chef", file])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.lines.first?["intent"] as? String != "orderDrink")
     }
 
-    @Test func understandNamesABadFileAndAnUnknownApp() throws {
-        let bad = try run(["understand", "--app", "coffee-maker", "/nonexistent/x.wav"])
+    @Test func understandNamesABadFileAndAnUnknownApp() async throws {
+        let bad = try await run(["understand", "--app", "coffee-maker", "/nonexistent/x.wav"])
         #expect(bad.status != 0 && bad.stderr.contains("/nonexistent/x.wav"))
-        let app = try run(["understand", "--app", "espresso-robot", "x.wav"])
+        let app = try await run(["understand", "--app", "espresso-robot", "x.wav"])
         #expect(app.status != 0 && app.stderr.contains("espresso-robot"))
     }
 
-    @Test func detectWakeReportsTheWakeWordTime() throws {
-        let files = try SharedData.wavFiles(in: SharedData.wakeComputer).prefix(3).map(\.path)
-        let outcome = try run(["detect-wake", "--wake", "computer", "--sensitivity", "0.7"] + files)
+    @Test func detectWakeReportsTheWakeWordTime() async throws {
+        let files = try SharedData.wavFiles(in: SharedData.wakeComputer, atLeast: 3).prefix(3).map(\.path)
+        let outcome = try await run(["detect-wake", "--wake", "computer", "--sensitivity", "0.7"] + files)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.lines.map { $0["file"] as? String } == files)
         let found = outcome.lines.filter { (($0["detections"] as? [Double]) ?? []).contains { $0 > 0 } }
         #expect(found.count >= 2)
-        let range = try run(["detect-wake", "--wake", "computer", "--sensitivity", "3", files[0]])
+        let range = try await run(["detect-wake", "--wake", "computer", "--sensitivity", "3", files[0]])
         #expect(range.status != 0 && range.stderr.contains("--sensitivity"))
     }
 }

@@ -480,7 +480,7 @@ import Testing
     @Test func tipsCanBeTurnedOffAndDoublePressRunsItsPhrase() async throws {
         var configuration = EngineConfiguration()
         configuration.tipsEnabled = false
-        configuration.doublePressPhrase = "start a ten minute timer"
+        configuration.doublePress = .run(phrase: "start a ten minute timer")
         let h = try harness(configuration)
         await h.say("order soup with soup chef")
         await h.say("tomato")

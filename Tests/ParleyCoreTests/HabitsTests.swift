@@ -41,7 +41,8 @@ import Testing
     @Test func theConsoleClockMovesOnlyWhenAdvanced() async throws {
         let clock = SteppedClock(start: noon)
         #expect(clock.now == noon)
-        let sleeper = Task { try await clock.sleep(until: noon + 5) }
+        let wakeAt = clock.instant(at: noon + 5)
+        let sleeper = Task { try await clock.sleep(until: wakeAt) }
         clock.advance(by: 2)
         #expect(clock.now == noon + 2)
         clock.advance(by: 3)

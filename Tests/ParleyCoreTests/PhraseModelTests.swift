@@ -4,7 +4,11 @@ import ParleyTestKit
 import Testing
 
 @Suite struct PhraseModelTests {
-    let registry = try! AppRegistry(apps: BundledApps.all, primaryApp: "Coffee Maker")
+    let registry: AppRegistry
+
+    init() throws {
+        registry = try AppRegistry(apps: BundledApps.all, primaryApp: "Coffee Maker")
+    }
     var model: PhraseModel { PhraseCompiler.compile(registry) }
     var resolver: Resolver { Resolver(model: model) }
 

@@ -1,5 +1,7 @@
 import Foundation
 import ParleyCore
+import ParleyTestKit
+import Synchronization
 
 /// A pot of chili: an entity whose options differ by one word, for
 /// disambiguation that names only what differs.
@@ -109,7 +111,7 @@ struct PourChili: AppIntent {
 struct ChiliApp: ParleyApp {
     let identifier = "Chili"
     let name = "Chili Shack"
-    var intents: [any AppIntent.Type] { [ServeChili.self, BurnChili.self, CrashChili.self, SlowChili.self, TasteChili.self, PourChili.self] }
+    var intents: [any AppIntent.Type] { [ServeChili.self, BurnChili.self, CrashChili.self, SlowChili.self, TasteChili.self, PourChili.self, LateChili.self, SimmerChili.self] }
     var shortcuts: [AppShortcut] {
         [
             AppShortcut(intent: ServeChili.self, phrases: ["serve chili with {app}"], shortTitle: "Serve chili"),
@@ -118,6 +120,45 @@ struct ChiliApp: ParleyApp {
             AppShortcut(intent: SlowChili.self, phrases: ["slow chili with {app}"], shortTitle: "Slow chili"),
             AppShortcut(intent: TasteChili.self, phrases: ["taste chili with {app}"], shortTitle: "Taste chili"),
             AppShortcut(intent: PourChili.self, phrases: ["pour chili with {app}"], shortTitle: "Pour chili"),
+            AppShortcut(intent: LateChili.self, phrases: ["late chili with {app}"], shortTitle: "Late chili"),
+            AppShortcut(intent: SimmerChili.self, phrases: ["simmer chili with {app}"], shortTitle: "Simmer chili"),
         ]
+    }
+}
+
+let lateGate = Gate()
+/// How many times SimmerChili's perform was stopped by cancellation.
+let simmerStops = Atomic<Int>(0)
+
+/// Performs of LateChili that got past the gate and donated.
+let lateFinished = Atomic<Int>(0)
+
+/// Finishes only when `lateGate` opens, cancelled or not, and donates on its own then.
+struct LateChili: AppIntent {
+    static let title = "Late chili"
+    static let category = IntentCategory.generic
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult {
+        await lateGate.wait()
+        defer { lateFinished.add(1, ordering: .relaxed) }
+        try await context.donate(DonationRequest(intent: "LateChili", parameters: [:], identifier: "late"))
+        return IntentResult(dialog: "Done late.")
+    }
+}
+
+/// Simmers for an hour unless stopped; counts the stops.
+struct SimmerChili: AppIntent {
+    static let title = "Simmer chili"
+    static let category = IntentCategory.generic
+    static let timeLimit: TimeInterval = 7200
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult {
+        do {
+            try await Task.sleep(for: .seconds(3600))
+        } catch {
+            simmerStops.add(1, ordering: .relaxed)
+            throw error
+        }
+        return IntentResult(dialog: "Simmered.")
     }
 }

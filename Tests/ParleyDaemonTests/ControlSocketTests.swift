@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyTestKit
 import Testing
 
 @testable import ParleyDaemon
@@ -15,13 +16,21 @@ import Testing
     }
 
     @Test func statusReportsStateAndWhatIsNotWired() async throws {
+        let beforeStart = ContinuousClock.now
         let running = try RunningServer(); defer { running.stop() }
         try await running.store.record(Donation(app: "Timer", intent: "StartTimer", parameters: [:], date: Date(), trigger: "voice"))
         let status = try #require(try await running.send(.status).status)
+        let sinceStart = DaemonController.seconds(ContinuousClock.now - beforeStart)
         #expect(status.donations == 1)
         #expect(status.board == "sim")
         #expect(status.pid == getpid())
-        #expect(status.uptimeSeconds >= 0)
+        // Uptime counts from the daemon's start: positive, no more than the
+        // time since before the server was made, and growing from one status
+        // to the next (orderings, not a time limit).
+        #expect(status.uptimeSeconds > 0)
+        #expect(status.uptimeSeconds <= sinceStart, "uptime \(status.uptimeSeconds) s, started \(sinceStart) s ago")
+        let later = try #require(try await running.send(.status).status)
+        #expect(later.uptimeSeconds > status.uptimeSeconds)
         #expect(status.notWired.contains("conversation"))
         #expect(status.audio.state == "not wired")
         #expect(status.stateDirectory == running.dir.file("state"))
@@ -153,18 +162,11 @@ import Testing
         // Let nobody traverse to the socket, so the socket's own 0660 decides.
         chmod(running.dir.path, 0o755)
         chmod((running.socket as NSString).deletingLastPathComponent, 0o755)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = [
+        let output = try await ChildProcess.run("/usr/bin/setpriv", [
             "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
             "import socket,sys\ntry:\n socket.socket(socket.AF_UNIX).connect(sys.argv[1]); print('connected')\n"
                 + "except PermissionError: print('EACCES')", running.socket,
-        ]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        ]).standardOutput
         #expect(output.trimmingCharacters(in: .whitespacesAndNewlines) == "EACCES")
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyStore
+import ParleyTestKit
 import Synchronization
 import Testing
 
@@ -37,16 +38,8 @@ import Testing
         return "stress phrase " + String(n).map { digits[Int(String($0))!] }.joined(separator: " ")
     }
 
-    static func startDaemon(_ dir: TemporaryDirectory) throws -> Process {
-        let process = Process()
-        process.executableURL = try Executables.url("parleyd")
-        process.arguments = ["--config", dir.file("parley.yaml")]
-        // To a file, not a pipe nobody reads: a full pipe would block the daemon.
-        let log = FileHandle(forWritingAtPath: dir.file("parleyd.log"))
-        log?.seekToEndOfFile()
-        process.standardError = log
-        try process.run()
-        return process
+    static func startDaemon(_ dir: TemporaryDirectory) async throws -> ChildProcess {
+        try await Executables.start("parleyd", ["--config", dir.file("parley.yaml")])
     }
 
     /// Waits (by attempts) until the daemon answers on its socket.
@@ -90,12 +83,11 @@ import Testing
             audio: {capture: "file:none.wav"}
             log_level: notice
             """.write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
-        try Data().write(to: URL(fileURLWithPath: dir.file("parleyd.log")))
         var random = SeededGenerator(state: Self.seed)
         var acknowledged: [Int] = []
         var next = 0
         for round in 0..<6 {
-            let process = try Self.startDaemon(dir)
+            let process = try await Self.startDaemon(dir)
             #expect(try await Self.waitUntilReady(socket), "round \(round): parleyd did not start")
             let killAfter = Int.random(in: 1...12, using: &random)
             let delay = UInt32.random(in: 0...20_000, using: &random)  // µs: lands anywhere in a write
@@ -110,11 +102,11 @@ import Testing
                     attempts += 1
                 }
                 usleep(delay)
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.kill()
             }
+            let exit = try await process.wait()
             let acked = try await writer.value
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round): parleyd exited by itself")
+            #expect(exit.signal == SIGKILL, "round \(round): parleyd ended by itself: \(exit)")
             #expect(acked.count >= killAfter, "round \(round), seed \(Self.seed): \(acked.count) writes acknowledged")
             acknowledged += acked
             // The write in flight at the kill may have landed: never reuse its number.
@@ -122,16 +114,15 @@ import Testing
         }
 
         // Restarted once more: every acknowledged phrase is there.
-        let process = try Self.startDaemon(dir)
+        let process = try await Self.startDaemon(dir)
         #expect(try await Self.waitUntilReady(socket))
         let stored = try await offPool { try ControlClient(path: socket).send(.phrases).phrases ?? [] }
         let phrases = Set(stored.map(\.phrase))
         let lost = acknowledged.filter { !phrases.contains(Self.phrase($0)) }
         #expect(lost.isEmpty, "seed \(Self.seed): acknowledged writes lost: \(lost)")
         #expect(acknowledged.count >= 4)
-        process.terminate()
-        try await offPool { process.waitUntilExit() }
-        #expect(process.terminationStatus == 0)
+        let exit = try await process.stop()
+        #expect(exit.code == 0, "\(exit)")
 
         let store = try StateStore(path: dir.file("state/state.db"))
         #expect(try await store.integrityCheck() == ["ok"])

@@ -17,43 +17,40 @@ import Testing
 
     /// 1.5 s silence, "hey", a recorded order, 6 s silence, as 16 kHz mono
     /// WAV (state/capture.wav).
-    static func makeInput(in dir: TemporaryDirectory) throws -> String {
+    static func makeInput(in dir: TemporaryDirectory) async throws -> String {
         let order = firstOrder
         guard FileManager.default.fileExists(atPath: order) else { throw TestFailure("missing recording \(order)") }
-        try run("/usr/bin/espeak-ng", ["-w", dir.file("hey-raw.wav"), "hey"])
-        try run("/usr/bin/sox", [dir.file("hey-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("hey.wav")])
-        try run("/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", dir.file("silence.wav"), "trim", "0", "1.5"])
+        try await run("/usr/bin/espeak-ng", ["-w", dir.file("hey-raw.wav"), "hey"])
+        try await run("/usr/bin/sox", [dir.file("hey-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("hey.wav")])
+        try await run("/usr/bin/sox", ["-n", "-r", "16000", "-c", "1", "-b", "16", dir.file("silence.wav"), "trim", "0", "1.5"])
         let input = dir.file("state/capture.wav")
         try FileManager.default.createDirectory(atPath: dir.file("state"), withIntermediateDirectories: true)
-        try run("/usr/bin/sox", [dir.file("silence.wav"), dir.file("hey.wav"), order]
+        try await run("/usr/bin/sox", [dir.file("silence.wav"), dir.file("hey.wav"), order]
             + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
         return input
     }
 
     /// What the input goes on with: "hey", the second recorded order, 6 s of
     /// silence (after `makeInput`, which makes "hey" and the silence).
-    static func makeSecondInput(in dir: TemporaryDirectory) throws -> String {
+    static func makeSecondInput(in dir: TemporaryDirectory) async throws -> String {
         guard FileManager.default.fileExists(atPath: secondOrder) else { throw TestFailure("missing recording \(secondOrder)") }
         let input = dir.file("second.wav")
-        try run("/usr/bin/sox", [dir.file("hey.wav"), secondOrder] + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
+        try await run("/usr/bin/sox", [dir.file("hey.wav"), secondOrder] + Array(repeating: dir.file("silence.wav"), count: 4) + [input])
         return input
     }
 
-    static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("\(tool) \(arguments) failed") }
+    static func run(_ tool: String, _ arguments: [String]) async throws {
+        let exit = try await ChildProcess.run(tool, arguments)
+        guard exit.succeeded else { throw TestFailure("\(tool) \(arguments) failed: \(exit)") }
     }
 
-    /// Starts parleyd on `dir` and returns it with its stderr pipe.
+    /// Starts parleyd on `dir`; its standard error (the log) is collected
+    /// while it runs.
     /// `settings`: more YAML (the defaults here: the input WAV read once, a 2 s confirmation).
     static func startDaemon(
         _ dir: TemporaryDirectory,
         settings: String = "audio: {capture: \"file:capture.wav\"}\ntimeouts: {confirmation: 2s}"
-    ) throws -> (Process, Pipe) {
+    ) async throws -> ChildProcess {
         try """
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("parley.sock"))
@@ -61,13 +58,7 @@ import Testing
             log_level: debug
 
             """.appending(settings).write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = try Executables.url("parleyd")
-        process.arguments = ["--config", dir.file("parley.yaml")]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        return (process, errors)
+        return try await Executables.start("parleyd", ["--config", dir.file("parley.yaml")])
     }
 
     /// Polls `status` (by attempts, not time) until `done` holds.
@@ -87,13 +78,9 @@ import Testing
         }
     }
 
-    static func stop(_ process: Process, _ errors: Pipe) async throws -> String {
-        process.terminate()
-        return try await offPool {
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+    /// Stops the daemon with SIGTERM and returns its log (standard error).
+    static func stop(_ process: ChildProcess) async throws -> String {
+        try await process.stop().standardError
     }
 
     /// Samples of a 16-bit mono WAV written by the ALSA file plugin, and
@@ -127,14 +114,14 @@ import Testing
 
     @Test func spokenOrderConfirmedByPressIsPerformedAndAnswered() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let first = try Self.makeInput(in: dir)
-        let second = try Self.makeSecondInput(in: dir)
+        let first = try await Self.makeInput(in: dir)
+        let second = try await Self.makeSecondInput(in: dir)
         // The microphone is the spool (an ALSA file device read in real
         // time): the input is played into it in two parts, the second once
         // the first order is done. One file with a fixed gap would race the
         // press on a busy machine; meanwhile the device hears silence.
-        let (process, errors) = try Self.startDaemon(dir, settings: "timeouts: {confirmation: 20s}")
-        defer { if process.isRunning { process.terminate() } }
+        let process = try await Self.startDaemon(dir, settings: "timeouts: {confirmation: 20s}")
+        defer { process.terminate() }
         let socket = dir.file("parley.sock")
         _ = try await Self.waitForStatus(socket) { $0.audio.state == "running" }
         _ = try await LiveMicrophoneTests.play(first, socket: socket)
@@ -178,7 +165,7 @@ import Testing
         #expect(both?.donations == 2)
         // Wait until the answer has been played (the playback file stops growing in speech).
         _ = try await Self.waitForStatus(socket, attempts: 100) { _ in false }
-        let log = try await Self.stop(process, errors)
+        let log = try await Self.stop(process)
 
         let store = try StateStore(path: dir.file("state/state.db"))
         let orders = try await store.donations(app: "CoffeeMaker", intent: "orderDrink", limit: nil)  // newest first
@@ -213,8 +200,8 @@ import Testing
 
     @Test func withoutThePressNothingIsOrdered() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        _ = try Self.makeInput(in: dir)
-        let (process, errors) = try Self.startDaemon(dir)
+        _ = try await Self.makeInput(in: dir)
+        let process = try await Self.startDaemon(dir)
         let socket = dir.file("parley.sock")
         let confirming = try await Self.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
         #expect(confirming != nil && confirming?.state == "awaiting-confirmation")
@@ -223,7 +210,7 @@ import Testing
         #expect(after?.state == "idle")
         #expect(after?.donations == 0)
         #expect(after?.lastIntents.isEmpty == true)
-        let log = try await Self.stop(process, errors)
+        let log = try await Self.stop(process)
         #expect(log.contains("nothing was done"))
         #expect(!log.contains("performed intent="))
     }

@@ -22,11 +22,11 @@ import Testing
             throw TestFailure("missing recording \(file)")
         }
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        try EndToEndTests.run("/usr/bin/espeak-ng", ["-w", dir.file("stop-raw.wav"), "stop"])
-        try EndToEndTests.run("/usr/bin/sox", [dir.file("stop-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("stop.wav")])
-        let (process, errors) = try EndToEndTests.startDaemon(
+        try await EndToEndTests.run("/usr/bin/espeak-ng", ["-w", dir.file("stop-raw.wav"), "stop"])
+        try await EndToEndTests.run("/usr/bin/sox", [dir.file("stop-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("stop.wav")])
+        let process = try await EndToEndTests.startDaemon(
             dir, settings: "wake: {hey_optional: true, window: 6s}\ntimeouts: {confirmation: 20s}")
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.terminate() }
         let socket = dir.file("parley.sock")
         // Ready when the recogniser listens to the spool.
         let ready = try await EndToEndTests.waitForStatus(socket) { $0.audio.state == "running" }
@@ -49,7 +49,7 @@ import Testing
         let idle = try await EndToEndTests.waitForStatus(socket) { $0.state == "idle" }
         #expect(idle?.state == "idle")
         #expect(idle?.donations == 0)
-        let log = try await EndToEndTests.stop(process, errors)
+        let log = try await EndToEndTests.stop(process)
         #expect(log.contains("woken name=computer"))
         #expect(log.contains("interrupted heard=stop"))
         #expect(log.contains("spoke text=Cancelled."))
@@ -58,8 +58,8 @@ import Testing
 
     @Test func anOpenTextAnswerIsDictated() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let (process, errors) = try EndToEndTests.startDaemon(dir, settings: "")
-        defer { if process.isRunning { process.terminate() } }
+        let process = try await EndToEndTests.startDaemon(dir, settings: "")
+        defer { process.terminate() }
         let socket = dir.file("parley.sock")
         _ = try await EndToEndTests.waitForStatus(socket) { $0.audio.state == "running" }
         let asked = try await offPool { try ControlClient(path: socket).send(.say("add a note to notes")).spoken }
@@ -74,7 +74,7 @@ import Testing
         }
         let done = try await EndToEndTests.waitForStatus(socket) { !$0.lastIntents.isEmpty }
         #expect(done?.lastIntents.first?.hasPrefix("Notes/") == true)
-        let log = try await EndToEndTests.stop(process, errors)
+        let log = try await EndToEndTests.stop(process)
         let performed = log.split(separator: "\n").first { $0.contains("performed intent=Notes/") }.map(String.init) ?? ""
         #expect(log.contains("dictation=true"))
         #expect(performed.contains("coffee"), "\(performed)")
@@ -82,25 +82,25 @@ import Testing
 
     @Test func playIsRefusedWithoutASpoolAndNamesTheBadFile() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let (process, errors) = try EndToEndTests.startDaemon(dir)  // file: capture
-        defer { if process.isRunning { process.terminate() } }
+        let process = try await EndToEndTests.startDaemon(dir)  // file: capture
+        defer { process.terminate() }
         let socket = dir.file("parley.sock")
         _ = try await EndToEndTests.waitForStatus(socket) { _ in true }
         let refused = await #expect(throws: (any Error).self) {
             try await offPool { try ControlClient(path: socket).send(.play(Self.order)) }
         }
         #expect("\(refused.map { "\($0)" } ?? "")".contains("spool:<path>"))
-        _ = try await EndToEndTests.stop(process, errors)
+        _ = try await EndToEndTests.stop(process)
 
         let live = try TemporaryDirectory(); defer { live.remove() }
-        let (daemon, daemonErrors) = try EndToEndTests.startDaemon(live, settings: "")
-        defer { if daemon.isRunning { daemon.terminate() } }
+        let daemon = try await EndToEndTests.startDaemon(live, settings: "")
+        defer { daemon.terminate() }
         _ = try await EndToEndTests.waitForStatus(live.file("parley.sock")) { _ in true }
         try "not audio".write(toFile: live.file("bad.wav"), atomically: true, encoding: .utf8)
         let bad = await #expect(throws: (any Error).self) {
             try await offPool { try ControlClient(path: live.file("parley.sock")).send(.play(live.file("bad.wav"))) }
         }
         #expect("\(bad.map { "\($0)" } ?? "")".contains(live.file("bad.wav")))
-        _ = try await EndToEndTests.stop(daemon, daemonErrors)
+        _ = try await EndToEndTests.stop(daemon)
     }
 }

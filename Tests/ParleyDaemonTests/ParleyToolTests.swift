@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestKit
 import Testing
 
 import ParleyHardware
@@ -7,27 +8,15 @@ import ParleyHardware
 
 /// The `parley` control subcommands as a person runs them.
 @Suite struct ParleyToolTests {
-    private func parley(_ arguments: [String], user nobody: Bool = false) async throws -> (Int32, String, String) {
-        let process = Process()
-        let tool = try Executables.url("parley")
-        if nobody {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", tool.path] + arguments
-        } else {
-            process.executableURL = tool
-            process.arguments = arguments
-        }
-        process.environment = ["PATH": "/usr/bin:/bin"]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        return try await offPool {
-            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, stdout, stderr)
-        }
+    private func parley(_ arguments: [String], user nobody: Bool = false) async throws -> (Int32?, String, String) {
+        let tool = try Executables.url("parley").path
+        let exit =
+            nobody
+            ? try await ChildProcess.run(
+                "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", tool] + arguments,
+                environment: ["PATH": "/usr/bin:/bin"])
+            : try await ChildProcess.run(tool, arguments, environment: ["PATH": "/usr/bin:/bin"])
+        return (exit.code, exit.standardOutput, exit.standardError)
     }
 
     @Test func notRunningIsSaidPlainlyWithExit69() async throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestKit
 import Testing
 
 @testable import ParleyDaemon
@@ -15,12 +16,7 @@ import Testing
             control_socket: \(dir.file("run/parley.sock"))
             log_level: debug
             """.write(toFile: configFile, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = try Executables.url("parleyd")
-        process.arguments = ["--config", configFile]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        let process = try await Executables.start("parleyd", ["--config", configFile])
 
         let socket = dir.file("run/parley.sock")
         // Ready, and listening: every service is up (the recogniser's models
@@ -34,14 +30,10 @@ import Testing
         // The issue's 2 s limit is a timing figure: scripts/bench-daemon.sh
         // measures it (BENCHMARKS.md, "SIGTERM until exit"); a shared test
         // machine is too noisy for a timed assertion. Here: a clean exit.
-        process.terminate()  // SIGTERM
-        let log = try await offPool { () -> String in
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        #expect(process.terminationReason == .exit)
-        #expect(process.terminationStatus == 0)
+        let exit = try await process.stop()  // SIGTERM
+        let log = exit.standardError
+        #expect(exit.signal == nil)
+        #expect(exit.code == 0, "\(exit)")
         #expect(!FileManager.default.fileExists(atPath: socket))
         #expect(log.contains("NOTICE parleyd: parleyd ready"))
         #expect(log.contains("NOTICE parleyd: parleyd stopped"))
@@ -60,14 +52,9 @@ import Testing
         // The question must still be open when SIGTERM comes, however busy
         // the machine: a long answer time-out, not a quick test.
         try "timeouts: {answer: 2min}\n".write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = try Executables.url("parleyd")
-        process.arguments = [
+        let process = try await Executables.start("parleyd", [
             "--config", dir.file("parley.yaml"), "--state-directory", dir.file("state"), "--socket", dir.file("parley.sock"),
-        ]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
+        ])
         let socket = dir.file("parley.sock")
         let asked = try await offPool { () throws -> [String]? in
             for _ in 0..<400 {
@@ -79,13 +66,9 @@ import Testing
             return nil
         }
         #expect(asked == ["Which soup? Clam chowder, tomato or chicken noodle?"])
-        process.terminate()
-        let log = try await offPool { () -> String in
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        #expect(process.terminationStatus == 0)
+        let exit = try await process.stop()
+        let log = exit.standardError
+        #expect(exit.code == 0, "\(exit)")
         #expect(log.contains("spoke text=Cancelled."))
         #expect(!log.contains("performed intent="))
     }
@@ -102,13 +85,8 @@ import Testing
             control_socket: \(dir.file("parley.sock"))
             audio: {capture: "hw:9,0"}
             """.write(toFile: configFile, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = try Executables.url("parleyd")
-        process.arguments = ["--config", configFile]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let process = try await Executables.start("parleyd", ["--config", configFile])
+        defer { process.terminate() }
         let socket = dir.file("parley.sock")
 
         // Reconnecting is reported once the recogniser tried to open the
@@ -118,17 +96,7 @@ import Testing
         #expect(missing?.audio.capture == "hw:9,0")
         #expect(missing?.audio.problem?.contains("'hw:9,0' not found") == true, "\(String(describing: missing?.audio))")
         // `parley status` says it too.
-        let tool = try await offPool { () throws -> String in
-            let parley = Process()
-            parley.executableURL = try Executables.url("parley")
-            parley.arguments = ["status", "--socket", socket]
-            let out = Pipe()
-            parley.standardOutput = out
-            try parley.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            parley.waitUntilExit()
-            return text
-        }
+        let tool = try await Executables.run("parley", ["status", "--socket", socket]).standardOutput
         #expect(tool.contains("audio:        reconnecting, capture hw:9,0"), "\(tool)")
         #expect(tool.contains("microphone:   audio device 'hw:9,0' not found"), "\(tool)")
 
@@ -141,8 +109,9 @@ import Testing
         #expect(process.isRunning)
         #expect(later?.audio.state == "reconnecting")
 
-        let log = try await EndToEndTests.stop(process, errors)
-        #expect(process.terminationStatus == 0)
+        let exit = try await process.stop()
+        let log = exit.standardError
+        #expect(exit.code == 0, "\(exit)")
         #expect(!log.contains("parleyd failed"))
         #expect(log.components(separatedBy: "microphone unavailable").count - 1 == 1, "\(log)")
         // libasound's own explanation is in the log's format, not raw on stderr.
@@ -154,19 +123,9 @@ import Testing
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let configFile = dir.file("parley.yaml")
         try "board: sim\nvoice:\n  rate: fast\n".write(toFile: configFile, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = try Executables.url("parleyd")
-        process.arguments = ["--check-config"]
-        process.environment = ["PARLEY_CONFIG": configFile]
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = try await offPool { () -> String in
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        #expect(process.terminationStatus == 78)
+        let exit = try await Executables.run("parleyd", ["--check-config"], environment: ["PARLEY_CONFIG": configFile])
+        let message = exit.standardError
+        #expect(exit.code == 78, "\(exit)")
         #expect(message.contains("\(configFile):3:"))
         #expect(message.contains("voice.rate"))
         #expect(message.contains("whole number"))

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyStore
+import ParleyTestKit
 
 @testable import ParleyDaemon
 
@@ -32,6 +33,11 @@ struct RunningServer {
 
     init() throws {
         try self.init(dir: TemporaryDirectory(), components: { _, _ in DaemonComponents() })
+    }
+
+    /// A server over the given components.
+    static func serving(_ components: DaemonComponents) throws -> RunningServer {
+        try RunningServer(dir: TemporaryDirectory(), components: { _, _ in components })
     }
 
     /// A server over the components parleyd wires (engine, apps, simulated
@@ -92,6 +98,20 @@ enum Executables {
             throw TestFailure("\(name) not found beside the tests (\(candidates.map(\.path))); run `swift build --build-tests`")
         }
         return found
+    }
+
+    /// Starts a built executable; its output is drained while it runs.
+    static func start(
+        _ name: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> ChildProcess {
+        try await ChildProcess.start(url(name).path, arguments, environment: environment)
+    }
+
+    /// Runs a built executable to its end.
+    static func run(
+        _ name: String, _ arguments: [String], environment: [String: String]? = nil
+    ) async throws -> ChildProcess.Exit {
+        try await start(name, arguments, environment: environment).wait()
     }
 }
 

@@ -7,6 +7,7 @@ struct Services: IntentServices {
     func donate(app: String, _ request: DonationRequest) async throws {}
     func schedule(app: String, id: String, at date: Date, announcement: String) async {}
     func cancelScheduled(app: String, id: String) async {}
+    func scheduledDate(app: String, id: String) async -> Date? { nil }
     func recentValues(app: String, intent: String, parameter: String, limit: Int) async -> [String] { [] }
 }
 

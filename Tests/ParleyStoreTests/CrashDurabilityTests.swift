@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestKit
 import Testing
 
 @testable import ParleyStore
@@ -28,35 +29,20 @@ import Testing
 
     /// Starts the writer and returns the acknowledged write numbers it printed
     /// before being killed after `killAfter` acknowledgements.
-    private func runAndKill(_ parleyd: URL, database: String, start: Int, killAfter: Int) throws -> [Int] {
-        let process = Process()
-        process.executableURL = parleyd
-        process.arguments = ["store-stress", "--database", database, "--start", String(start)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
+    private func runAndKill(_ parleyd: URL, database: String, start: Int, killAfter: Int) async throws -> [Int] {
+        let writer = try await ChildProcess.start(
+            parleyd.path, ["store-stress", "--database", database, "--start", String(start)])
         var acked: [Int] = []
-        var pending = ""
-        var killed = false
-        let handle = pipe.fileHandleForReading
-        while true {
-            let data = handle.availableData
-            if data.isEmpty { break }  // EOF: the process is gone
-            pending += String(decoding: data, as: UTF8.self)
-            while let newline = pending.firstIndex(of: "\n") {
-                let line = pending[..<newline]
-                pending = String(pending[pending.index(after: newline)...])
-                if line.hasPrefix("ack "), let n = Int(line.dropFirst(4)) { acked.append(n) }
-            }
-            if !killed && acked.count >= killAfter {
+        for await line in writer.outputLines {
+            if line.hasPrefix("ack "), let n = Int(line.dropFirst(4)) { acked.append(n) }
+            if acked.count == killAfter {
                 // A random extra delay so the kill lands anywhere in a write.
-                usleep(UInt32.random(in: 0...3_000))
-                kill(process.processIdentifier, SIGKILL)
-                killed = true
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...3_000)))
+                writer.kill()
             }
         }
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal, "writer exited by itself: \(process.terminationStatus)")
+        let exit = try await writer.wait()
+        #expect(exit.signal == SIGKILL, "writer ended by itself: \(exit)")
         return acked
     }
 
@@ -67,7 +53,7 @@ import Testing
         var acknowledged: [Int] = []
         var next = 0
         for _ in 0..<8 {
-            let acked = try runAndKill(parleyd, database: database, start: next, killAfter: Int.random(in: 1...40))
+            let acked = try await runAndKill(parleyd, database: database, start: next, killAfter: Int.random(in: 1...40))
             #expect(!acked.isEmpty)
             acknowledged += acked
             next = (acked.last ?? next) + 1

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ParleyCore
 import Testing
 
@@ -108,37 +109,150 @@ import Testing
         #expect(try await reopened.integrityCheck() == ["ok"])
     }
 
-    @Test func walModeWithFullSynchronousIsActive() throws {
+    @Test func walModeWithFullSynchronousIsActive() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let db = try SQLiteDatabase(path: dir.file("x.db"))
-        #expect(try db.query("PRAGMA journal_mode") { $0.text(0) } == ["wal"])
-        // 2 = FULL
-        #expect(try db.query("PRAGMA synchronous") { $0.int64(0) } == [2])
+        let store = try StateStore(path: dir.file("x.db"))
+        #expect(try await store.pragma("journal_mode") == "wal")
+        // 2 = FULL (GRDB's own WAL setting would leave NORMAL, 1).
+        #expect(try await store.pragma("synchronous") == "2")
     }
 
     @Test func newerSchemaIsRefused() throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        do {
-            let db = try SQLiteDatabase(path: dir.file("state.db"))
-            try db.execute("PRAGMA user_version=\(Migrations.latestVersion + 1)")
+        try DatabaseQueue(path: dir.file("state.db")).write { db in
+            try db.execute(sql: "PRAGMA user_version=\(Migrations.latestVersion + 1)")
         }
-        let error = #expect(throws: SQLiteError.self) { try StateStore(path: dir.file("state.db")) }
-        #expect(error?.message.contains("newer than this Parley") == true)
+        let error = #expect(throws: StateStoreError.self) { try StateStore(path: dir.file("state.db")) }
+        #expect(error?.problem.contains("newer than this Parley") == true)
+        #expect(error?.description.contains(dir.file("state.db")) == true)
     }
 
-    @Test func errorsNameTheSQLAndSQLiteMessage() throws {
+    @Test func aMigrationThisParleyDoesNotKnowIsRefused() throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let db = try SQLiteDatabase(path: dir.file("x.db"))
-        let error = #expect(throws: SQLiteError.self) { try db.execute("SELECT * FROM no_such_table") }
-        #expect(error?.sql == "SELECT * FROM no_such_table")
-        #expect(error?.message.contains("no such table") == true)
-        #expect(error?.description.contains("no_such_table") == true)
+        _ = try StateStore(path: dir.file("state.db"))
+        try DatabaseQueue(path: dir.file("state.db")).write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
+        let error = #expect(throws: StateStoreError.self) { try StateStore(path: dir.file("state.db")) }
+        #expect(error?.problem.contains("newer than this Parley") == true)
+    }
+
+    /// A database written by the hand-written SQLite layer before GRDB:
+    /// schema version 1 in `user_version`, no `grdb_migrations` table. It
+    /// opens with its rows intact, NULL identifiers stay nil.
+    @Test func aDatabaseFromTheHandWrittenStoreOpensWithItsData() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        try await DatabaseQueue(path: dir.file("state.db")).write { db in
+            try db.execute(sql: Self.handWrittenSchemaVersion1)
+            try db.execute(
+                sql: """
+                    INSERT INTO donation (identifier, group_identifier, app, intent, parameters, date, trigger)
+                    VALUES (NULL, 'g', 'Soup Chef', 'OrderSoup', '{"quantity":"2","soup":"tomato"}', 100.5, 'voice');
+                    INSERT INTO custom_phrase VALUES ('coffee time', 'Coffee time', 'Coffee Maker', 'OrderDrink', '{}', 7);
+                    INSERT INTO app_data VALUES ('Notes', 'note/1', x'6d696c6b');
+                    PRAGMA user_version = 1;
+                    """)
+        }
+        let store = try StateStore(path: dir.file("state.db"))
+        #expect(try await store.schemaVersion() == Migrations.latestVersion)
+        let donations = try await store.donations(app: nil, intent: nil, limit: nil)
+        #expect(donations.count == 1)
+        #expect(donations.first?.identifier == nil)
+        #expect(donations.first?.groupIdentifier == "g")
+        #expect(donations.first?.parameters == ["soup": "tomato", "quantity": "2"])
+        #expect(donations.first?.date == Date(timeIntervalSince1970: 100.5))
+        #expect(try await store.customPhrases().map(\.phrase) == ["Coffee time"])
+        #expect(try await store.value(app: "Notes", key: "note/1") == Data("milk".utf8))
+        #expect(try await store.integrityCheck() == ["ok"])
+    }
+
+    /// Rows are written in the format the hand-written store used (REAL
+    /// seconds, sorted-key JSON), so an older Parley could still read them.
+    @Test func rowsKeepTheirStoredFormat() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let store = try StateStore(path: dir.file("state.db"))
+        try await store.record(donation("Soup Chef", "OrderSoup", at: 12.25, ["soup": "a/b", "quantity": "2"]))
+        await store.close()
+        let row = try DatabaseQueue(path: dir.file("state.db")).read { db in
+            try Row.fetchOne(db, sql: "SELECT typeof(date) AS kind, date, parameters FROM donation")
+        }
+        #expect(row?["kind"] == "real")
+        #expect(row?["date"] == 12.25)
+        #expect(row?["parameters"] == #"{"quantity":"2","soup":"a/b"}"#)
+    }
+
+    /// A NULL where the schema says NOT NULL (a damaged or hand-edited file)
+    /// is an error naming the column, not an empty string.
+    @Test func aNullInARequiredColumnIsAnErrorNotAnEmptyString() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        try await DatabaseQueue(path: dir.file("state.db")).write { db in
+            // The same table without NOT NULL, as a damaged file might have it.
+            try db.execute(
+                sql: Self.handWrittenSchemaVersion1.replacingOccurrences(of: "app TEXT NOT NULL", with: "app TEXT")
+                    + "INSERT INTO donation (app, intent, parameters, date, trigger) VALUES (NULL, 'I', '{}', 1, 'voice');"
+                    + "PRAGMA user_version = 1;")
+        }
+        let store = try StateStore(path: dir.file("state.db"))
+        let error = await #expect(throws: (any Error).self) { try await store.donations(app: nil, intent: nil, limit: nil) }
+        #expect(String(describing: error).contains("app"), "\(String(describing: error))")
+    }
+
+    @Test func errorsNameTheSQLAndSQLiteMessage() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let store = try StateStore(path: dir.file("x.db"))
+        let error = await #expect(throws: DatabaseError.self) { try await store.pragma("no_such_pragma = (") }
+        #expect(error?.sql?.contains("no_such_pragma") == true)
+        #expect(error?.description.contains("syntax error") == true, "\(String(describing: error))")
     }
 
     @Test func unopenablePathIsReportedWithThePath() throws {
-        let error = #expect(throws: SQLiteError.self) {
+        let error = #expect(throws: StateStoreError.self) {
             try StateStore(path: "/nonexistent-parley-dir/state.db")
         }
-        #expect(error?.sql.contains("/nonexistent-parley-dir/state.db") == true)
+        #expect(error?.path == "/nonexistent-parley-dir/state.db")
+        #expect(error?.description.contains("/nonexistent-parley-dir/state.db") == true)
     }
+
+    @Test func aClosedStoreRefusesWrites() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let store = try StateStore(path: dir.file("state.db"))
+        await store.close()
+        await #expect(throws: DatabaseError.self) { try await store.setValue(Data(), app: "Notes", key: "k") }
+        // Closed cleanly: the WAL was checkpointed into the file and removed.
+        #expect(!FileManager.default.fileExists(atPath: dir.file("state.db-wal")))
+    }
+
+    /// The schema exactly as the hand-written store (before GRDB) created it.
+    /// Kept as text, not taken from `Migrations`: it is what devices in the
+    /// field have, and must not follow a change to a migration.
+    static let handWrittenSchemaVersion1 = """
+        CREATE TABLE donation (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            identifier TEXT,
+            group_identifier TEXT,
+            app TEXT NOT NULL,
+            intent TEXT NOT NULL,
+            parameters TEXT NOT NULL,          -- JSON object, keys sorted
+            date REAL NOT NULL,                -- seconds since 1970
+            trigger TEXT NOT NULL
+        );
+        CREATE INDEX donation_by_app ON donation(app, intent, date);
+        CREATE INDEX donation_by_identifier ON donation(identifier);
+        CREATE INDEX donation_by_group ON donation(group_identifier);
+        CREATE TABLE custom_phrase (
+            key TEXT PRIMARY KEY,              -- normalised phrase
+            phrase TEXT NOT NULL,
+            app TEXT NOT NULL,
+            intent TEXT NOT NULL,
+            parameters TEXT NOT NULL,
+            created REAL NOT NULL
+        );
+        CREATE TABLE app_data (
+            app TEXT NOT NULL,
+            key TEXT NOT NULL,
+            value BLOB NOT NULL,
+            PRIMARY KEY (app, key)
+        ) WITHOUT ROWID;
+
+        """
 }

@@ -1,12 +1,18 @@
 import Foundation
-import Synchronization
 
 /// The conversation engine (SPEC 5): turns what a person says and presses
 /// into resolved, confirmed, performed intents, and reports everything a
 /// person perceives to an output sink.
 ///
-/// Inputs: `hear(_:confidence:)`, `button(_:)`, `tick()` after the clock
-/// moves, `setMuted(_:)`. Outputs: `EngineEvent`s in order.
+/// Inputs: `hear(_:confidence:)`, `button(_:)`, `woken(window:)`,
+/// `start(_:)` (a run by name), `tick()` after the clock moves,
+/// `setMuted(_:)`. Outputs: `EngineEvent`s in order.
+///
+/// The actor is thin: what to do next is decided by `RunMachine` (pure
+/// steps), what is waited for is one `Waiting`, help and tips are `Guide`,
+/// habits `Suggestions`, perform and its time limit `PerformRace`. The actor
+/// is reentrant on purpose: while a run performs, `hear("cancel")` and a long
+/// press are heard and stop it.
 public actor ConversationEngine {
     public let registry: AppRegistry
     public let stores: ParleyStores
@@ -16,12 +22,19 @@ public actor ConversationEngine {
 
     private var commandModel = PhraseModel()
     private var commandResolver: Resolver?
-    private var phase: Phase = .idle
+    // Shared with the resolution and perform extensions (other files).
+    var phase: Phase = .idle
     private var led: DeviceState?
     private var muted = false
-    private var lastLine: String?
-    private var tipped = Set<String>()
-    private var scheduled: [Announcement] = []
+    var lastLine: String?
+    var guide: Guide
+    let suggestions: Suggestions
+    private let phrases: CustomPhraseBook
+    private var announcements = Announcements()
+    private var wallClock: WallClockWatch
+    private var lastRunID: UInt64 = 0
+    /// The perform under way, so "cancel" can stop it.
+    var performing: (id: RunID, race: PerformRace)?
 
     public init(registry: AppRegistry, stores: ParleyStores, clock: any ParleyClock,
                 sink: any EngineOutputSink, configuration: EngineConfiguration = EngineConfiguration()) {
@@ -30,72 +43,10 @@ public actor ConversationEngine {
         self.clock = clock
         self.sink = sink
         self.configuration = configuration
-    }
-
-    // MARK: - State
-
-    struct Run: Sendable {
-        var app: any ParleyApp
-        var descriptor: IntentDescriptor
-        var intent: any AppIntent
-        /// Canonical values, proposed or resolved.
-        var values: [String: String]
-        /// Parameters settled by the person's answer to a list or a confirmation.
-        var settled: Set<String> = []
-        var index = 0
-        var questions = 0
-        /// Parameters the person was asked about (for the tip: a shorter phrase must carry one).
-        var asked: Set<String> = []
-        var trigger: String
-    }
-
-    enum PendingKind: Sendable {
-        case value(ParameterDefinition)
-        case disambiguation(ParameterDefinition)
-        case confirmValue(ParameterDefinition, ParameterOption)
-    }
-
-    struct Pending: Sendable {
-        var run: Run
-        var kind: PendingKind
-        var question: FollowUpQuestion
-        var resolver: Resolver
-        var line: String
-        var reasked = false
-        var deadline: Date
-    }
-
-    struct Confirming: Sendable {
-        var run: Run
-        var line: String
-        var voiceAllowed: Bool
-        var resolver: Resolver
-        var reasked = false
-        var deadline: Date
-    }
-
-    enum Phase: Sendable {
-        case idle
-        case pushToTalk(deadline: Date)
-        case asking(Pending)
-        case confirming(Confirming)
-        case suggesting(Run, deadline: Date)
-        /// "Forget my history" awaits the button.
-        case forgetting(Forgetting)
-        case busy
-    }
-
-    struct Forgetting: Sendable {
-        var line: String
-        var reasked = false
-        var deadline: Date
-    }
-
-    struct Announcement: Sendable {
-        var app: String
-        var id: String
-        var date: Date
-        var text: String
+        guide = Guide(registry: registry)
+        wallClock = WallClockWatch(now: clock.now, instant: clock.instant)
+        suggestions = Suggestions(stores: stores, registry: registry)
+        phrases = CustomPhraseBook(stores: stores, registry: registry)
     }
 
     // MARK: - Public API
@@ -109,17 +60,19 @@ public actor ConversationEngine {
     /// What the recogniser should listen for now.
     public var listeningMode: ListeningMode {
         switch phase {
-        case .asking(let pending) where pending.question.expectation == .text:
-            .dictation(FollowUpGrammar.model(for: pending.question))
-        case .asking(let pending): .followUp(FollowUpGrammar.model(for: pending.question))
-        case .confirming(let confirming): .followUp(FollowUpGrammar.model(for: FollowUpQuestion(prompt: confirming.line, expectation: .confirmation(voiceAllowed: confirming.voiceAllowed))))
+        case .waiting(let waiting):
+            switch waiting.kind {
+            case .suggestion: .commands
+            case .question(let question) where question.question.expectation == .text:
+                .dictation(FollowUpGrammar.model(for: question.question))
+            default: .followUp(waiting.model)
+            }
         case .pushToTalk: .window
-        case .forgetting(let forgetting): .followUp(FollowUpGrammar.model(for: FollowUpQuestion(prompt: forgetting.line, expectation: .confirmation(voiceAllowed: false))))
-        default: .commands
+        case .idle, .busy: .commands
         }
     }
 
-    /// Whether a conversation is open (a question, a confirmation, a suggestion).
+    /// Whether a conversation is open (a question, a confirmation, a suggestion, a run).
     public var isConversationOpen: Bool {
         if case .idle = phase { return false }
         return true
@@ -127,7 +80,7 @@ public actor ConversationEngine {
 
     /// Compiles the phrase model from the apps and the stored custom phrases.
     public func reloadPhrases() async {
-        let custom = (try? await stores.customPhrases.customPhrases()) ?? []
+        let custom = (try? await phrases.all()) ?? []
         commandModel = await registry.phraseModel(customPhrases: custom, context: { self.context(app: $0) })
         commandResolver = Resolver(model: commandModel)
     }
@@ -136,21 +89,14 @@ public actor ConversationEngine {
     /// Refused when it clashes with a phrase the device already understands.
     public func addCustomPhrase(_ phrase: String, app: String, intent: String, parameters: [String: String]) async throws {
         await prepare()
-        let words = PhraseText.normalise(phrase)
-        guard !words.isEmpty else { throw IntentError("The phrase '\(phrase)' has no words.") }
-        let target = try registry.canonicalTarget(app: app, intent: intent, parameters: parameters)
-        if let existing = commandResolver?.resolve(words: words) {
-            throw IntentError("The phrase '\(phrase)' clashes with an existing phrase (\(existing.ruleID)).")
-        }
-        try await stores.customPhrases.save(CustomPhrase(phrase: phrase, app: target.app, intent: target.intent,
-                                                         parameters: target.parameters, created: clock.now))
+        let custom = try phrases.validated(phrase, app: app, intent: intent, parameters: parameters,
+                                           against: commandResolver, at: clock.now)
+        try await stores.customPhrases.save(custom)
         await reloadPhrases()
     }
 
     /// Custom phrases, oldest first.
-    public func customPhrases() async throws -> [CustomPhrase] {
-        try await stores.customPhrases.customPhrases()
-    }
+    public func customPhrases() async throws -> [CustomPhrase] { try await phrases.all() }
 
     /// Deletes a custom phrase; true when it existed. The phrase model is recompiled.
     @discardableResult
@@ -174,17 +120,46 @@ public actor ConversationEngine {
             return
         }
         switch phase {
-        case .idle, .pushToTalk, .suggesting:
-            await handleCommand(text)
-        case .asking(let pending):
-            await handleAnswer(text, pending)
-        case .confirming(let confirming):
-            await handleConfirmation(text, confirming)
-        case .forgetting(let forgetting):
-            await handleForgetAnswer(text, forgetting)
+        case .idle, .pushToTalk:
+            await command(text, trigger: configuration.voiceTrigger)
+        case .waiting(let waiting):
+            switch waiting.kind {
+            case .suggestion: await command(text, trigger: configuration.voiceTrigger)
+            case .question(let question): await answer(text, question, waiting)
+            case .confirmation(let run, let voiceAllowed): await confirmationAnswer(text, run: run, voiceAllowed: voiceAllowed, waiting)
+            case .forget: await forgetAnswer(text, waiting)
+            }
         case .busy:
-            if commandResolver?.resolve(text)?.target == .builtin(PhraseCompiler.Builtin.cancel) { await cancel() }
+            // Only "cancel" is heard while a run works: it stops the run.
+            if commandResolver?.resolve(text)?.target == .builtin(.cancel) { await cancel() }
         }
+    }
+
+    /// Starts a run by name, not from a phrase (a shortcut's step, an
+    /// automation, an external caller): values are resolved, missing ones
+    /// asked for, the stakes confirmed and the intent performed as after a
+    /// phrase. Returns the run's identifier, or nil when the intent is
+    /// unknown (logged) or a conversation is open (a question, a
+    /// confirmation, a suggestion or a run; an open push-to-talk window is
+    /// closed by it).
+    @discardableResult
+    public func start(_ request: RunRequest) async -> RunID? {
+        await prepare()
+        switch phase {
+        case .idle, .pushToTalk: break
+        case .waiting, .busy:
+            await log("\(request.app).\(request.intent) not started: a conversation is open")
+            return nil
+        }
+        guard let app = registry.app(request.app), let descriptor = registry.descriptor(app: request.app, intent: request.intent) else {
+            await log("no intent \(request.app).\(request.intent)")
+            return nil
+        }
+        let run = Run(id: nextRunID(), app: app, descriptor: descriptor, values: request.values,
+                      settled: request.settled, trigger: request.trigger)
+        await log("started \(run.key) \(request.values) by \(request.trigger)")
+        await resolve(run)
+        return run.id
     }
 
     /// The named wake word was heard alone ("hey computer"): a window of
@@ -195,10 +170,10 @@ public actor ConversationEngine {
         switch phase {
         case .idle, .pushToTalk:
             guard !muted else { await log("muted, wake ignored"); return }
-            phase = .pushToTalk(deadline: clock.now + seconds)
-            await sink.emit(.sound("wake"))
+            phase = .pushToTalk(deadline: clock.instant + seconds)
+            await sink.emit(.sound(.wake))
             await rest()
-        case .asking, .confirming, .suggesting, .forgetting, .busy:
+        case .waiting, .busy:
             await log("wake ignored: a conversation is open")
         }
     }
@@ -210,25 +185,26 @@ public actor ConversationEngine {
         case .longPress:
             if case .idle = phase { await setLED(muted ? .muted : .idle) } else { await cancel() }
         case .doublePress:
-            if let phrase = configuration.doublePressPhrase, !isConversationOpen {
-                await handleCommand(phrase, trigger: "button")
-            } else {
-                await log("double press: nothing configured")
-            }
+            await doublePress()
         case .press:
             switch phase {
-            case .confirming(let confirming): await perform(confirming.run)
-            case .suggesting(let run, _): await perform(run)
-            case .forgetting: await forgetHistory()
+            case .waiting(let waiting):
+                switch waiting.kind {
+                case .confirmation(let run, _), .suggestion(let run): await perform(run)
+                case .forget: await forgetHistory()
+                case .question: await log("press ignored while a question is open")
+                }
             case .idle: await idlePress()
             case .pushToTalk: phase = .idle; await rest()
-            case .asking, .busy: await log("press ignored while a question is open")
+            case .busy: await log("press ignored while a question is open")
             }
         }
     }
 
     /// Re-evaluates everything that depends on time: answer time-outs,
     /// button windows, scheduled announcements. Call after the clock moves.
+    /// Every deadline is on the monotonic clock; a jump of the wall clock is
+    /// noticed and logged, and moves nothing that is waiting.
     ///
     /// `deviceSpeaking`: the device's voice is still playing. A person can
     /// only answer a question once they have heard it, so while it plays the
@@ -236,44 +212,39 @@ public actor ConversationEngine {
     /// window from now, which makes the window start when the voice stops
     /// (a long confirmation line would otherwise eat most of a short one).
     public func tick(deviceSpeaking: Bool = false) async {
-        let now = clock.now
-        let due = scheduled.filter { $0.date <= now }.sorted { $0.date < $1.date }
-        scheduled.removeAll { $0.date <= now }
-        for announcement in due {
-            await sink.emit(.sound("chime"))
+        let instant = clock.instant
+        if let jump = wallClock.jump(now: clock.now, instant: instant) {
+            // Nothing waiting moves: deadlines, windows and timers are monotonic.
+            // Habits read the wall clock when asked, so they follow the new time.
+            await log("wall clock moved by \(Int(jump.rounded())) s; waits and timers keep their monotonic deadlines")
+        }
+        for announcement in announcements.takeDue(at: instant) {
+            await sink.emit(.sound(.chime))
             await say(announcement.text)
             await rest()
         }
         if deviceSpeaking {
-            holdDeadlines(from: now)
+            holdDeadlines(from: instant)
             return
         }
         switch phase {
-        case .asking(var pending) where now >= pending.deadline:
-            if pending.reasked { await giveUp(); return }
-            pending.reasked = true
-            pending.deadline = now + configuration.answerTimeout
-            phase = .asking(pending)
-            await say(pending.line)
-            await rest()
-        case .confirming(var confirming) where now >= confirming.deadline:
-            if confirming.reasked { await giveUp(); return }
-            confirming.reasked = true
-            confirming.deadline = now + configuration.confirmationTimeout
-            phase = .confirming(confirming)
-            await say(confirming.line)
-            await rest()
-        case .forgetting(var forgetting) where now >= forgetting.deadline:
-            if forgetting.reasked { await giveUp(); return }
-            forgetting.reasked = true
-            forgetting.deadline = now + configuration.confirmationTimeout
-            phase = .forgetting(forgetting)
-            await say(forgetting.line)
-            await rest()
-        case .pushToTalk(let deadline) where now >= deadline:
-            phase = .idle
-            await rest()
-        case .suggesting(_, let deadline) where now >= deadline:
+        case .waiting(let waiting):
+            switch waiting.lapse(at: instant) {
+            case .reask(let again)?:
+                phase = .waiting(again)
+                await say(again.line)
+                await rest()
+            case .giveUp?:
+                phase = .idle
+                await say("No answer heard, so nothing was done.")
+                await rest()
+            case .close?:
+                phase = .idle
+                await rest()
+            case nil:
+                break
+            }
+        case .pushToTalk(let deadline) where instant >= deadline:
             phase = .idle
             await rest()
         default:
@@ -281,25 +252,12 @@ public actor ConversationEngine {
         }
     }
 
-    /// Pushes every open waiting deadline to at least a full window after `now`.
-    private func holdDeadlines(from now: Date) {
-        func held(_ deadline: Date, _ window: TimeInterval) -> Date { max(deadline, now + window) }
+    /// Pushes every open waiting deadline to at least a full window after `instant`.
+    private func holdDeadlines(from instant: ParleyInstant) {
         switch phase {
-        case .asking(var pending):
-            pending.deadline = held(pending.deadline, configuration.answerTimeout)
-            phase = .asking(pending)
-        case .confirming(var confirming):
-            confirming.deadline = held(confirming.deadline, configuration.confirmationTimeout)
-            phase = .confirming(confirming)
-        case .forgetting(var forgetting):
-            forgetting.deadline = held(forgetting.deadline, configuration.confirmationTimeout)
-            phase = .forgetting(forgetting)
-        case .pushToTalk(let deadline):
-            phase = .pushToTalk(deadline: held(deadline, configuration.buttonWindow))
-        case .suggesting(let run, let deadline):
-            phase = .suggesting(run, deadline: held(deadline, configuration.buttonWindow))
-        case .idle, .busy:
-            break
+        case .waiting(let waiting): phase = .waiting(waiting.held(from: instant))
+        case .pushToTalk(let deadline): phase = .pushToTalk(deadline: max(deadline, instant + configuration.buttonWindow))
+        case .idle, .busy: break
         }
     }
 
@@ -315,693 +273,170 @@ public actor ConversationEngine {
         if commandResolver == nil { await reloadPhrases() }
     }
 
-    private func handleCommand(_ text: String, trigger: String? = nil) async {
+    func nextRunID() -> RunID {
+        lastRunID += 1
+        return RunID(value: lastRunID)
+    }
+
+    /// Whether `id` is still the run the engine is carrying.
+    func isCurrent(_ id: RunID) -> Bool {
+        if case .busy(let current) = phase { return current == id }
+        return false
+    }
+
+    private func command(_ text: String, trigger: Trigger) async {
         guard let resolution = commandResolver?.resolve(text) else {
             await log("not understood: \(text)")
             return
         }
-        let wasOpen = isConversationOpen
         await setLED(.listening)
         await setLED(.thinking)
         switch resolution.target {
-        case .builtin(PhraseCompiler.Builtin.cancel):
-            if wasOpen { await cancel() } else { await rest() }
-        case .builtin(PhraseCompiler.Builtin.repeat):
-            if let lastLine { await say(lastLine) }
-            await rest()
-        case .builtin(PhraseCompiler.Builtin.help):
-            phase = .idle
-            await sayHelp()
-        case .builtin(PhraseCompiler.Builtin.forgetHistory):
-            await askToForgetHistory()
-        case .builtin(PhraseCompiler.Builtin.appHelp):
-            phase = .idle
-            await sayAppHelp(resolution.values[PhraseCompiler.appBinding] ?? "")
+        case .builtin(let builtin):
+            await run(builtin, values: resolution.values)
         case .intent(let appID, let intentID, _):
             guard let app = registry.app(appID), let descriptor = registry.descriptor(app: appID, intent: intentID) else {
                 await log("no intent \(appID).\(intentID)")
                 await rest()
                 return
             }
-            let run = Run(app: app, descriptor: descriptor, intent: descriptor.type.init(), values: resolution.values,
-                          trigger: trigger ?? configuration.voiceTrigger)
+            let run = Run(id: nextRunID(), app: app, descriptor: descriptor, values: resolution.values, trigger: trigger)
             await log("resolved \(resolution.ruleID) \(resolution.values)")
-            await advance(run)
-        default:
+            await resolve(run)
+        case .customPhrase, .answer:
             await rest()
         }
     }
 
-    // MARK: - Resolution (SPEC 5)
-
-    /// Resolves parameters in declaration order, then confirms, then performs.
-    private func advance(_ start: Run) async {
-        var run = start
-        let parameters = IntentReflection.parameters(of: run.intent)
-        let context = context(app: run.app.identifier)
-        while run.index < run.descriptor.parameters.count {
-            let definition = run.descriptor.parameters[run.index]
-            let storage = parameters.first { $0.name == definition.name }?.parameter
-            if let parent = definition.parent, !parent.values.contains(run.values[parent.parameter] ?? "") {
-                run.values[definition.name] = nil
-                _ = try? await storage?.assign(canonical: nil, context: context)
-                run.index += 1
-                continue
-            }
-            let proposed = run.values[definition.name]
-            let resolution: ParameterResolution
-            do {
-                if let proposed, run.settled.contains(definition.name) {
-                    resolution = .success(proposed)
-                } else if let custom = try await run.intent.resolve(parameter: definition.name, proposed: proposed, context: context) {
-                    resolution = custom
-                } else {
-                    resolution = await defaultResolution(definition, proposed: proposed, run: run, context: context)
-                }
-            } catch {
-                await fail(error)
-                return
-            }
-            switch resolution {
-            case .success(let value):
-                if let storage, !(((try? await storage.assign(canonical: value, context: context)) ?? false)) {
-                    run.values[definition.name] = nil
-                    await say("That \(definition.title.lowercased()) isn't available.")
-                    await ask(definition, prompt: nil, run: run)
-                    return
-                }
-                run.values[definition.name] = value
-                run.index += 1
-            case .notRequired:
-                run.values[definition.name] = nil
-                _ = try? await storage?.assign(canonical: nil, context: context)
-                run.index += 1
-            case .needsValue(let prompt):
-                run.values[definition.name] = nil
-                await ask(definition, prompt: prompt, run: run)
-                return
-            case .disambiguation(let options, let prompt):
-                await ask(definition, prompt: prompt, run: run, disambiguation: options)
-                return
-            case .confirmation(let option, let prompt):
-                await confirmValue(definition, option: option, prompt: prompt, run: run)
-                return
-            case .unsupported(let reason):
-                run.values[definition.name] = nil
-                run.settled.remove(definition.name)
-                await say(reason)
-                await ask(definition, prompt: nil, run: run)
-                return
-            }
-        }
-        if run.intent.confirmationNeeded {
-            await confirm(run)
-        } else {
-            await perform(run)
-        }
-    }
-
-    private func defaultResolution(_ definition: ParameterDefinition, proposed: String?, run: Run,
-                                   context: IntentContext) async -> ParameterResolution {
-        if let proposed {
-            if let bounds = definition.bounds, let number = Double(proposed), let reason = bounds.violation(number) {
-                return .unsupported(reason: reason)
-            }
-            return .success(proposed)
-        }
-        if let value = definition.defaultValue { return .success(value) }
-        if definition.kind == .entity, let option = try? await definition.valueType.defaultOption(context: context) {
-            return .success(option.id)
-        }
-        if definition.isOptional { return .notRequired }
-        if let usual = await usualOption(definition, run: run, context: context) {
-            return .confirmation(usual, prompt: "\(Dialog.capitalised(usual.spoken)), as usual?")
-        }
-        return .needsValue(prompt: nil)
-    }
-
-    /// The usual value from donations, proposed instead of an open question.
-    private func usualOption(_ definition: ParameterDefinition, run: Run, context: IntentContext) async -> ParameterOption? {
-        guard let donations = try? await stores.donations.donations(app: run.app.identifier, intent: run.descriptor.identifier, limit: 200) else { return nil }
-        let earlier = run.descriptor.parameters.prefix(run.index).compactMap { p in run.values[p.name].map { (p.name, $0) } }
-        guard let value = Habits.usualValue(of: definition.name, given: Dictionary(earlier, uniquingKeysWith: { a, _ in a }), in: donations) else { return nil }
-        let options = (try? await definition.valueType.options(context: context)) ?? definition.staticOptions ?? []
-        return options.first { $0.id == value } ?? (definition.kind.isOpen ? ParameterOption(id: value, title: value) : nil)
-    }
-
-    private func ask(_ definition: ParameterDefinition, prompt: String?, run start: Run, disambiguation: [ParameterOption]? = nil) async {
-        var run = start
-        let context = context(app: run.app.identifier)
-        let all: [ParameterOption]
-        let listed: [ParameterOption]
-        let spokenItems: [String]
-        if let disambiguation {
-            all = disambiguation
-            listed = Array(disambiguation.prefix(5))
-            spokenItems = Dialog.distinctiveTitles(listed)
-        } else {
-            all = ((try? await definition.valueType.options(context: context)) ?? nil) ?? []
-            let suggested = definition.kind == .entity ? all : (definition.valueType.suggestedOptions ?? all)
-            listed = suggested.count <= 5 ? suggested : []
-            spokenItems = listed.map(\.spoken)
-        }
-        let expectation: FollowUpQuestion.Expectation
-        if !all.isEmpty, definition.kind != .duration {
-            expectation = .options(all, listed: listed)
-        } else {
-            switch definition.kind {
-            case .integer, .decimal: expectation = .number
-            case .duration: expectation = .duration
-            case .boolean: expectation = .yesNo
-            default: expectation = .text
-            }
-        }
-        let line = Dialog.question(prompt ?? definition.prompt, options: spokenItems)
-        let question = FollowUpQuestion(prompt: line, expectation: expectation)
-        run.questions += 1
-        run.asked.insert(definition.name)
-        let kind: PendingKind = disambiguation == nil ? .value(definition) : .disambiguation(definition)
-        phase = .asking(Pending(run: run, kind: kind, question: question, resolver: Resolver(model: FollowUpGrammar.model(for: question)),
-                                line: line, deadline: clock.now + configuration.answerTimeout))
-        await say(line)
-        await rest()
-    }
-
-    private func confirmValue(_ definition: ParameterDefinition, option: ParameterOption, prompt: String?, run start: Run) async {
-        var run = start
-        run.questions += 1
-        run.asked.insert(definition.name)
-        let line = prompt ?? "\(Dialog.capitalised(option.spoken)), right?"
-        let question = FollowUpQuestion(prompt: line, expectation: .yesNo)
-        phase = .asking(Pending(run: run, kind: .confirmValue(definition, option), question: question,
-                                resolver: Resolver(model: FollowUpGrammar.model(for: question)), line: line,
-                                deadline: clock.now + configuration.answerTimeout))
-        await say(line)
-        await rest()
-    }
-
-    private func handleAnswer(_ text: String, _ pending: Pending) async {
-        await setLED(.thinking)
-        var run = pending.run
-        guard let answer = pending.resolver.resolve(text) else {
-            if case .value(let definition) = pending.kind {
-                if case .text = pending.question.expectation, !text.trimmingCharacters(in: .whitespaces).isEmpty {
-                    run.values[definition.name] = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                    await advance(run)
-                    return
-                }
-                if definition.kind == .entity {
-                    let found = (try? await definition.valueType.lookup(text, context: context(app: run.app.identifier))) ?? []
-                    if found.count == 1 {
-                        run.values[definition.name] = found[0].id
-                        run.settled.insert(definition.name)
-                        await advance(run)
-                        return
-                    }
-                    if found.count > 1 {
-                        await ask(definition, prompt: nil, run: run, disambiguation: found)
-                        return
-                    }
-                }
-            }
-            await notUnderstood(pending)
-            return
-        }
-        switch answer.target {
-        case .builtin(PhraseCompiler.Builtin.cancel):
-            await cancel()
-            return
-        case .builtin(PhraseCompiler.Builtin.repeat):
-            await say(pending.line)
+    /// A built-in command: cancel, repeat, help, forget my history.
+    func run(_ builtin: PhraseCompiler.Builtin, values: [String: String]) async {
+        switch builtin {
+        case .cancel:
+            if isConversationOpen { await cancel() } else { await rest() }
+        case .repeat:
+            if let lastLine { await say(lastLine) }
             await rest()
-            return
-        default:
-            break
-        }
-        switch pending.kind {
-        case .confirmValue(let definition, let option):
-            if answer.values[FollowUpGrammar.yesNo] == "yes" {
-                run.values[definition.name] = option.id
-                run.settled.insert(definition.name)
-                await advance(run)
-            } else if answer.values[FollowUpGrammar.yesNo] == "no" {
-                await ask(definition, prompt: nil, run: run)
-            } else {
-                await notUnderstood(pending)
-            }
-        case .value(let definition), .disambiguation(let definition):
-            let value: String?
-            var listedChoice = false
-            if let option = answer.values[FollowUpGrammar.option] {
-                value = option
-                listedChoice = true
-            } else if let ordinal = answer.values[FollowUpGrammar.ordinal].flatMap(Int.init),
-                      case .options(_, let listed) = pending.question.expectation, ordinal >= 1, ordinal <= listed.count {
-                value = listed[ordinal - 1].id
-                listedChoice = true
-            } else {
-                value = answer.values[FollowUpGrammar.number] ?? answer.values[FollowUpGrammar.duration]
-                    ?? answer.values[FollowUpGrammar.yesNo].map { $0 == "yes" ? "true" : "false" }
-            }
-            guard let value else { await notUnderstood(pending); return }
-            run.values[definition.name] = value
-            if case .disambiguation = pending.kind, listedChoice { run.settled.insert(definition.name) }
-            await advance(run)
-        }
-    }
-
-    private func notUnderstood(_ pending: Pending) async {
-        var pending = pending
-        pending.deadline = clock.now + configuration.answerTimeout
-        phase = .asking(pending)
-        await say("Sorry? \(pending.line)")
-        lastLine = pending.line
-        await rest()
-    }
-
-    // MARK: - Confirmation and perform
-
-    private func confirm(_ run: Run) async {
-        let context = context(app: run.app.identifier)
-        let stakes: String
-        do {
-            stakes = try await run.intent.confirmationDialog(context: context)
-                ?? Dialog.capitalised(run.descriptor.summary(values: run.values)) + "."
-        } catch {
-            await fail(error)
-            return
-        }
-        let category = run.descriptor.category
-        let voiceAllowed = configuration.voiceConfirmableCategories.contains(category)
-        guard voiceAllowed || configuration.buttonAvailable else {
-            // Only the button could confirm this, and it cannot be read: say so
-            // now rather than wait for a press that will never come.
-            await log("\(run.app.identifier).\(run.descriptor.identifier) needs the button, which is unavailable; not performed")
+        case .help:
             phase = .idle
-            await say(Self.buttonMissing(category))
-            await setLED(.error)
+            let donations = (try? await stores.donations.donations(app: nil, intent: nil, limit: 1000)) ?? []
+            let custom = (try? await phrases.all()) ?? []
+            await say(guide.helpLine(donations: donations, custom: custom))
             await rest()
-            return
-        }
-        let instruction: String
-        if !voiceAllowed {
-            instruction = "Press the button to \(category.confirmationVerb), or say cancel."
-        } else if configuration.buttonAvailable {
-            instruction = "Say yes or press the button to \(category.confirmationVerb), or say cancel."
-        } else {
-            instruction = "Say yes to \(category.confirmationVerb), or say cancel."
-        }
-        let line = "\(stakes) \(instruction)"
-        let question = FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: voiceAllowed))
-        phase = .confirming(Confirming(run: run, line: line, voiceAllowed: voiceAllowed,
-                                       resolver: Resolver(model: FollowUpGrammar.model(for: question)),
-                                       deadline: clock.now + configuration.confirmationTimeout))
-        await say(line)
-        await rest()
-    }
-
-    /// What is said when a confirmation needs the button and the board has none working.
-    static func buttonMissing(_ category: IntentCategory) -> String {
-        switch category {
-        case .order: "This order needs the button, which is not working, so nothing was ordered."
-        case .payment: "This payment needs the button, which is not working, so nothing was paid."
-        default: "This needs the button to \(category.confirmationVerb), and the button is not working, so nothing was done."
-        }
-    }
-
-    private func handleConfirmation(_ text: String, _ confirming: Confirming) async {
-        await setLED(.thinking)
-        let answer = confirming.resolver.resolve(text)
-        let category = confirming.run.descriptor.category
-        var renewed = confirming
-        renewed.deadline = clock.now + configuration.confirmationTimeout
-        switch (answer?.target, answer?.values[FollowUpGrammar.yesNo]) {
-        case (.builtin(PhraseCompiler.Builtin.cancel)?, _), (_, "no"):
-            await cancel()
-        case (.builtin(PhraseCompiler.Builtin.repeat)?, _):
-            phase = .confirming(renewed)
-            await say(confirming.line)
-            await rest()
-        case (_, "yes"):
-            if confirming.voiceAllowed {
-                await perform(confirming.run)
-            } else {
-                phase = .confirming(renewed)
-                let what = category == .payment ? "make a payment" : category == .order ? "place an order" : "confirm this"
-                await say("A spoken yes can't \(what). Press the button to \(category.confirmationVerb), or say cancel.")
-                await rest()
-            }
-        default:
-            phase = .confirming(renewed)
-            await say("Sorry? \(confirming.line)")
-            lastLine = confirming.line
-            await rest()
-        }
-    }
-
-    // MARK: - Privacy (SPEC 7)
-
-    /// "Forget my history": every donation goes, but only after a press.
-    private func askToForgetHistory() async {
-        let count = ((try? await stores.donations.donations(app: nil, intent: nil, limit: nil)) ?? []).count
-        guard count > 0 else {
+        case .appHelp:
             phase = .idle
-            await say("There is no history to forget.")
-            await rest()
-            return
-        }
-        guard configuration.buttonAvailable else {
-            // Forgetting is confirmed with the button only (SPEC 7), like an order.
-            phase = .idle
-            await say("Forgetting the history needs the button, which is not working, so nothing was deleted.")
-            await setLED(.error)
-            await rest()
-            return
-        }
-        let actions = count == 1 ? "one past action" : "\(SpokenNumber.words(count)) past actions"
-        let line = "Forget the history of \(actions), and the suggestions learned from it? Press the button to forget it, or say cancel."
-        phase = .forgetting(Forgetting(line: line, deadline: clock.now + configuration.confirmationTimeout))
-        await say(line)
-        await rest()
-    }
-
-    private func handleForgetAnswer(_ text: String, _ forgetting: Forgetting) async {
-        let answer = Resolver(model: FollowUpGrammar.model(for: FollowUpQuestion(prompt: forgetting.line, expectation: .confirmation(voiceAllowed: false)))).resolve(text)
-        var renewed = forgetting
-        renewed.deadline = clock.now + configuration.confirmationTimeout
-        switch (answer?.target, answer?.values[FollowUpGrammar.yesNo]) {
-        case (.builtin(PhraseCompiler.Builtin.cancel)?, _), (_, "no"):
-            await cancel()
-        case (_, "yes"):
-            phase = .forgetting(renewed)
-            await say("A spoken yes can't delete your history. Press the button to forget it, or say cancel.")
-            await rest()
-        default:
-            phase = .forgetting(renewed)
-            await say(forgetting.line)
-            await rest()
-        }
-    }
-
-    private func forgetHistory() async {
-        phase = .idle
-        do {
-            let count = try await stores.donations.delete(.all)
-            await setLED(.success)
-            await say(count == 1 ? "Forgotten. One past action was deleted." : "Forgotten. \(SpokenNumber.words(count).prefix(1).uppercased() + SpokenNumber.words(count).dropFirst()) past actions were deleted.")
-        } catch {
-            await log("forgetting the history failed: \(error)")
-            await setLED(.error)
-            await say("The history could not be deleted. Nothing was changed.")
-        }
-        await rest()
-    }
-
-    enum PerformOutcome: Sendable {
-        case success(IntentResult)
-        case failure(any Error)
-        case timedOut
-    }
-
-    /// Resumes a continuation once, from whichever of perform and its time limit finishes first.
-    final class Race: Sendable {
-        private let state = Mutex<(continuation: CheckedContinuation<PerformOutcome, Never>?, tasks: [Task<Void, Never>])>((nil, []))
-        func start(_ continuation: CheckedContinuation<PerformOutcome, Never>) { state.withLock { $0.continuation = continuation } }
-        func add(_ task: Task<Void, Never>) { state.withLock { $0.tasks.append(task) } }
-        func finish(_ outcome: PerformOutcome) {
-            let (continuation, tasks) = state.withLock { state in
-                defer { state.continuation = nil }
-                return (state.continuation, state.tasks)
+            let donations = (try? await stores.donations.donations(app: nil, intent: nil, limit: 1000)) ?? []
+            let custom = (try? await phrases.all()) ?? []
+            if let line = guide.appHelpLine(values[PhraseCompiler.appBinding] ?? "", donations: donations, custom: custom) {
+                await say(line)
             }
-            guard let continuation else { return }
-            tasks.forEach { $0.cancel() }
-            continuation.resume(returning: outcome)
-        }
-    }
-
-    private func runWithTimeLimit(_ intent: any AppIntent, context: IntentContext, limit: TimeInterval) async -> PerformOutcome {
-        let race = Race()
-        let clock = self.clock
-        let deadline = clock.now + limit
-        return await withCheckedContinuation { continuation in
-            race.start(continuation)
-            race.add(Task.detached {
-                do { race.finish(.success(try await intent.perform(context: context))) } catch { race.finish(.failure(error)) }
-            })
-            race.add(Task.detached {
-                do {
-                    try await clock.sleep(until: deadline)
-                    race.finish(.timedOut)
-                } catch {}
-            })
-        }
-    }
-
-    private func perform(_ run: Run) async {
-        phase = .busy
-        await setLED(.thinking)
-        let context = context(app: run.app.identifier)
-        let limit = min(type(of: run.intent).timeLimit, configuration.performTimeLimit ?? .infinity)
-        let outcome = await runWithTimeLimit(run.intent, context: context, limit: limit)
-        guard case .busy = phase else { return } // cancelled meanwhile
-        switch outcome {
-        case .success(let result):
-            let parameters = run.values.filter { !$0.value.isEmpty }
-            let donation = Donation(identifier: result.donationIdentifier, groupIdentifier: result.donationGroup,
-                                    app: run.app.identifier, intent: run.descriptor.identifier,
-                                    parameters: parameters, date: clock.now, trigger: run.trigger)
-            do { try await stores.donations.record(donation) } catch { await log("donation not recorded: \(error)") }
-            await sink.emit(.performed(PerformedIntent(app: run.app.identifier, intent: run.descriptor.identifier,
-                                                       parameters: parameters, output: result.output, trigger: run.trigger)))
-            await say(result.spoken)
-            await setLED(.success)
-            await tip(run)
-            phase = .idle
             await rest()
-        case .failure(let error):
-            await fail(error)
-        case .timedOut:
-            await log("\(run.app.identifier).\(run.descriptor.identifier) exceeded its time limit")
-            phase = .idle
-            await say("That took too long and was stopped. Please try again later.")
-            await setLED(.error)
+        case .forgetHistory:
+            await askToForgetHistory()
+        case .wake:
             await rest()
         }
     }
 
-    private func fail(_ error: any Error) async {
-        await log("app error: \(error)")
-        phase = .idle
-        if let intentError = error as? IntentError {
-            await say("That didn't work. \(intentError.spokenMessage)")
-        } else {
-            await say("That didn't work because of a problem in the app. Nothing was done.")
+    private func doublePress() async {
+        guard !isConversationOpen else { await log("double press: nothing configured"); return }
+        switch configuration.doublePress {
+        case .nothing:
+            await log("double press: nothing configured")
+        case .repeatLast:
+            await setLED(.listening)
+            await setLED(.thinking)
+            await run(.repeat, values: [:])
+        case .listShortcuts:
+            await setLED(.listening)
+            await setLED(.thinking)
+            await run(.help, values: [:])
+        case .run(let phrase):
+            await command(phrase, trigger: .button)
         }
-        await setLED(.error)
-        await rest()
-    }
-
-    private func cancel() async {
-        phase = .idle
-        await say("Cancelled.")
-        await rest()
-    }
-
-    private func giveUp() async {
-        phase = .idle
-        await say("No answer heard, so nothing was done.")
-        await rest()
-    }
-
-    // MARK: - Suggestions, help, tips
-
-    private func idlePress() async {
-        let donations = configuration.suggestsOnIdlePress
-            ? (try? await stores.donations.donations(app: nil, intent: nil, limit: 500)) ?? [] : []
-        if let usual = Habits.suggestion(at: clock.now, from: donations),
-           let app = registry.app(usual.app), let descriptor = registry.descriptor(app: usual.app, intent: usual.intent) {
-            let run = Run(app: app, descriptor: descriptor, intent: descriptor.type.init(), values: usual.parameters,
-                          settled: Set(usual.parameters.keys), trigger: "button")
-            // Resolve silently so the intent instance holds the values; anything missing falls back to a conversation.
-            let context = context(app: app.identifier)
-            var complete = true
-            for (name, parameter) in IntentReflection.parameters(of: run.intent) {
-                let assigned = (try? await parameter.assign(canonical: usual.parameters[name], context: context)) ?? false
-                guard !assigned, let definition = descriptor.parameter(name) else { continue }
-                let parentCalls = definition.parent.map { $0.values.contains(usual.parameters[$0.parameter] ?? "") } ?? true
-                if parentCalls && !definition.isOptional && definition.defaultValue == nil { complete = false }
-            }
-            guard complete else {
-                // A past run that no longer fills every required parameter is not offered.
-                await log("usual \(usual.app).\(usual.intent) lacks required values; not suggested")
-                phase = .pushToTalk(deadline: clock.now + configuration.buttonWindow)
-                await rest()
-                return
-            }
-            phase = .suggesting(run, deadline: clock.now + configuration.buttonWindow)
-            // The stakes as the app states them ("one tomato soup ... three dollars twenty five."), else the summary.
-            let stakes = ((try? await run.intent.confirmationDialog(context: context)) ?? nil)
-                ?? descriptor.summary(values: usual.parameters) + "."
-            let verb = descriptor.category.requiresConfirmation ? descriptor.category.confirmationVerb : "do it"
-            await say("Your usual at this time: \(stakes.prefix(1).lowercased() + stakes.dropFirst()) Press again to \(verb).")
-            await rest()
-        } else {
-            phase = .pushToTalk(deadline: clock.now + configuration.buttonWindow)
-            await rest()
-        }
-    }
-
-    /// Example phrases of the apps, most used intents first.
-    private func examples(for apps: [any ParleyApp]) async -> [String] {
-        let donations = (try? await stores.donations.donations(app: nil, intent: nil, limit: 1000)) ?? []
-        let usage = Habits.usageCounts(donations)
-        var ranked: [(phrase: String, score: Int, order: Int)] = []
-        let custom = (try? await stores.customPhrases.customPhrases()) ?? []
-        if apps.count == registry.apps.count {
-            for phrase in custom { ranked.append((phrase.phrase, usage["\(phrase.app).\(phrase.intent)", default: 0], ranked.count)) }
-        }
-        for app in apps {
-            for shortcut in app.shortcuts {
-                guard let phrase = shortcut.phrases.first else { continue }
-                let example = render(phrase, app: app, intent: shortcut.intent.identifier, values: [:])
-                ranked.append((example, usage["\(app.identifier).\(shortcut.intent.identifier)", default: 0], ranked.count))
-            }
-        }
-        return ranked.sorted { $0.score != $1.score ? $0.score > $1.score : $0.order < $1.order }.map(\.phrase)
-    }
-
-    private func sayHelp() async {
-        let top = Array(await examples(for: registry.apps).prefix(5))
-        await say("You can say: \(Dialog.list(top)).")
-        await rest()
-    }
-
-    private func sayAppHelp(_ appID: String) async {
-        guard let app = registry.app(appID) else { await rest(); return }
-        let titles = app.shortcuts.prefix(5).map { $0.shortTitle.prefix(1).lowercased() + $0.shortTitle.dropFirst() }
-        let example = await examples(for: [app]).first
-        var line = "\(app.name) can \(Dialog.list(titles, conjunction: "and"))."
-        if let example { line += " For example, say: \(example)." }
-        await say(line)
-        await rest()
-    }
-
-    /// A phrase written out: `{app}` becomes the app's name (dropped for the
-    /// primary app), a parameter its value or its first option.
-    private func render(_ phrase: String, app: any ParleyApp, intent: String, values: [String: String]) -> String {
-        var tokens = PhraseToken.tokens(of: phrase)
-        if app.identifier == registry.primaryApp { tokens = PhraseCompiler.withoutAppName(tokens) }
-        let descriptor = registry.descriptor(app: app.identifier, intent: intent)
-        return tokens.map { token -> String in
-            switch token {
-            case .word(let word): return word
-            case .appName: return app.name
-            case .parameter(let name):
-                let definition = descriptor?.parameter(name)
-                let options = definition?.valueType.suggestedOptions ?? definition?.staticOptions ?? []
-                if let value = values[name] {
-                    return (definition?.staticOptions ?? options).first { $0.id == value }?.title ?? value
-                }
-                return options.first?.title ?? name
-            }
-        }.joined(separator: " ")
-    }
-
-    private func tip(_ run: Run) async {
-        let key = "\(run.app.identifier).\(run.descriptor.identifier)"
-        guard configuration.tipsEnabled, run.questions >= 2, !tipped.contains(key) else { return }
-        let shortcuts = run.app.shortcuts.filter { $0.intent.identifier == run.descriptor.identifier }
-        // The tip must be worth saying: a phrase that would run the very same
-        // action and spares a question the person had to answer. "Order
-        // tomato with Soup Chef" after a delivery order would quietly order
-        // for pickup (the default), so it is never offered then.
-        guard let phrase = shortcuts.flatMap(\.phrases).first(where: { phrase in
-            let carried = Self.parameters(in: phrase)
-            return carried.contains { run.asked.contains($0) } && Self.reproduces(run, carrying: carried)
-        }) else { return }
-        tipped.insert(key)
-        await say("Next time, just say: \(render(phrase, app: run.app, intent: run.descriptor.identifier, values: run.values)).")
-    }
-
-    private static func parameters(in phrase: String) -> [String] {
-        PhraseToken.tokens(of: phrase).compactMap { if case .parameter(let name) = $0 { name } else { nil } }
-    }
-
-    /// Whether a phrase carrying `carried` (filled with the run's values)
-    /// would run with the run's values: each carried value must be known, and
-    /// each parameter left out must not differ from the default it would take.
-    private static func reproduces(_ run: Run, carrying carried: [String]) -> Bool {
-        for name in carried where (run.values[name] ?? "").isEmpty { return false }
-        for definition in run.descriptor.parameters where !carried.contains(definition.name) {
-            // nil: a child its parent did not call for, which the phrase would skip the same way.
-            guard let value = run.values[definition.name], !value.isEmpty, let fallback = definition.defaultValue else { continue }
-            if value != fallback { return false }
-        }
-        return true
     }
 
     // MARK: - Output
 
-    private func say(_ line: String) async {
+    func say(_ line: String) async {
         await setLED(.speaking)
         lastLine = line
         await sink.emit(.spoke(line))
     }
 
-    private func setLED(_ state: DeviceState) async {
+    func setLED(_ state: DeviceState) async {
         guard led != state else { return }
         led = state
         await sink.emit(.led(state))
     }
 
     /// The LED state of the current phase, once speaking is over.
-    private func rest() async {
+    func rest() async {
         switch phase {
-        case .asking, .pushToTalk: await setLED(muted ? .muted : .listening)
-        case .confirming, .suggesting, .forgetting: await setLED(.awaitingConfirmation)
+        case .waiting(let waiting) where waiting.awaitsButton: await setLED(.awaitingConfirmation)
+        case .waiting, .pushToTalk: await setLED(muted ? .muted : .listening)
         case .busy: await setLED(.thinking)
         case .idle: await setLED(muted ? .muted : .idle)
         }
         await sink.emit(.listening(listeningMode))
     }
 
-    private func log(_ message: String) async { await sink.emit(.log(message)) }
+    func log(_ message: String) async { await sink.emit(.log(message)) }
 
     // MARK: - Services for apps
 
     nonisolated func context(app: String) -> IntentContext {
-        IntentContext(app: app, now: clock.now, appData: stores.appData, services: EngineServices(engine: self))
+        IntentContext(app: app, now: clock.now, appData: stores.appData, services: EngineServices(engine: self, run: nil))
     }
 
-    func schedule(_ announcement: Announcement) {
-        scheduled.removeAll { $0.app == announcement.app && $0.id == announcement.id }
-        scheduled.append(announcement)
+    /// The context of a run's app code: what it donates counts only while the run is current.
+    nonisolated func context(for run: Run) -> IntentContext {
+        IntentContext(app: run.app.identifier, now: clock.now, appData: stores.appData,
+                      services: EngineServices(engine: self, run: run.id))
+    }
+
+    /// Whether app code of `run` may still act for it (nil: not tied to a run).
+    func accepts(_ run: RunID?) -> Bool {
+        guard let run else { return true }
+        return isCurrent(run)
+    }
+
+    func schedule(app: String, id: String, at date: Date, text: String) {
+        announcements.schedule(Announcements.Entry(app: app, id: id, due: clock.instant(at: date), text: text))
     }
 
     func cancelScheduled(app: String, id: String) {
-        scheduled.removeAll { $0.app == app && $0.id == id }
+        announcements.cancel(app: app, id: id)
     }
-}
 
-extension AppIntent {
-    var confirmationNeeded: Bool { Self.requiresConfirmation }
+    /// When a scheduled announcement is due, as a wall-clock date reckoned now.
+    func scheduledDate(app: String, id: String) -> Date? {
+        announcements.due(app: app, id: id).map { clock.date(at: $0) }
+    }
 }
 
 /// How apps reach the engine while they run.
 struct EngineServices: IntentServices {
     let engine: ConversationEngine
+    /// The run whose app code holds these services, if any.
+    let run: RunID?
 
     func donate(app: String, _ request: DonationRequest) async throws {
+        // A run cancelled meanwhile donates nothing, even from its own code.
+        guard await engine.accepts(run) else { return }
         try await engine.stores.donations.record(Donation(identifier: request.identifier, groupIdentifier: request.groupIdentifier,
-            app: app, intent: request.intent, parameters: request.parameters, date: engine.clock.now, trigger: "app"))
+            app: app, intent: request.intent, parameters: request.parameters, date: engine.clock.now, trigger: Trigger.app.rawValue))
     }
 
     func schedule(app: String, id: String, at date: Date, announcement: String) async {
-        await engine.schedule(ConversationEngine.Announcement(app: app, id: id, date: date, text: announcement))
+        await engine.schedule(app: app, id: id, at: date, text: announcement)
     }
 
     func cancelScheduled(app: String, id: String) async {
         await engine.cancelScheduled(app: app, id: id)
+    }
+
+    func scheduledDate(app: String, id: String) async -> Date? {
+        await engine.scheduledDate(app: app, id: id)
     }
 
     func recentValues(app: String, intent: String, parameter: String, limit: Int) async -> [String] {

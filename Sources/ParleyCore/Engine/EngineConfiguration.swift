@@ -26,10 +26,11 @@ public struct EngineConfiguration: Sendable {
     /// when there is one (board `when-idle: suggestion`); false: it opens a
     /// push-to-talk window only (`when-idle: push-to-talk`).
     public var suggestsOnIdlePress = true
-    /// A phrase run by a double press (nil: nothing).
-    public var doublePressPhrase: String?
-    /// Recorded in donations as how an intent was started by speech.
-    public var voiceTrigger = "voice"
+    /// What a double press does when nothing is open.
+    public var doublePress = DoublePressAction.nothing
+    /// Recorded in donations as how an intent was started by speech
+    /// (`.console` at `parley chat`).
+    public var voiceTrigger = Trigger.voice
     /// Whether the confirmation button can be read. False when the board's
     /// GPIO chip or button line is missing: a confirmation that needs the
     /// button then says so and ends, because waiting for a press that cannot

@@ -52,8 +52,8 @@ public enum EngineEvent: Sendable, Hashable {
     case spoke(String)
     case led(DeviceState)
     case performed(PerformedIntent)
-    /// A sound to play ("chime").
-    case sound(String)
+    /// A sound to play.
+    case sound(EngineSound)
     case listening(ListeningMode)
     /// A line for the log, never spoken.
     case log(String)

@@ -3,13 +3,15 @@
 /// phrases without its name and its command templates, built-in commands and
 /// custom phrases. The speech module compiles this same model into grammars.
 public enum PhraseCompiler {
-    /// Built-in command names (targets `.builtin(name)`).
-    public enum Builtin {
-        public static let help = "help"
-        public static let appHelp = "appHelp"
-        public static let cancel = "cancel"
-        public static let `repeat` = "repeat"
-        public static let forgetHistory = "forgetHistory"
+    /// Built-in commands (targets `.builtin(command)`); raw values name their rules ("builtin/cancel").
+    public enum Builtin: String, Sendable, Hashable, CaseIterable {
+        case help
+        case appHelp
+        case cancel
+        case `repeat`
+        case forgetHistory
+        /// The wake phrase alone ("hey computer"), matched by the listener.
+        case wake
     }
     /// The binding of the app in "what can <app> do".
     public static let appBinding = "app"
@@ -115,8 +117,8 @@ public enum PhraseCompiler {
     }
 
     static func addBuiltins(to model: inout PhraseModel, registry: AppRegistry) {
-        func rule(_ name: String, _ phrases: [String]) {
-            model.rules.append(PhraseRule(id: "builtin/\(name)", target: .builtin(name),
+        func rule(_ name: Builtin, _ phrases: [String]) {
+            model.rules.append(PhraseRule(id: "builtin/\(name.rawValue)", target: .builtin(name),
                 body: .choice(phrases.map { .words(PhraseText.normalise($0)) })))
         }
         rule(Builtin.cancel, cancelPhrases)
@@ -128,7 +130,7 @@ public enum PhraseCompiler {
             app.allNames.map { SlotValue(spoken: PhraseText.normalise($0), canonical: app.identifier) }
         })
         let slot = PhraseNode.slot(vocabulary: vocabulary, binding: appBinding)
-        model.rules.append(PhraseRule(id: "builtin/\(Builtin.appHelp)", target: .builtin(Builtin.appHelp), body: .choice([
+        model.rules.append(PhraseRule(id: "builtin/\(Builtin.appHelp.rawValue)", target: .builtin(Builtin.appHelp), body: .choice([
             .sequence([.words(["what", "can"]), slot, .words(["do"])]),
             .sequence([.words(["what", "does"]), slot, .words(["do"])]),
             .sequence([.words(["help", "with"]), slot]),

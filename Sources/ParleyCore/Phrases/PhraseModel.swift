@@ -57,7 +57,7 @@ public enum PhraseTarget: Sendable, Hashable {
     /// A person's custom phrase, by its identifier.
     case customPhrase(id: String)
     /// A built-in command of the device ("what can I say", "cancel", ...).
-    case builtin(String)
+    case builtin(PhraseCompiler.Builtin)
     /// An answer to the question being asked (follow-up grammars).
     case answer
 }

@@ -41,7 +41,7 @@ public enum Wiring {
         ]
         if let speaker {
             outputs.speak = { await speaker.speak($0) }
-            outputs.sound = { _ in speaker.chime() }
+            outputs.sound = { speaker.play($0) }
             services.append(speaker)
         }
         let spool = try makeSpool(config: config, capture: devices.capture)
@@ -165,10 +165,10 @@ public enum Wiring {
         engine.suggestsOnIdlePress = board.button.whenIdle == .suggestion
         engine.buttonAvailable = buttonAvailable
         switch board.button.doublePress {
-        case .none: engine.doublePressPhrase = nil
-        case .repeatLast: engine.doublePressPhrase = "repeat"
-        case .listShortcuts: engine.doublePressPhrase = "what can i say"
-        case .runShortcut(let name): engine.doublePressPhrase = name
+        case .none: engine.doublePress = .nothing
+        case .repeatLast: engine.doublePress = .repeatLast
+        case .listShortcuts: engine.doublePress = .listShortcuts
+        case .runShortcut(let name): engine.doublePress = .run(phrase: name)
         }
         return engine
     }

@@ -11,8 +11,8 @@ import Synchronization
 public struct EngineOutputs: Sendable {
     /// Speaks a line (espeak-ng to the playback device); returns when queued.
     public var speak: (@Sendable (String) async -> Void)?
-    /// Plays a named sound ("chime").
-    public var sound: (@Sendable (String) async -> Void)?
+    /// Plays a sound (a chime, the wake tone).
+    public var sound: (@Sendable (EngineSound) async -> Void)?
     /// Shows a state on the LEDs.
     public var led: (@Sendable (ParleyCore.DeviceState) -> Void)?
     /// Switches the recogniser between commands and follow-up answers.
@@ -25,12 +25,24 @@ public struct EngineOutputs: Sendable {
 /// `say`, `press`, `apps`, `shortcuts` and phrases go through it, and its
 /// events fan out to speaker, LEDs and recogniser.
 public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink {
-    private struct State {
-        var outputs = EngineOutputs()
-        /// Lines spoken since the current `say` request began (nil: none open).
-        var collecting: [String]?
+    /// What the engine said and logged while handling one `say` request.
+    private struct Reply {
+        var spoken: [String] = []
         /// The engine's log lines meanwhile (why nothing was said).
         var notes: [String] = []
+    }
+
+    /// The control request whose utterance the current task is handling.
+    /// The engine is called on the request's own task, so every event it
+    /// emits for that utterance carries the request; voice input and other
+    /// clients' requests run on other tasks and never mix in.
+    @TaskLocal static var request: UInt64?
+
+    private struct State {
+        var outputs = EngineOutputs()
+        /// Replies of the `say` requests being handled, by request.
+        var replies: [UInt64: Reply] = [:]
+        var lastRequest: UInt64 = 0
         var lastIntents: [String] = []
         var led: ParleyCore.DeviceState = .idle
     }
@@ -68,7 +80,7 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         let outputs = state.withLock { $0.outputs }
         switch event {
         case .spoke(let text):
-            state.withLock { $0.collecting?.append(text) }
+            if let request = Self.request { state.withLock { $0.replies[request]?.spoken.append(text) } }
             logger.info("spoke", metadata: ["text": "\(text)"])
             await outputs.speak?(text)
         case .led(let led):
@@ -91,21 +103,25 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         case .listening(let mode):
             await outputs.listening?(mode)
         case .log(let message):
-            state.withLock { s in if s.collecting != nil { s.notes.append(message) } }
+            if let request = Self.request { state.withLock { $0.replies[request]?.notes.append(message) } }
             logger.info("\(message)")
         }
     }
 
     // MARK: ConversationPort
 
+    /// Handles a `parley say` line; the reply holds what the device said
+    /// in answer to this line only, whatever other clients or the
+    /// microphone say meanwhile.
     public func hear(_ text: String) async throws -> HeardText {
-        state.withLock { $0.collecting = []; $0.notes = [] }
-        await engine.hear(withoutWake(text))
-        return state.withLock { s in
-            defer { s.collecting = nil; s.notes = [] }
-            let spoken = s.collecting ?? []
-            return HeardText(spoken: spoken, note: spoken.isEmpty ? s.notes.last : nil)
+        let request = state.withLock { s in
+            s.lastRequest += 1
+            s.replies[s.lastRequest] = Reply()
+            return s.lastRequest
         }
+        await Self.$request.withValue(request) { await engine.hear(withoutWake(text)) }
+        let reply = state.withLock { $0.replies.removeValue(forKey: request) } ?? Reply()
+        return HeardText(spoken: reply.spoken, note: reply.spoken.isEmpty ? reply.notes.last : nil)
     }
 
     /// "hey, coffee time" / "hey computer, coffee time" → "coffee time":

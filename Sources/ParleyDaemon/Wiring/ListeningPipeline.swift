@@ -91,7 +91,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     /// The rule id of "hey <name>" alone.
     static let wakeRuleID = "wake.alone"
-    static let wakeTarget = PhraseTarget.builtin("wake")
+    static let wakeTarget = PhraseTarget.builtin(.wake)
 
     /// The words that may come before a command: "hey" (direct), "hey
     /// <name>" (named; the name alone too when `heyOptional`).

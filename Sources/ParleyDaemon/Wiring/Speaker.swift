@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import ParleyAudio
+import ParleyCore
 import ParleySpeech
 import ServiceLifecycle
 import Synchronization
@@ -70,16 +71,28 @@ public final class Speaker: Service, AudioPort, Sendable {
         playback.stopSpeaking()
     }
 
-    /// A short chime (two sine tones) for timers and announcements.
-    public func chime() {
-        let rate = 16_000
+    /// Plays one of the engine's sounds.
+    public func play(_ sound: EngineSound) {
+        playback.enqueue(Self.samples(of: sound), sampleRate: Self.toneRate)
+    }
+
+    static let toneRate = 16_000
+
+    /// A sound as sine tones: the chime (timers and announcements) falls,
+    /// the wake tone (a window to speak opened) is one short rising pair, so
+    /// the two are told apart by ear.
+    static func samples(of sound: EngineSound) -> [Int16] {
+        let tones: [(frequency: Double, seconds: Double)] = switch sound {
+        case .chime: [(880, 0.15), (660, 0.25)]
+        case .wake: [(660, 0.06), (990, 0.09)]
+        }
         var samples: [Int16] = []
-        for (frequency, length) in [(880.0, 0.15), (660.0, 0.25)] {
-            for n in 0..<Int(Double(rate) * length) {
-                samples.append(Int16(8_000 * sin(2 * Double.pi * frequency * Double(n) / Double(rate))))
+        for tone in tones {
+            for n in 0..<Int(Double(toneRate) * tone.seconds) {
+                samples.append(Int16(8_000 * sin(2 * Double.pi * tone.frequency * Double(n) / Double(toneRate))))
             }
         }
-        playback.enqueue(samples, sampleRate: rate)
+        return samples
     }
 
     /// Audio status when there is no audio in (file mode without a capture file).

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Identifies one run of an intent, from its start to its result. A result
+/// is only spoken and donated while its run is still the engine's current
+/// one: a run cancelled meanwhile is over, even when another has started.
+public struct RunID: Sendable, Hashable, CustomStringConvertible {
+    public let value: UInt64
+    public var description: String { "run-\(value)" }
+}
+
+/// How to start a run without a phrase: by app and intent identifier, with
+/// canonical values and how it was triggered (a shortcut step, an
+/// automation, an external caller). Missing values are asked for as after a
+/// phrase.
+public struct RunRequest: Sendable, Hashable {
+    public var app: String
+    public var intent: String
+    public var values: [String: String]
+    /// Values the caller settled: used as given, never re-resolved.
+    public var settled: Set<String>
+    public var trigger: Trigger
+
+    public init(app: String, intent: String, values: [String: String] = [:], settled: Set<String> = [], trigger: Trigger) {
+        self.app = app
+        self.intent = intent
+        self.values = values
+        self.settled = settled
+        self.trigger = trigger
+    }
+}
+
+/// One intent on its way from words (or a request) to a result.
+struct Run: Sendable {
+    var id: RunID
+    var app: any ParleyApp
+    var descriptor: IntentDescriptor
+    var intent: any AppIntent
+    /// Canonical values, proposed or resolved.
+    var values: [String: String]
+    /// Parameters settled by the person's answer to a list or a confirmation.
+    var settled: Set<String> = []
+    /// The next parameter to resolve, in declaration order.
+    var index = 0
+    var questions = 0
+    /// Parameters the person was asked about (for the tip: a shorter phrase must carry one).
+    var asked: Set<String> = []
+    var trigger: Trigger
+
+    init(id: RunID, app: any ParleyApp, descriptor: IntentDescriptor, values: [String: String],
+         settled: Set<String> = [], trigger: Trigger) {
+        self.id = id
+        self.app = app
+        self.descriptor = descriptor
+        // The only use of the intent's Swift type: a fresh instance to hold values and perform.
+        self.intent = descriptor.type.init()
+        self.values = values
+        self.settled = settled
+        self.trigger = trigger
+    }
+
+    var key: String { "\(app.identifier).\(descriptor.identifier)" }
+
+    /// The values that were given (empty ones are "not set").
+    var givenValues: [String: String] { values.filter { !$0.value.isEmpty } }
+}
