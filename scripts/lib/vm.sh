@@ -59,7 +59,7 @@ vm_boot() {
     VM_START=$(date +%s.%N)
     if [ "$ARCH" = amd64 ]; then
         # No nested virtualisation for the guest (its kvm_amd hung a TCG boot once).
-        local cpu=max,svm=off; [ "$ACCEL" = kvm ] && cpu=host
+        local cpu=${PARLEY_QEMU_CPU:-qemu64}; [ "$ACCEL" = kvm ] && cpu=host
         nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
             -append "$cmdline panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
     else
@@ -101,6 +101,30 @@ vm_wait_console() {
         (( $(date +%s) - t0 > limit )) && { echo "not within ${limit} s"; return 1; }
         sleep 0.2
     done
+}
+
+# vm_wait_ready TIMEOUT: waits until parleyd is active (Type=notify: it has
+# told systemd it is ready); prints "<guest> <wall>": seconds from the
+# guest kernel's start to ready (systemd's own monotonic timestamp) and
+# seconds of wall time since QEMU started. The console is no use here:
+# systemd stops printing unit status once multi-user.target is reached,
+# which does not wait for parleyd.
+vm_wait_ready() {
+    local limit=$1 t0 state
+    t0=$(date +%s)
+    vm_wait_ssh "$limit" || { echo "no SSH within ${limit} s"; return 1; }
+    while :; do
+        state=$(vm_ssh systemctl is-active parleyd 2>/dev/null || true)
+        case "$state" in
+            active) break ;;
+            failed) echo "parleyd failed to start: $(vm_ssh journalctl -u parleyd -n 3 --no-pager 2>/dev/null | tr '\n' ' ')"; return 1 ;;
+        esac
+        kill -0 "$VM_PID" 2>/dev/null || { echo "QEMU exited: $(tail -c 300 "$WORK"/qemu-*.err | tr '\n' ' ')"; return 1; }
+        (( $(date +%s) - t0 > limit )) && { echo "parleyd not ready within ${limit} s (state: $state)"; return 1; }
+        sleep 1
+    done
+    local mono; mono=$(vm_ssh systemctl show -P ActiveEnterTimestampMonotonic parleyd)
+    python3 -c "import time,sys; print(f'{int(sys.argv[2])/1e6:.1f} {time.time()-float(sys.argv[1]):.1f}')" "$VM_START" "$mono"
 }
 
 vm_ssh() {
