@@ -1,0 +1,160 @@
+# Booting an image under QEMU and talking to it (sourced by image-test.sh).
+# The VM's only way in is SSH on a host-local forwarded port, with a key the
+# test puts on the boot partition (sysconf.txt), as a person would.
+
+# vm_accel: kvm when a KVM machine of the kind the test boots actually runs
+# (here /dev/kvm exists but QEMU aborts setting an MSR: a nested-virtualisation
+# host), else tcg, QEMU's software emulation.
+vm_accel() {
+    if [ "$ARCH" = amd64 ] && [ -w /dev/kvm ]; then
+        qemu-system-x86_64 -M q35 -accel kvm -cpu host -m 128 -display none -monitor none -nodefaults \
+            >/dev/null 2>"$WORK/kvm-probe.err" &
+        local probe=$!
+        sleep 3
+        if kill -0 "$probe" 2>/dev/null; then
+            kill "$probe"; wait "$probe" 2>/dev/null || true
+            echo kvm; return
+        fi
+        wait "$probe" 2>/dev/null || true
+    fi
+    echo tcg
+}
+
+# vm_prepare_disk IMAGE: a sparse copy 1 GiB larger than the image (the root
+# partition must grow into it) with sysconf.txt (test key, host name) on the
+# boot partition, and the kernel, initrd and command line taken from there.
+vm_prepare_disk() {
+    local img=$1 off=$(( BOOT_START_MIB * 1024 * 1024 ))
+    DISK=$WORK/disk.img
+    cp --sparse=always "$img" "$DISK"
+    truncate -s +1G "$DISK"
+    ssh-keygen -q -t ed25519 -N '' -C parley-image-test -f "$WORK/key"
+    printf 'hostname=parley-test\nroot_authorized_key=%s\n' "$(cat "$WORK/key.pub")" >"$WORK/sysconf.txt"
+    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "$WORK/sysconf.txt" ::/sysconf.txt
+    local kernel initrd
+    kernel=$(MTOOLS_SKIP_CHECK=1 mdir -b -i "$DISK@@$off" ::/ | sed 's|^::/||' | grep -E '^vmlinuz' | sort -V | tail -n 1)
+    initrd=$(MTOOLS_SKIP_CHECK=1 mdir -b -i "$DISK@@$off" ::/ | sed 's|^::/||' | grep -E '^initrd' | sort -V | tail -n 1)
+    [ -n "$kernel" ] && [ -n "$initrd" ] || die "no vmlinuz*/initrd* on the boot partition of $img"
+    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "::/$kernel" "$WORK/vmlinuz"
+    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "::/$initrd" "$WORK/initrd.img"
+    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" ::/cmdline.txt "$WORK/cmdline.txt"
+}
+
+# vm_boot N: starts QEMU on $DISK in the background (console in
+# $WORK/console-N.log); sets VM_PID, VM_PORT, VM_START (epoch seconds, ns).
+vm_boot() {
+    local n=$1 cmdline
+    VM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    VM_CONSOLE=$WORK/console-$n.log
+    : >"$VM_CONSOLE"
+    # The image's own command line (root=...), with the console on the
+    # emulated machine's serial port and no reboot loop on a panic.
+    # systemd's 90 s start time-out is for real hardware: a niced software
+    # emulation on a loaded machine ran mounts out of it (emergency mode).
+    cmdline="$(tr -d '\r\n' <"$WORK/cmdline.txt") systemd.default_timeout_start_sec=900"
+    local common=(-m 1024 -smp 2 -kernel "$WORK/vmlinuz" -initrd "$WORK/initrd.img"
+        -drive "file=$DISK,format=raw,if=virtio,cache=writeback"
+        -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$VM_PORT-:22" -device virtio-net-pci,netdev=n0
+        -device virtio-rng-pci -display none -monitor none -serial "file:$VM_CONSOLE" -no-reboot)
+    VM_START=$(date +%s.%N)
+    if [ "$ARCH" = amd64 ]; then
+        # No nested virtualisation for the guest (its kvm_amd hung a TCG boot once).
+        local cpu=${PARLEY_QEMU_CPU:-qemu64}; [ "$ACCEL" = kvm ] && cpu=host
+        nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
+            -append "$cmdline panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
+    else
+        # The Pi's own kernel on QEMU's generic arm64 machine: the Pi's boot
+        # firmware and SoC cannot be emulated, the kernel and root can.
+        cmdline=$(echo "$cmdline" | sed -E 's/console=[^ ]+//g')
+        nice -n 10 qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a72 "${common[@]}" \
+            -append "$cmdline console=ttyAMA0,115200 panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
+    fi
+    VM_PID=$!
+    # Checks run in subshells: the file tells every one (and the exit trap)
+    # which QEMU is the current one.
+    echo "$VM_PID" >"$WORK/vm.pid"
+}
+
+# vm_kill: the power cut (SIGKILL: the guest gets no chance to flush).
+vm_kill() {
+    local pid; pid=$(cat "$WORK/vm.pid" 2>/dev/null || true)
+    if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+        kill -9 "$pid" 2>/dev/null || true
+        while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    fi
+    rm -f "$WORK/vm.pid"
+    VM_PID=
+}
+
+# vm_wait_console PATTERN TIMEOUT: waits for PATTERN on the serial console;
+# prints seconds since VM_START. Fails on a failed parleyd or a dead QEMU.
+vm_wait_console() {
+    local pattern=$1 limit=$2 t0
+    t0=$(date +%s)
+    while :; do
+        if grep -q "$pattern" "$VM_CONSOLE" 2>/dev/null; then
+            python3 -c "import time,sys; print(f'{time.time()-float(sys.argv[1]):.1f}')" "$VM_START"
+            return 0
+        fi
+        grep -q "Failed to start parleyd" "$VM_CONSOLE" && { echo "parleyd failed to start"; return 1; }
+        kill -0 "$VM_PID" 2>/dev/null || { echo "QEMU exited: $(tail -c 300 "$WORK"/qemu-*.err | tr '\n' ' ')"; return 1; }
+        (( $(date +%s) - t0 > limit )) && { echo "not within ${limit} s"; return 1; }
+        sleep 0.2
+    done
+}
+
+# vm_wait_ready TIMEOUT: waits until parleyd is active (Type=notify: it has
+# told systemd it is ready); prints "<guest> <wall>": seconds from the
+# guest kernel's start to ready (systemd's own monotonic timestamp) and
+# seconds of wall time since QEMU started. The console is no use here:
+# systemd stops printing unit status once multi-user.target is reached,
+# which does not wait for parleyd.
+vm_wait_ready() {
+    local limit=$1 t0 state
+    t0=$(date +%s)
+    vm_wait_ssh "$limit" || { echo "no SSH within ${limit} s"; return 1; }
+    while :; do
+        state=$(vm_ssh systemctl is-active parleyd 2>/dev/null || true)
+        case "$state" in
+            active) break ;;
+            failed) echo "parleyd failed to start: $(vm_ssh journalctl -u parleyd -n 3 --no-pager 2>/dev/null | tr '\n' ' ')"; return 1 ;;
+        esac
+        kill -0 "$VM_PID" 2>/dev/null || { echo "QEMU exited: $(tail -c 300 "$WORK"/qemu-*.err | tr '\n' ' ')"; return 1; }
+        (( $(date +%s) - t0 > limit )) && { echo "parleyd not ready within ${limit} s (state: $state)"; return 1; }
+        sleep 1
+    done
+    local mono; mono=$(vm_ssh systemctl show -P ActiveEnterTimestampMonotonic parleyd)
+    python3 -c "import time,sys; print(f'{int(sys.argv[2])/1e6:.1f} {time.time()-float(sys.argv[1]):.1f}')" "$VM_START" "$mono"
+}
+
+vm_ssh() {
+    ssh -q -i "$WORK/key" -p "$VM_PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+        -o BatchMode=yes -o ConnectTimeout=20 -o ServerAliveInterval=10 root@127.0.0.1 "$@"
+}
+
+# vm_wait_ssh TIMEOUT: the SSH server answers (enabled by sysconf.txt).
+vm_wait_ssh() {
+    local t0; t0=$(date +%s)
+    until vm_ssh true 2>/dev/null; do
+        (( $(date +%s) - t0 > $1 )) && return 1
+        kill -0 "$VM_PID" 2>/dev/null || return 1
+        sleep 2
+    done
+}
+
+# vm_status_field EXPR: evaluates a Python expression over `parley status --json` (s = status).
+vm_status() {
+    vm_ssh parley status --json 2>/dev/null | python3 -c '
+import json, sys
+r = json.load(sys.stdin); s = r.get("status", r)
+print(eval(sys.argv[1], {}, {"s": s}))' "$1"
+}
+
+# vm_wait_status EXPR TIMEOUT: polls until EXPR is True.
+vm_wait_status() {
+    local t0; t0=$(date +%s)
+    until [ "$(vm_status "$1" 2>/dev/null)" = True ]; do
+        (( $(date +%s) - t0 > $2 )) && return 1
+        sleep 1
+    done
+}
