@@ -66,11 +66,14 @@ result "pi-cmdline-root" "cmdline.txt $root_arg; partition 2 is $root_type label
 
 # --- every library parleyd needs is in the image ---
 dd if="$img" of="$work/root.ext4" bs=1M skip=$((p2start / 2048)) count=$((p2size / 2048)) conv=sparse status=none
-mkdir -p "$work/rootfs/usr/bin" "$work/rootfs/usr/lib"
+mkdir -p "$work/rootfs/usr/bin" "$work/rootfs/usr/lib" "$work/rootfs/etc"
 debugfs -R "dump /usr/bin/parleyd $work/rootfs/usr/bin/parleyd" "$work/root.ext4" >/dev/null 2>&1
 for d in /usr/lib/aarch64-linux-gnu /usr/lib/parley; do
     debugfs -R "rdump $d $work/rootfs/usr/lib" "$work/root.ext4" >/dev/null 2>&1
 done
+# Debian's BLAS and LAPACK (pocketsphinx's sphinxbase needs them) are found
+# through update-alternatives: libblas.so.3 -> /etc/alternatives/... -> blas/.
+debugfs -R "rdump /etc/alternatives $work/rootfs/etc" "$work/root.ext4" >/dev/null 2>&1
 libs=$(python3 - "$work/rootfs" <<'PY'
 # Resolves DT_NEEDED recursively the way ld.so does for this binary:
 # its RUNPATH ($ORIGIN expanded), then the multiarch directories.
