@@ -104,6 +104,11 @@ public final class WakeDetector {
     /// Stage 1 candidates in `frames` with their stage-2 scores (+infinity in
     /// single-stage mode). `process` keeps those at or above the threshold.
     public func processScored(_ frames: [Int16]) throws -> [(time: Double, score: Double)] {
+        try processCandidates(frames).map { ($0.time, $0.score) }
+    }
+
+    /// `processScored` with stage 2's placement of the phrase.
+    public func processCandidates(_ frames: [Int16]) throws -> [WakeCandidate] {
         if !inUtterance {
             try decoder.use("wake")
             try decoder.startUtterance()
@@ -116,7 +121,7 @@ public final class WakeDetector {
             history += frames
             if history.count > historySamples { history.removeFirst(history.count - historySamples) }
         }
-        var candidates: [(time: Double, score: Double)] = []
+        var candidates: [WakeCandidate] = []
         if decoder.hypothesis() != nil {
             // The end of these frames: the keyword search reports a detection
             // as soon as the phrase ends, so this is at most one frame late.
@@ -124,7 +129,7 @@ public final class WakeDetector {
             let time = Double(samplesSeen) / Double(PCMAudio.sampleRate)
             try reset()
             if verifier == nil {
-                candidates.append((time, .infinity))
+                candidates.append(WakeCandidate(time: time, score: .infinity, phraseFrames: 0, withHey: false))
             } else if pending == nil {
                 // Stage 2 waits for a little audio after the candidate: the
                 // search may fire before the last phone has ended.
@@ -140,11 +145,12 @@ public final class WakeDetector {
     }
 
     /// Scores the pending candidate on the buffered audio.
-    private func verifyPending() throws -> (time: Double, score: Double) {
-        guard let pending, let verifier else { return (0, -.infinity) }
+    private func verifyPending() throws -> WakeCandidate {
+        guard let pending, let verifier else { return WakeCandidate(time: 0, score: -.infinity, phraseFrames: 0, withHey: false) }
         self.pending = nil
         try reset()
-        return (pending.time, try verifier.score(history, on: decoder))
+        let v = try verifier.verify(history, on: decoder)
+        return WakeCandidate(time: pending.time, score: v.score, phraseFrames: v.phraseFrames, withHey: v.withHey)
     }
 
     /// Stage 2's decodes of a whole window, as text (benchmarks' --trace).
@@ -170,20 +176,37 @@ public final class WakeDetector {
     /// (for sweeping the sensitivity in one pass: the candidates do not
     /// depend on it).
     public func scoredCandidates(in audio: PCMAudio) throws -> [(time: Double, score: Double)] {
+        try candidates(in: audio).map { ($0.time, $0.score) }
+    }
+
+    /// `scoredCandidates` with stage 2's placement of the phrase.
+    public func candidates(in audio: PCMAudio) throws -> [WakeCandidate] {
         try reset()
         history.removeAll()
         pending = nil
         let origin = Double(samplesSeen) / Double(PCMAudio.sampleRate)
-        var result: [(time: Double, score: Double)] = []
+        var result: [WakeCandidate] = []
         var index = 0
         while index < audio.samples.count {
             let end = min(audio.samples.count, index + 1600)
-            result += try processScored(Array(audio.samples[index..<end]))
+            result += try processCandidates(Array(audio.samples[index..<end]))
             index = end
         }
         if pending != nil { result.append(try verifyPending()) }
         try reset()
         history.removeAll()
-        return result.map { ($0.time - origin, $0.score) }
+        return result.map { WakeCandidate(time: $0.time - origin, score: $0.score, phraseFrames: $0.phraseFrames, withHey: $0.withHey) }
     }
+}
+
+/// A stage-1 candidate of the wake detector with its stage-2 verification.
+public struct WakeCandidate: Sendable, Equatable {
+    /// Stream time in seconds (end of the 100 ms block stage 1 fired in).
+    public var time: Double
+    /// Stage-2 score in nats (+infinity in single-stage mode).
+    public var score: Double
+    /// 10 ms frames the phrase's own words cover in stage 2's best path.
+    public var phraseFrames: Int
+    /// Whether stage 2's best path holds the leading "hey".
+    public var withHey: Bool
 }

@@ -86,17 +86,42 @@ final class WakeVerifier {
         return (decoder.pathScore(hypothesis), decoder.segments())
     }
 
+    /// One verification: the score and where the phrase was placed, so an
+    /// evaluation can study scores against the phrase's length without
+    /// decoding again (scripts/eval-wake-cv.sh caches these).
+    struct Verification: Sendable, Equatable {
+        /// Log-likelihood ratio in nats; -infinity when the phrase grammar
+        /// found no path.
+        var score: Double
+        /// 10 ms frames the phrase's own words cover in the best path.
+        var phraseFrames: Int
+        /// Whether the best path holds the leading "hey".
+        var withHey: Bool
+
+        static let none = Verification(score: -.infinity, phraseFrames: 0, withHey: false)
+    }
+
     /// The verification score of `window` in nats (log-likelihood ratio of
     /// the best path with the wake phrase to the best path of phones alone;
     /// -infinity when the phrase grammar found no path). Leaves the decoder
     /// between utterances, with one of the verifier's searches active.
     func score(_ window: [Int16], on decoder: SphinxDecoder) throws -> Double {
-        guard let frontEnd else { return -.infinity }
+        try verify(window, on: decoder).score
+    }
+
+    /// `score` with the phrase's placement in the best path.
+    func verify(_ window: [Int16], on decoder: SphinxDecoder) throws -> Verification {
+        guard let frontEnd else { return .none }
         let cepstra = try frontEnd.cepstra(window)
         guard !cepstra.isEmpty,
               let phrase = try decode(cepstra, search: Self.phraseSearch, on: decoder),
-              let loop = try decode(cepstra, search: Self.loopSearch, on: decoder) else { return -.infinity }
-        return phrase.score - loop.score
+              let loop = try decode(cepstra, search: Self.loopSearch, on: decoder) else { return .none }
+        let phraseWords = Set(phrases.joined())
+        // Alternative pronunciations come back as "word(2)".
+        let own = phrase.segments.filter { phraseWords.contains(String($0.word.prefix { $0 != "(" })) }
+        return Verification(score: phrase.score - loop.score,
+                            phraseFrames: own.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 },
+                            withHey: own.contains { $0.word.hasPrefix("hey") })
     }
 
     /// Both decodes of `window` as text, for investigating scores.
