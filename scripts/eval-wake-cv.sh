@@ -34,8 +34,11 @@ py=/usr/bin/python3
 [ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-negatives.py "$work/negatives" "$data" 5
 
 positives=("$data"/wake-computer/clean/*.wav)
+# Cached scores are keyed by the detector's source: a change to stage 1 or
+# stage 2 scores everything again.
+key=$(cat Sources/ParleySpeech/WakeDetector.swift Sources/ParleySpeech/WakeVerifier.swift | sha256sum | cut -c1-12)
 for ct in $thresholds; do
-  out="$work/scores/$ct"
+  out="$work/scores/$key/$ct"
   mkdir -p "$out"
   # One job per output file; positives in two halves (each decoder loads
   # the model once), negatives one stream per job. At most $jobs at a time.
@@ -50,7 +53,7 @@ for ct in $thresholds; do
       nice -n 10 .build/release/parley-bench speech-wake-scores --candidate-threshold "$CT" "$@" > "$OUT/$name.jsonl.part" &&
       mv "$OUT/$name.jsonl.part" "$OUT/$name.jsonl"' sh-job
 done
-"$py" scripts/wake/cv.py --work "$work" --positives "$data/wake-computer/clean" --thresholds "$thresholds" \
-  --plot "${PLOT:-docs/wake-det.svg}"
+"$py" scripts/wake/cv.py --work "$work" --scores "$work/scores/$key" --positives "$data/wake-computer/clean" --thresholds "$thresholds" \
+  --default-ct 1e-60 --range=-21,59 --plot "${PLOT:-docs/wake-det.svg}"
 }
 main "$@"

@@ -41,9 +41,10 @@ struct SpeechWakeScores: ParsableCommand {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let audioSeconds = Double(audio.samples.count + 2 * pad.count) / 16_000
             // -infinity (no path) is written as null: JSON has no infinities.
+            func nats(_ x: Double) -> Any { x.isFinite ? (x * 100).rounded() / 100 : NSNull() }
+            // [time, score, phrase frames, with "hey", likelihood ratio]
             let rows: [[Any]] = candidates.map {
-                [round($0.time * 1000) / 1000, $0.score.isFinite ? (($0.score * 100).rounded() / 100) as Any : NSNull(),
-                 $0.phraseFrames, $0.withHey]
+                [round($0.time * 1000) / 1000, nats($0.score), $0.phraseFrames, $0.withHey, nats($0.likelihoodRatio)]
             }
             let line: [String: Any] = ["file": file, "seconds": audioSeconds, "pad": padSeconds,
                                        "rtf": (seconds / audioSeconds * 10_000).rounded() / 10_000, "candidates": rows]

@@ -8,7 +8,8 @@ split into folds, for scripts/eval-wake-cv.sh.
 DATA_DIR is ../shared/data: its recordings are read, never copied; only the
 generated streams in OUT_DIR (a scratch folder, not committed) hold audio.
 Writes OUT_DIR/<kind>-fold<k>.wav (16 kHz mono 16-bit) and
-OUT_DIR/manifest.tsv (file, fold, kind, seconds). Kinds:
+OUT_DIR/manifest.tsv (file, fold, kind, seconds), and next to each stream a
+.txt listing where each part starts and what it is. Kinds:
   coffee-clean      the coffee orders of that fold, silence trimmed, joined
                     without gaps (one continuous talker after another)
   coffee-kitchen20  the same in kitchen noise at 20 dB
@@ -141,14 +142,17 @@ def main():
     noise = read_wav(os.path.join(data, "noise", "kitchen.wav"))
     rng = numpy.random.default_rng(20261124)
     streams = {}  # (kind, fold) -> list of arrays
+    labels = {}  # (kind, fold) -> list of what each array is (for <stream>.txt)
 
     coffee_dir = os.path.join(data, "coffee-maker", "clean")
     for i, name in enumerate(sorted(f for f in os.listdir(coffee_dir) if f.endswith(".wav"))):
         k = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % folds
         x = trim(read_wav(os.path.join(coffee_dir, name)))
         streams.setdefault(("coffee-clean", k), []).append(x)
+        labels.setdefault(("coffee-clean", k), []).append(name)
         for snr in (20, 10):
             streams.setdefault((f"coffee-kitchen{snr}", k), []).append(mix(x, noise, snr, rng))
+            labels.setdefault((f"coffee-kitchen{snr}", k), []).append(name)
 
     sentences = license_sentences()
     order = rng.permutation(len(sentences))
@@ -172,16 +176,24 @@ def main():
         else:
             x = x * (0.5 * 32767 / (numpy.max(numpy.abs(x)) + 1e-9))
         streams.setdefault((kind, i % folds), []).append(x)
+        labels.setdefault((kind, i % folds), []).append(f"{voice} -s {rate} -p {pitch}: {text}")
 
     part = len(noise) // folds
     for k in range(folds):
         streams[("kitchen", k)] = [noise[k * part:(k + 1) * part]]
+        labels[("kitchen", k)] = [f"kitchen.wav {k * part / RATE:.2f}-{(k + 1) * part / RATE:.2f} s"]
 
     with open(os.path.join(out_dir, "manifest.tsv"), "w") as m:
         for (kind, k), parts in sorted(streams.items()):
             x = numpy.concatenate(parts)
             path = os.path.join(out_dir, f"{kind}-fold{k}.wav")
             write_wav(path, x)
+            # Where each part starts, so a false alarm can be traced to its sentence.
+            with open(path[:-4] + ".txt", "w") as t:
+                at = 0
+                for piece, label in zip(parts, labels[(kind, k)]):
+                    t.write(f"{at / RATE:.2f}\t{label}\n")
+                    at += len(piece)
             m.write(f"{path}\t{k}\t{kind}\t{len(x) / RATE:.2f}\n")
 
 
