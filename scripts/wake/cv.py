@@ -305,7 +305,7 @@ def main():
     if a.plot:
         plot(a.plot, [("code's score, all thresholds (every fold pooled)", curve),
                       ("likelihood ratio alone (previous score)", old_curve)], tuned,
-             (dm / dn, da / dh, f"default sensitivity 0.5 (threshold {threshold_at(0.5):g}): "
+             (dm / dn, da / dh, f"default sensitivity 0.5 (threshold {threshold_at(0.5):g}), all folds: "
                                 f"{100 * dm / dn:.1f}% at {da / dh:.2f}/h"),
              f"Wake word \"computer\": {dn} positives (5 take-disjoint folds), {hours:.2f} h of negatives")
         print(f"plot: {a.plot}")
