@@ -49,10 +49,12 @@ for ct in $thresholds; do
     cut -f1 "$work/negatives/manifest.tsv" | while read -r f; do echo "$(basename "$f" .wav) $f"; done
   } | while read -r name args; do
     [ -s "$out/$name.jsonl" ] || echo "$name $args"
-  done | OUT=$out CT=$ct xargs -P "$jobs" -L 1 sh -c 'name=$1; shift
+  done | OUT=$out CT=$ct xargs -r -P "$jobs" -L 1 sh -c 'name=$1; shift
       nice -n 10 .build/release/parley-bench speech-wake-scores --candidate-threshold "$CT" "$@" > "$OUT/$name.jsonl.part" &&
       mv "$OUT/$name.jsonl.part" "$OUT/$name.jsonl"' sh-job
 done
+# --range and --default-ct repeat WakeDetector.verificationRange and
+# .candidateThreshold (the fixed-sensitivity table and the plot's star).
 "$py" scripts/wake/cv.py --work "$work" --scores "$work/scores/$key" --positives "$data/wake-computer/clean" --thresholds "$thresholds" \
   --default-ct 1e-60 --range=-21,59 --plot "${PLOT:-docs/wake-det.svg}"
 }
