@@ -76,6 +76,11 @@ public final class SphinxDecoder {
     }
 
     /// Makes sure every word has a pronunciation (ps_add_word for new ones).
+    /// Phones in the main pronunciation of `word` (the one the decoder uses).
+    func phoneCount(of word: String) throws -> Int {
+        try lexicon.pronunciations(of: word).phones.first?.count ?? 0
+    }
+
     public func ensureWords(_ words: Set<String>) throws {
         let missing = words.subtracting(knownWords).sorted()
         guard !missing.isEmpty else { return }

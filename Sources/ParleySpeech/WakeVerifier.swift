@@ -15,6 +15,15 @@ import Foundation
 /// and the ratio is that of the phrase against the phones it replaces, over
 /// the phrase's own frames. A real wake word scores well above 0; other
 /// speech forced into the phrase scores below.
+///
+/// A duration prior then charges a phrase the best path squeezes into fewer
+/// frames than people take to say it (`minimumFramesPerPhone` per phone of
+/// the shortest phrase, `shortPhrasePenalty` nats per missing frame): the
+/// false alarms that survive the ratio are mostly a fragment of another word
+/// ("compu-" of a longer word, a fast synthetic voice) fitted to the phrase in
+/// 35-50 frames, while 78 of the 80 development takes of "computer" last 49
+/// frames or more. Both values come from the cross-validation in
+/// scripts/eval-wake-cv.sh (BENCHMARKS.md, "The wake word on new voices").
 final class WakeVerifier {
     static let phraseSearch = "wake-verify"
     static let loopSearch = "wake-loop"
@@ -23,10 +32,18 @@ final class WakeVerifier {
     static let windowSeconds = 1.6
     /// Audio after the candidate that is waited for and decoded too (seconds).
     static let tailSeconds = 0.3
+    /// Shortest plausible duration of the phrase, in 10 ms frames per phone
+    /// of its pronunciation (7 × 8 phones = 56 frames for "computer").
+    static let minimumFramesPerPhone = 7.0
+    /// Nats charged per frame the phrase falls short of that duration.
+    static let shortPhrasePenalty = 1.0
 
     let phrases: [[String]]
     let loop = RejectionModel()
     private var frontEnd: FeatureFrontEnd?
+    /// Frames below which the duration prior charges (set in `register`,
+    /// from the phones of the shortest phrase).
+    private(set) var minimumFrames = 0.0
 
     init(phrases: [[String]]) {
         self.phrases = phrases
@@ -74,6 +91,8 @@ final class WakeVerifier {
         try decoder.setGrammar(name: Self.phraseSearch, graph: Self.phraseGraph(phrases, loop: loop))
         try decoder.setGrammar(name: Self.loopSearch, graph: GrammarCompiler.phoneLoop(loop))
         frontEnd = try FeatureFrontEnd(for: decoder)
+        let phones = try phrases.map { try $0.reduce(0) { $0 + (try decoder.phoneCount(of: $1)) } }.min() ?? 0
+        minimumFrames = Self.minimumFramesPerPhone * Double(phones)
     }
 
     /// Decodes `cepstra` with `search`, normalised by their own mean; the
@@ -86,17 +105,52 @@ final class WakeVerifier {
         return (decoder.pathScore(hypothesis), decoder.segments())
     }
 
+    /// One verification: the score and where the phrase was placed, so an
+    /// evaluation can study scores against the phrase's length without
+    /// decoding again (scripts/eval-wake-cv.sh caches these).
+    struct Verification: Sendable, Equatable {
+        /// `likelihoodRatio` minus the duration prior: what the threshold
+        /// is compared with.
+        var score: Double
+        /// Log-likelihood ratio in nats; -infinity when the phrase grammar
+        /// found no path.
+        var likelihoodRatio: Double
+        /// 10 ms frames the phrase's own words cover in the best path.
+        var phraseFrames: Int
+        /// Whether the best path holds the leading "hey".
+        var withHey: Bool
+
+        static let none = Verification(score: -.infinity, likelihoodRatio: -.infinity, phraseFrames: 0, withHey: false)
+    }
+
     /// The verification score of `window` in nats (log-likelihood ratio of
-    /// the best path with the wake phrase to the best path of phones alone;
-    /// -infinity when the phrase grammar found no path). Leaves the decoder
+    /// the best path with the wake phrase to the best path of phones alone,
+    /// less the duration prior; -infinity when the phrase grammar found no
+    /// path). Leaves the decoder
     /// between utterances, with one of the verifier's searches active.
     func score(_ window: [Int16], on decoder: SphinxDecoder) throws -> Double {
-        guard let frontEnd else { return -.infinity }
+        try verify(window, on: decoder).score
+    }
+
+    /// `score` with the phrase's placement in the best path.
+    func verify(_ window: [Int16], on decoder: SphinxDecoder) throws -> Verification {
+        guard let frontEnd else { return .none }
         let cepstra = try frontEnd.cepstra(window)
         guard !cepstra.isEmpty,
               let phrase = try decode(cepstra, search: Self.phraseSearch, on: decoder),
-              let loop = try decode(cepstra, search: Self.loopSearch, on: decoder) else { return -.infinity }
-        return phrase.score - loop.score
+              let loop = try decode(cepstra, search: Self.loopSearch, on: decoder) else { return .none }
+        let phraseWords = Set(phrases.joined())
+        // Alternative pronunciations come back as "word(2)".
+        let own = phrase.segments.filter { phraseWords.contains(String($0.word.prefix { $0 != "(" })) }
+        let ratio = phrase.score - loop.score
+        let frames = own.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
+        return Verification(score: ratio - Self.durationPenalty(frames: frames, minimum: minimumFrames),
+                            likelihoodRatio: ratio, phraseFrames: frames, withHey: own.contains { $0.word.hasPrefix("hey") })
+    }
+
+    /// The duration prior: nats charged to a phrase decoded in `frames`.
+    static func durationPenalty(frames: Int, minimum: Double) -> Double {
+        shortPhrasePenalty * max(0, minimum - Double(frames))
     }
 
     /// Both decodes of `window` as text, for investigating scores.

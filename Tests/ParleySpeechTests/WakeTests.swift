@@ -88,8 +88,30 @@ import Testing
         #expect(decoder.cepstralMeanMode == .batch)
     }
 
-    @Test func sensitivityHalfAcceptsALikelihoodRatioAboveOne() {
-        #expect(WakeDetector.verificationThreshold(sensitivity: 0.5) == 0)
+    @Test func sensitivityHalfIsTheCrossValidatedThreshold() {
+        // scripts/eval-wake-cv.sh: 18.7 nats on all five folds, rounded up.
+        #expect(WakeDetector.verificationThreshold(sensitivity: 0.5) == 19)
         #expect(WakeDetector.verificationThreshold(sensitivity: 0.8) < 0)
+        #expect(WakeDetector.verificationThreshold(sensitivity: 0.2) > 19)
+    }
+
+    @Test func durationPriorChargesOnlyPhrasesShorterThanPeopleSayThem() throws {
+        #expect(WakeVerifier.durationPenalty(frames: 40, minimum: 56) == 16 * WakeVerifier.shortPhrasePenalty)
+        #expect(WakeVerifier.durationPenalty(frames: 56, minimum: 56) == 0)
+        #expect(WakeVerifier.durationPenalty(frames: 90, minimum: 56) == 0)
+        let (verifier, decoder) = try Self.verifier()
+        // "computer" is K AH M P Y UW T ER; "hey computer" is longer, so the
+        // shortest phrase sets the minimum.
+        #expect(verifier.minimumFrames == WakeVerifier.minimumFramesPerPhone * 8)
+        // On real audio the score is the likelihood ratio less the prior.
+        var charged = 0
+        for audio in try Self.positives(10) {
+            let v = try verifier.verify(audio.samples, on: decoder)
+            #expect(v.phraseFrames > 20, "the phrase covers frames")
+            let expected = v.likelihoodRatio - WakeVerifier.durationPenalty(frames: v.phraseFrames, minimum: verifier.minimumFrames)
+            #expect(abs(v.score - expected) < 1e-9)
+            if v.score < v.likelihoodRatio { charged += 1 }
+        }
+        #expect(charged < 10, "most takes of the phrase are long enough to pay nothing")
     }
 }

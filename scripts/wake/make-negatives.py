@@ -1,0 +1,201 @@
+#!/usr/bin/env python3
+"""Negative audio for the wake word "computer": long streams of speech and
+noise without it, generated from fixed seeds (same call, same bytes) and
+split into folds, for scripts/eval-wake-cv.sh.
+
+    make-negatives.py OUT_DIR DATA_DIR [FOLDS]
+
+DATA_DIR is ../shared/data: its recordings are read, never copied; only the
+generated streams in OUT_DIR (a scratch folder, not committed) hold audio.
+Writes OUT_DIR/<kind>-fold<k>.wav (16 kHz mono 16-bit) and
+OUT_DIR/manifest.tsv (file, fold, kind, seconds), and next to each stream a
+.txt listing where each part starts and what it is. Kinds:
+  coffee-clean      the coffee orders of that fold, silence trimmed, joined
+                    without gaps (one continuous talker after another)
+  coffee-kitchen20  the same in kitchen noise at 20 dB
+  coffee-kitchen10  the same in kitchen noise at 10 dB
+  espeak-clean      espeak-ng sentences, a new voice, rate and pitch for each
+                    (en-us, en-gb, scottish, RP, Lancaster, West Midlands,
+                    Caribbean, NYC with female/male variants, 110-230 wpm),
+                    100-400 ms apart
+  espeak-kitchen10  other espeak-ng sentences in kitchen noise at 10 dB
+  kitchen           the kitchen noise alone (a fifth of it per fold)
+Folds: a coffee recording goes to fold int(sha256(name)[:8], 16) % FOLDS (as
+scripts/eval-adapt.sh splits them); espeak sentence i to fold i % FOLDS.
+Sentences come from Debian's /usr/share/common-licenses texts and from
+household templates that include near-misses of the wake word ("commuter",
+"cucumber", "complete", "computing", "hey ..."); no sentence holds the word
+"computer" itself.
+"""
+import hashlib
+import io
+import os
+import re
+import subprocess
+import sys
+import wave
+
+import numpy
+
+RATE = 16000
+FRAME = 2048  # the published SNR definition: loudest 2048-sample frames
+
+
+def read_wav(path):
+    with wave.open(path) as w:
+        assert w.getframerate() == RATE and w.getnchannels() == 1 and w.getsampwidth() == 2, path
+        return numpy.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(numpy.float64)
+
+
+def write_wav(path, x):
+    pcm = numpy.clip(numpy.round(x), -32768, 32767).astype("<i2")
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1); w.setsampwidth(2); w.setframerate(RATE)
+        w.writeframes(pcm.tobytes())
+
+
+def trim(x, floor_db=35.0, keep=0.1):
+    """Cut leading and trailing silence: keep from the first to the last 10 ms
+    frame within floor_db of the loudest, plus `keep` seconds either side."""
+    n = len(x) // 160
+    if n == 0:
+        return x
+    level = 10 * numpy.log10(numpy.mean(x[: n * 160].reshape(n, 160) ** 2, axis=1) + 1e-9)
+    loud = numpy.nonzero(level >= level.max() - floor_db)[0]
+    a = max(0, loud[0] * 160 - int(keep * RATE))
+    b = min(len(x), (loud[-1] + 1) * 160 + int(keep * RATE))
+    return x[a:b]
+
+
+def peak_frame_rms(x):
+    n = max(1, len(x) // FRAME)
+    frames = x[: n * FRAME].reshape(n, FRAME) if len(x) >= FRAME else x.reshape(1, -1)
+    return numpy.sqrt(numpy.max(numpy.mean(frames ** 2, axis=1))) + 1e-9
+
+
+def mix(speech, noise, snr, rng):
+    """Speech plus a random slice of noise scaled so the loudest frames'
+    ratio is `snr` dB, the mix scaled to half full scale (as published)."""
+    start = rng.integers(0, len(noise) - len(speech)) if len(noise) > len(speech) else 0
+    piece = numpy.resize(noise[start:], len(speech))
+    gain = peak_frame_rms(speech) / (peak_frame_rms(piece) * 10 ** (snr / 20))
+    out = speech + gain * piece
+    return out * (0.5 * 32767 / (numpy.max(numpy.abs(out)) + 1e-9))
+
+
+def espeak(text, voice, rate, pitch):
+    """One utterance from espeak-ng, resampled from its 22050 Hz to 16 kHz."""
+    out = subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-p", str(pitch), "--stdout", text],
+                         check=True, capture_output=True).stdout
+    with wave.open(io.BytesIO(out)) as w:
+        src = w.getframerate()
+        x = numpy.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(numpy.float64)
+    n_out = int(len(x) * RATE / src)
+    return numpy.interp(numpy.arange(n_out) * src / RATE, numpy.arange(len(x)), x)
+
+
+def license_sentences():
+    folder = "/usr/share/common-licenses"
+    out = []
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if os.path.islink(path) or not os.path.isfile(path):
+            continue
+        text = open(path, encoding="utf-8", errors="replace").read()
+        text = re.sub(r"\s+", " ", re.sub(r"[^A-Za-z0-9,;:.'?! -]", " ", text))
+        for s in re.split(r"(?<=[.;:?!])\s+", text):
+            words = s.split()
+            # Sentences of speakable length; long ones in pieces of 8-25 words.
+            while len(words) >= 4:
+                piece, words = words[:25], words[25:]
+                out.append(" ".join(piece))
+    return out
+
+
+SUBJECTS = ["my brother", "the neighbour", "our commuter train", "the kids", "Peter", "the company", "my boss",
+            "the plumber", "your mother", "the composer", "the new scooter", "Carla"]
+VERBS = ["wants to compete in", "will complete", "is late for", "forgot about", "keeps talking about", "booked",
+         "cancelled", "is computing the cost of", "could not find", "is counting on"]
+OBJECTS = ["the cucumber salad", "the compost bin", "the football match", "a copy of the report",
+           "the pewter jug", "the dentist appointment", "the concert on Friday", "the community garden",
+           "the commuter parking", "a cup of tea", "the computation homework", "the coupon for the market"]
+OPENERS = ["hey", "hey you know what", "okay so", "listen", "well", "come here", "hey Peter", "hey come on", ""]
+
+
+def household_sentences(rng, count):
+    out = []
+    for _ in range(count):
+        words = [OPENERS[rng.integers(len(OPENERS))], SUBJECTS[rng.integers(len(SUBJECTS))],
+                 VERBS[rng.integers(len(VERBS))], OBJECTS[rng.integers(len(OBJECTS))]]
+        out.append(" ".join(w for w in words if w))
+    return out
+
+
+VOICES = ["en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-029", "en-us-nyc"]
+VARIANTS = ["", "+f1", "+f2", "+f3", "+f4", "+f5", "+m1", "+m2", "+m3", "+m4", "+m5", "+m6", "+m7"]
+
+
+def main():
+    out_dir, data = sys.argv[1], sys.argv[2]
+    folds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
+    os.makedirs(out_dir, exist_ok=True)
+    noise = read_wav(os.path.join(data, "noise", "kitchen.wav"))
+    rng = numpy.random.default_rng(20261124)
+    streams = {}  # (kind, fold) -> list of arrays
+    labels = {}  # (kind, fold) -> list of what each array is (for <stream>.txt)
+
+    coffee_dir = os.path.join(data, "coffee-maker", "clean")
+    for i, name in enumerate(sorted(f for f in os.listdir(coffee_dir) if f.endswith(".wav"))):
+        k = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16) % folds
+        x = trim(read_wav(os.path.join(coffee_dir, name)))
+        streams.setdefault(("coffee-clean", k), []).append(x)
+        labels.setdefault(("coffee-clean", k), []).append(name)
+        for snr in (20, 10):
+            streams.setdefault((f"coffee-kitchen{snr}", k), []).append(mix(x, noise, snr, rng))
+            labels.setdefault((f"coffee-kitchen{snr}", k), []).append(name)
+
+    sentences = license_sentences()
+    order = rng.permutation(len(sentences))
+    sentences = [sentences[j] for j in order]
+    sentences = [s for s in sentences if "computer" not in s.lower()]
+    household = household_sentences(rng, 420)
+    # Interleave: every third sentence is a household one (with the near-misses).
+    pool, h = [], 0
+    for j, s in enumerate(sentences[:1000]):
+        pool.append(s)
+        if j % 2 == 1 and h < len(household):
+            pool.append(household[h]); h += 1
+    for i, text in enumerate(pool):
+        voice = VOICES[rng.integers(len(VOICES))] + VARIANTS[rng.integers(len(VARIANTS))]
+        rate, pitch = int(rng.integers(110, 231)), int(rng.integers(20, 81))
+        x = trim(espeak(text, voice, rate, pitch), keep=0.02)
+        x = numpy.concatenate([x, numpy.zeros(int(rng.integers(100, 401)) * 16)])
+        kind = "espeak-clean" if i % 3 else "espeak-kitchen10"
+        if kind == "espeak-kitchen10":
+            x = mix(x, noise, 10, rng)
+        else:
+            x = x * (0.5 * 32767 / (numpy.max(numpy.abs(x)) + 1e-9))
+        streams.setdefault((kind, i % folds), []).append(x)
+        labels.setdefault((kind, i % folds), []).append(f"{voice} -s {rate} -p {pitch}: {text}")
+
+    part = len(noise) // folds
+    for k in range(folds):
+        streams[("kitchen", k)] = [noise[k * part:(k + 1) * part]]
+        labels[("kitchen", k)] = [f"kitchen.wav {k * part / RATE:.2f}-{(k + 1) * part / RATE:.2f} s"]
+
+    with open(os.path.join(out_dir, "manifest.tsv"), "w") as m:
+        for (kind, k), parts in sorted(streams.items()):
+            x = numpy.concatenate(parts)
+            path = os.path.join(out_dir, f"{kind}-fold{k}.wav")
+            write_wav(path, x)
+            # Where each part starts, so a false alarm can be traced to its sentence.
+            with open(path[:-4] + ".txt", "w") as t:
+                at = 0
+                for piece, label in zip(parts, labels[(kind, k)]):
+                    t.write(f"{at / RATE:.2f}\t{label}\n")
+                    at += len(piece)
+            m.write(f"{path}\t{k}\t{kind}\t{len(x) / RATE:.2f}\n")
+
+
+if __name__ == "__main__":
+    main()
