@@ -111,6 +111,14 @@ check "stop: exit status 0 after SIGTERM, $STOP_RUNS runs with a question open" 
 check "stop: a question was open at each SIGTERM" \
     test "$(grep '^stop [0-9]*: ' <<<"$daemon_out" | grep -vc 'said: .*not understood\|said: *$')" -eq "$STOP_RUNS"
 check "stop: no crash in the log" sh -c "! grep -q 'Fatal error' '$root/var/log/parleyd.log'"
+# Each stop's own account (ServiceTrace): the service that ended last and
+# the time from SIGTERM to the group's return. The watchdog (4 s) must not
+# be what ends a stop, on any CPU.
+grep -o 'service ended.*' "$root/var/log/parleyd.log" | awk '
+    { delete f; for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] } }
+    f["still-running"] == "" { print "     '"$arch"' last service to end: " f["service"] " at " f["ms-since-stop"] " ms" }' | tail -n "$STOP_RUNS"
+check "stop: every stop finished before the 4 s watchdog" \
+    sh -c "! grep -q 'stop took longer than' '$root/var/log/parleyd.log' && test \$(grep -c 'parleyd stopped' '$root/var/log/parleyd.log') -eq $((STOP_RUNS + 1))"
 
 # MARK: 4. Unit tests of the hardware module (libgpiod v2) on this architecture.
 if $run_tests; then

@@ -177,6 +177,25 @@ check_listeners() {
     echo "listening: $(echo "$found" | paste -sd, )"
 }
 
+# --- idle memory (a figure for BENCHMARKS.md, "Image and cross build") ----
+# Once parleyd listens and the boot has settled: the whole guest from
+# /proc/meminfo (used = MemTotal - MemAvailable, as free(1) counts it) and
+# the sum of every process's PSS; parleyd's VmRSS and PSS (smaps_rollup).
+# Fails only when the figures cannot be read.
+IDLE_SETTLE=${IDLE_SETTLE:-30}
+check_memory() {
+    vm_wait_status 's["audio"]["state"] == "running" and s["state"] == "idle"' 180 \
+        || { echo "parleyd not idle and listening: $(vm_status '(s["state"], s["audio"]["state"])')"; return 1; }
+    sleep "$IDLE_SETTLE"
+    vm_ssh 'pid=$(systemctl show -p MainPID --value parleyd)
+        [ "${pid:-0}" -gt 0 ] || { echo "parleyd has no main process"; exit 1; }
+        awk "/^MemTotal:/ {t = \$2} /^MemAvailable:/ {a = \$2} END {printf \"system %d MiB used of %d MiB (available %d MiB)\", (t - a) / 1024, t / 1024, a / 1024}" /proc/meminfo
+        cat /proc/[0-9]*/smaps_rollup 2>/dev/null | awk "/^Pss:/ {s += \$2} END {printf \", PSS of all processes %d MiB\", s / 1024}"
+        printf "; parleyd VmRSS %d MiB, PSS %d MiB\n" \
+            $(( $(awk "/^VmRSS:/ {print \$2}" /proc/$pid/status) / 1024 )) \
+            $(( $(awk "/^Pss:/ {print \$2}" /proc/$pid/smaps_rollup) / 1024 ))'
+}
+
 # --- Pi image without booting ----------------------------------------------
 
 # The Pi image on QEMU's virt machine: no Pi GPIO and no USB sound card
@@ -211,14 +230,12 @@ if check "1-boot-to-ready" check_ready; then
         pi_use_loopback || result "2-order" "could not switch the emulated Pi to the loopback" 1
     fi
     use_coffee_maker || result "2-order" "could not set primary_app and restart parleyd" 1
+    check "idle-memory" check_memory || true
     check "2-order" check_order || true
     if [ "$ARCH" = amd64 ]; then
         check "4-control-socket" check_socket || true
         check "4-listeners" check_listeners || true
         check "3-power-cut" check_power_cut || true
-    fi
-    if [ -n "${PARLEY_IMAGE_MEMORY:-}" ]; then
-        vm_ssh "free -m; systemctl show -p MemoryCurrent parleyd; ps -o rss=,cmd= -C parleyd" >&2 || true
     fi
 fi
 vm_kill

@@ -51,7 +51,7 @@ import Testing
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         // The question must still be open when SIGTERM comes, however busy
         // the machine: a long answer time-out, not a quick test.
-        try "timeouts: {answer: 2min}\n".write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
+        try "timeouts: {answer: 2min}\nlog_level: debug\n".write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
         let process = try await Executables.start("parleyd", [
             "--config", dir.file("parley.yaml"), "--state-directory", dir.file("state"), "--socket", dir.file("parley.sock"),
         ])
@@ -71,6 +71,17 @@ import Testing
         #expect(exit.code == 0, "\(exit)")
         #expect(log.contains("spoke text=Cancelled."))
         #expect(!log.contains("performed intent="))
+        // The cancel asks for the commands grammar again; a stopping daemon
+        // does not compile it (on a slow CPU that held the stop past the
+        // watchdog), and the stop ended by itself, not by the watchdog.
+        #expect(log.contains("listening grammar not rebuilt: parleyd is stopping"), "\(log)")
+        #expect(!log.contains("stop took longer than"))
+        // Each service's end is logged; the database is closed last.
+        let ends = log.split(separator: "\n").filter { $0.contains("service ended") }
+        #expect(ends.contains { $0.contains("service=ConversationStopper") })
+        #expect(ends.last?.contains("service=StoreCloser still-running=") == true, "\(ends)")
+        #expect(ends.last?.hasSuffix("still-running=") == true)
+        #expect(log.contains("parleyd stopped stop-ms="))
     }
 
     /// A microphone that is not there (no card 9 on any test machine) must

@@ -52,19 +52,24 @@ public struct Daemon: Sendable {
             ])
             notifier.notify("READY=1\nSTATUS=listening")
         }
-        let watchdog = StopWatchdog(limit: Self.stopLimit, logger: logger)
+        let trace = ServiceTrace(logger: logger)
+        let watchdog = StopWatchdog(limit: Self.stopLimit, logger: logger, stillRunning: { trace.stillRunning })
+        // ServiceGroup stops services in reverse order, each after the one
+        // behind it has returned: StopStart first (at SIGTERM), then the
+        // socket, the conversation, the components, the database last.
         let services: [any Service] =
             [StoreCloser(store: store, logger: logger)] + components.services
-            + [ConversationStopper(components: components, notifier: notifier, watchdog: watchdog, logger: logger), control]
+            + [ConversationStopper(components: components, logger: logger), control,
+               StopStart(notifier: notifier, watchdog: watchdog, trace: trace, logger: logger)]
         var groupConfig = ServiceGroupConfiguration(
-            services: services.map { .init(service: $0) },
+            services: services.map { .init(service: trace.traced($0)) },
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         groupConfig.maximumGracefulShutdownDuration = Self.shutdownLimit
         // No limit here: the library's limit is a fatalError (see StopWatchdog).
         groupConfig.maximumCancellationDuration = nil
         defer { watchdog.disarm() }
         try await ServiceGroup(configuration: groupConfig).run()
-        logger.notice("parleyd stopped")
+        logger.notice("parleyd stopped", metadata: ["stop-ms": "\(trace.millisecondsSinceStop.map(String.init) ?? "none")"])
     }
 }
 
@@ -80,19 +85,32 @@ struct StoreCloser: Service {
     }
 }
 
-/// First to react to shutdown after the socket: nothing half-done survives
-/// a stop (the open conversation is cancelled without performing, LEDs off).
-struct ConversationStopper: Service {
-    let components: DaemonComponents
+/// The first to see a stop, at SIGTERM: starts the watchdog's count and the
+/// trace's clock there, not after the socket has closed, so the 4 s bound
+/// is from the signal, as systemd's TimeoutStopSec counts.
+struct StopStart: Service {
     let notifier: SystemdNotifier
     let watchdog: StopWatchdog
+    let trace: ServiceTrace
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
+        trace.stopBegins()
         watchdog.arm()
         notifier.notify("STOPPING=1")
         logger.notice("stopping")
+    }
+}
+
+/// First to react to shutdown after the socket: nothing half-done survives
+/// a stop (the open conversation is cancelled without performing, LEDs off).
+struct ConversationStopper: Service {
+    let components: DaemonComponents
+    let logger: Logger
+
+    func run() async throws {
+        try? await gracefulShutdown()
         await components.conversation?.cancelAll()
         await components.board?.allOff()
     }

@@ -22,6 +22,8 @@ public final class StopWatchdog: Sendable {
     private let limit: Duration
     private let logger: Logger
     private let exit: @Sendable (Int32) -> Void
+    /// Names what still runs when the limit is reached (``ServiceTrace``).
+    private let stillRunning: @Sendable () -> [String]
     private let state = Mutex<(armed: Bool, disarmed: Bool)>((false, false))
     /// Signalled by `disarm`: the thread stops waiting.
     private let wake = DispatchSemaphore(value: 0)
@@ -30,9 +32,11 @@ public final class StopWatchdog: Sendable {
 
     /// `exit` is `_exit` in the product (no atexit handlers or destructors
     /// racing threads still running); tests pass a recorder.
-    public init(limit: Duration, logger: Logger, exit: @escaping @Sendable (Int32) -> Void = { Glibc._exit($0) }) {
+    public init(limit: Duration, logger: Logger, stillRunning: @escaping @Sendable () -> [String] = { [] },
+                exit: @escaping @Sendable (Int32) -> Void = { Glibc._exit($0) }) {
         self.limit = limit
         self.logger = logger
+        self.stillRunning = stillRunning
         self.exit = exit
     }
 
@@ -49,7 +53,9 @@ public final class StopWatchdog: Sendable {
             let timeout = DispatchTime.now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
             if wake.wait(timeout: timeout) == .success { return }
             guard state.withLock({ !$0.disarmed }) else { return }
-            logger.error("stop took longer than \(limit); exiting now without waiting for the rest (state is already on disk)")
+            logger.error(
+                "stop took longer than \(limit); exiting now without waiting for the rest (state is already on disk)",
+                metadata: ["still-running": "\(stillRunning().joined(separator: ","))"])
             exit(0)
         }
         thread.name = "parley-stop-watchdog"

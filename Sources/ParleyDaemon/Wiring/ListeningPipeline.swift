@@ -107,6 +107,16 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     /// Called for the engine's `.listening` events.
     public func listen(_ mode: ListeningMode) async {
+        // A stop cancels the open conversation (ConversationStopper), and the
+        // engine then asks for the commands grammar again. Nothing will be
+        // listened for any more, and compiling it took 5-6 s on a slow CPU
+        // (qemu-user, a Pi 3), which held the stop past its 4 s watchdog.
+        // The request runs in the stopping service's task, so its graceful
+        // shutdown flag is what says the daemon is stopping.
+        guard !Task.isShuttingDownGracefully else {
+            logger.debug("listening grammar not rebuilt: parleyd is stopping", metadata: ["mode": "\(mode)"])
+            return
+        }
         let commands = await engine.phraseModel()
         let (model, kind): (PhraseModel, Kind) = switch mode {
         case .commands: (wakeGrammar.commands(commands), .commands)
