@@ -78,6 +78,23 @@ import Testing
         #expect(try lexicon.pronunciations(of: "philz").source == .project)
     }
 
+    @Test func variantsComeInTheDictionarysOrder() throws {
+        let lexicon = try Lexicon.shared(path: DecoderSettings().dictionary)
+        // cmudict: "read R EH D", then "read(2) R IY D"; "read's" is another word.
+        #expect(try lexicon.pronunciations(of: "read").phones == [["R", "EH", "D"], ["R", "IY", "D"]])
+        #expect(try lexicon.pronunciations(of: "read's").phones == [["R", "IY", "D", "Z"]])
+    }
+
+    @Test func aDictionaryLineWithoutPhonesIsNamed() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString).dict")
+        try "good G UH D\nbad\n".write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: SpeechError.badFile(path: url.path, reason: "line 2: expected 'word PHONE...'")) {
+            try Lexicon(path: url.path)
+        }
+        #expect(throws: SpeechError.self) { try Lexicon(path: url.path + ".missing") }
+    }
+
     @Test func espeakMnemonicsMapToCMU() {
         #expect(CMUPhones.fromEspeak("k@mpj'u:t3") == ["K", "AH", "M", "P", "Y", "UW", "T", "ER"])
         #expect(CMUPhones.fromEspeak("k@Q") == nil)

@@ -1,3 +1,4 @@
+import CParleyShims
 import Foundation
 import Logging
 import ParleyAudio
@@ -72,6 +73,17 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// the LEDs' error state is a flash, so one flash would be over long
     /// before anyone looks.
     static let faultInterval: Duration = .seconds(2)
+
+    /// How often the service's own loop looks at the capture state and the
+    /// listen thread's counters. Every wake-up of an idle device costs (at
+    /// 50 ms this loop was about a tenth of idle listening's CPU).
+    static let watchInterval: Duration = .milliseconds(500)
+
+    /// Audio the listen thread waits for before it wakes (30 ms: three capture
+    /// periods). One wake-up per capture period was a fifth of idle
+    /// listening's CPU; the endpointer and the decoders see the audio at most
+    /// 20 ms later than with one period (BENCHMARKS.md, "Idle listening").
+    static let listenBatchSamples = 480
 
     /// `isSpeaking`: true while the device's own voice plays; meanwhile only
     /// cancel phrases are listened for, and `interruptSpeech` silences the
@@ -165,6 +177,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 loadFailure.withLock { $0 = "\(error)" }
                 return
             }
+            // Building the decoders freed far more than they keep (the model
+            // files' parsing, the grammar compiler's tables); give those pages
+            // back to the system instead of keeping them in this thread's arena.
+            parley_release_free_memory()
             guard !stopping.load(ordering: .acquiring) else { return }
             // Read from where capture starts, not from where the ring is
             // when the loop begins: a file read as fast as possible may have
@@ -208,7 +224,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 throw ListeningError(description: "the recogniser could not start: \(failure)")
             }
             watchCapture(&watch)
-            try? await Task.sleep(for: .milliseconds(50))
+            // Nothing here needs a quick look (a fault is shown every 2 s), so the
+            // loop wakes rarely; a graceful shutdown ends the wait at once.
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.watchInterval) }
         }
         stopping.store(true, ordering: .sequentiallyConsistent)
         capture.stop()
@@ -407,7 +425,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
 
         while !stopping.load(ordering: .acquiring) {
-            guard ring.waitForSamples(after: position, timeoutNanoseconds: 100_000_000) else { continue }
+            guard ring.waitForSamples(after: position, minimum: Self.listenBatchSamples, timeoutNanoseconds: 100_000_000)
+            else { continue }
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
             if read.lost > 0 { shared.withLock { $0.lostSamples += read.lost } }
             guard read.count > 0 else { continue }
