@@ -209,25 +209,28 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var watch = CaptureWatch()
         var dropped = 0
         var lost: Int64 = 0
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            // Logged here, not on the listen thread (ARCHITECTURE.md pitfall 4).
-            if inbox.dropped != dropped {
-                dropped = inbox.dropped
-                logger.error("the engine fell behind: \(dropped) heard events dropped")
+        let nap = Nap()
+        try await withGracefulShutdownHandler {
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                // Logged here, not on the listen thread (ARCHITECTURE.md pitfall 4).
+                if inbox.dropped != dropped {
+                    dropped = inbox.dropped
+                    logger.error("the engine fell behind: \(dropped) heard events dropped")
+                }
+                if listeningCounts.lostSamples != lost {
+                    lost = listeningCounts.lostSamples
+                    logger.error("listening fell behind the capture ring: \(lost) samples lost since start")
+                }
+                if let failure = loadFailure.withLock({ $0 }) {
+                    capture.stop()
+                    throw ListeningError(description: "the recogniser could not start: \(failure)")
+                }
+                watchCapture(&watch)
+                // Nothing here needs a quick look (a fault is shown every 2 s), so the
+                // loop wakes rarely; a graceful shutdown or cancellation ends the wait at once.
+                await withTaskCancellationHandler { await nap.sleep(for: Self.watchInterval) } onCancel: { nap.wake() }
             }
-            if listeningCounts.lostSamples != lost {
-                lost = listeningCounts.lostSamples
-                logger.error("listening fell behind the capture ring: \(lost) samples lost since start")
-            }
-            if let failure = loadFailure.withLock({ $0 }) {
-                capture.stop()
-                throw ListeningError(description: "the recogniser could not start: \(failure)")
-            }
-            watchCapture(&watch)
-            // Nothing here needs a quick look (a fault is shown every 2 s), so the
-            // loop wakes rarely; a graceful shutdown ends the wait at once.
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.watchInterval) }
-        }
+        } onGracefulShutdown: { nap.wake() }
         stopping.store(true, ordering: .sequentiallyConsistent)
         capture.stop()
         // The loop checks the stop flag at least every 100 ms; wait for it to
@@ -235,6 +238,33 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // it. A thread still loading models ends by itself when done.
         while !loopDone.load(ordering: .acquiring) && listening.load(ordering: .acquiring) && !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The run loop's wait between looks: a timer that `wake()` ends early
+    /// (a graceful shutdown or cancellation), and for good once woken.
+    final class Nap: Sendable {
+        private let state = Mutex<(waiting: CheckedContinuation<Void, Never>?, woken: Bool)>((nil, false))
+
+        func sleep(for duration: Duration) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.woken { return true }
+                    s.waiting = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume(); return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + Wiring.seconds(duration)) { [self] in
+                    state.withLock { s in s.waiting.take() }?.resume()
+                }
+            }
+        }
+
+        func wake() {
+            state.withLock { s in
+                s.woken = true
+                return s.waiting.take()
+            }?.resume()
         }
     }
 
