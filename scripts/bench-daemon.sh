@@ -50,16 +50,7 @@ YAML
   t0=$(date +%s%N)
   "$bin" --config "$work/parley.yaml" 2>"$work/log-$run" &
   pid=$!
-  $python3 - "$work/parley.sock" <<'PY'
-import socket, sys, time
-for _ in range(2000):
-    try:
-        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-        s.sendall(b'{"command":"status"}\n'); s.makefile().readline(); sys.exit(0)
-    except OSError:
-        time.sleep(0.002)
-sys.exit("parleyd did not become ready")
-PY
+  $python3 scripts/lib/wait-for-socket.py "$work/parley.sock"
   t1=$(date +%s%N)
   ready+=($(( (t1 - t0) / 1000000 )))
   sleep 3  # settle: model load and grammar compilation are not idle

@@ -61,9 +61,9 @@ roadworks continue near the river bridge."
   echo "$out"
 }
 
-# Starts parleyd on a scene; sets $pid. $1 mode, $2 scene, $3 run name, then the command prefix (valgrind).
+# Starts parleyd on a scene and waits until it is ready; sets $pid. $1 mode, $2 scene WAV, $3 run name.
 start_daemon() {
-  local mode=$1 scene_wav=$2 name=$3; shift 3
+  local mode=$1 scene_wav=$2 name=$3
   local state=$work/idle/$name
   rm -rf "$state" && mkdir -p "$state"
   ln -s "$scene_wav" "$state/capture.wav"
@@ -79,18 +79,10 @@ wake: $wake
 state_directory: $state
 control_socket: $state/parley.sock
 YAML
-  "$@" "$bin" --config "$state/parley.yaml" 2>"$state/log" &
+  "$bin" --config "$state/parley.yaml" 2>"$state/log" &
   pid=$!
-  /usr/bin/python3 - "$state/parley.sock" <<'PY'
-import socket, sys, time
-for _ in range(30000):
-    try:
-        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-        s.sendall(b'{"command":"status"}\n'); s.makefile().readline(); sys.exit(0)
-    except OSError:
-        time.sleep(0.01)
-sys.exit("parleyd did not become ready")
-PY
+  # Under load the models take a while: up to 5 minutes.
+  /usr/bin/python3 "$root/scripts/lib/wait-for-socket.py" "$state/parley.sock" 30000 0.01
 }
 
 stop_daemon() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
