@@ -14,6 +14,12 @@
 #             command's end is its last sample above -40 dBFS in the input (sox);
 #             the daemon logs latencies from its endpointer's utterance end
 #             (`end-sample`), which the script moves back to that point.
+#   idle cost (IDLE_COST=1, the default; issue 19): per wake mode (direct,
+#             named "computer") and idle scene (silence, kitchen noise,
+#             television-like speech): share of a core, CPU ms per second of
+#             audio, context switches per second, RSS and PSS, from
+#             scripts/lib/idle-cost.sh (its header says how; IDLE_SMAPS=1 adds
+#             where the resident memory is, IDLE_PROFILE=DIR a perf profile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
@@ -44,16 +50,7 @@ YAML
   t0=$(date +%s%N)
   "$bin" --config "$work/parley.yaml" 2>"$work/log-$run" &
   pid=$!
-  $python3 - "$work/parley.sock" <<'PY'
-import socket, sys, time
-for _ in range(2000):
-    try:
-        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
-        s.sendall(b'{"command":"status"}\n'); s.makefile().readline(); sys.exit(0)
-    except OSError:
-        time.sleep(0.002)
-sys.exit("parleyd did not become ready")
-PY
+  $python3 scripts/lib/wait-for-socket.py "$work/parley.sock"
   t1=$(date +%s%N)
   ready+=($(( (t1 - t0) / 1000000 )))
   sleep 3  # settle: model load and grammar compilation are not idle
@@ -74,6 +71,20 @@ PY
   t5=$(date +%s%N)
   write+=($(echo "scale=2; ($t5 - $t4) / 1000000 / 200" | bc))
 done
+
+# --- idle cost (issue 19): its own block, so the latency part can grow apart ---
+idle_cost() {
+  [ "${IDLE_COST:-1}" = 1 ] || return 0
+  local lines
+  lines=$(IDLE_SECONDS="$IDLE_SECONDS" bash scripts/lib/idle-cost.sh "$bin" "$work")
+  echo "idle listening cost, ${IDLE_SECONDS} s per scene after a 3 s settle (mode scene: cpu% of one core, CPU ms per s of audio, context switches/s, RSS MiB, PSS MiB):"
+  while read -r mode scene cpu ms switches rss pss; do
+    printf '  %-7s %-8s %6s %%  %7s ms/s  %5s switches/s  RSS %6s MiB  PSS %6s MiB\n' \
+      "$mode" "$scene" "$cpu" "$ms" "$switches" "$rss" "$pss"
+  done <<<"$lines"
+}
+idle_cost_report=$(idle_cost)
+# --- end idle cost ---
 
 # Latency: one daemon per utterance (an order leaves the device awaiting the
 # button, so the next command would be heard as an answer).
@@ -125,3 +136,5 @@ fi
 if ((${#answer[@]})); then
   echo "  command end -> answer audio: median $(median "${answer[@]}") ms, p95 $(p95 "${answer[@]}") ms"
 fi
+# --- idle cost (issue 19) ---
+if [ -n "$idle_cost_report" ]; then echo "$idle_cost_report"; fi

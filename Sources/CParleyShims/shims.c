@@ -119,3 +119,13 @@ int parley_alsa_set_error_callback(parley_alsa_error_callback callback, int repe
     __atomic_store_n(&alsa_callback, callback, __ATOMIC_RELEASE);
     return snd_lib_error_set_handler(callback != NULL ? parley_alsa_error_handler : NULL);
 }
+
+#include <malloc.h>
+
+void parley_release_free_memory(void) {
+    malloc_trim(0);
+}
+
+void parley_limit_malloc_arenas(int count) {
+    mallopt(M_ARENA_MAX, count);
+}

@@ -12,8 +12,11 @@ import Synchronization
 /// position (`written`). A reader copies what `written` says is there and
 /// then re-reads `claimed`; whatever the writer had claimed meanwhile (even
 /// a copy still under way) is reported as lost, never handed out torn.
-/// Readers block in `waitForSamples` on a futex the writer bumps once per
-/// period (no lock on the writer's side).
+/// Readers block in `waitForSamples` on a futex the writer bumps (no lock on
+/// the writer's side), and only once the position the earliest waiter asked
+/// for has been written: a reader that wants 40 ms at a time is woken 25
+/// times a second, not once per 10 ms capture period (each wake-up is a
+/// context switch, most of what idle listening costs: BENCHMARKS.md).
 public final class AudioRing: @unchecked Sendable {
     // @unchecked: `storage` is written only by the single producer; readers
     // validate every copy against `written` (see type comment).
@@ -30,6 +33,8 @@ public final class AudioRing: @unchecked Sendable {
     /// than `claimed - capacity` may be overwritten at any moment.
     private let claimed = Atomic<Int64>(0)
     private let futexWord: UnsafeMutablePointer<UInt32>
+    /// The smallest `writePosition` a blocked reader waits for (Int64.max: none).
+    private let wakeAt = Atomic<Int64>(.max)
 
     /// A ring holding at least `seconds` of audio at `sampleRate` (rounded up to a power of two).
     public init(seconds: Double, sampleRate: Int = 16_000) {
@@ -79,8 +84,22 @@ public final class AudioRing: @unchecked Sendable {
             remaining -= chunk
             index = (index + chunk) & mask
         }
-        written.store(start + Int64(samples.count), ordering: .releasing)
-        parley_futex_bump_and_wake(futexWord)
+        let end = start + Int64(samples.count)
+        written.store(end, ordering: .sequentiallyConsistent)
+        // Wake the readers once the earliest of them has what it asked for.
+        // The store above and the load below pair with the reader's
+        // registration and its re-check of `written` (both sequentially
+        // consistent): either the reader sees this write or this sees its target.
+        var target = wakeAt.load(ordering: .sequentiallyConsistent)
+        while end >= target {
+            let (exchanged, current) = wakeAt.compareExchange(
+                expected: target, desired: .max, ordering: .sequentiallyConsistent)
+            if exchanged {
+                parley_futex_bump_and_wake(futexWord)
+                break
+            }
+            target = current
+        }
     }
 
     /// The outcome of a read.
@@ -143,12 +162,30 @@ public final class AudioRing: @unchecked Sendable {
     /// the timeout passes; returns whether new samples are there. Do not call
     /// from the cooperative thread pool: it is for the recogniser's own thread.
     public func waitForSamples(after position: Int64, timeoutNanoseconds: Int64) -> Bool {
+        waitForSamples(after: position, minimum: 1, timeoutNanoseconds: timeoutNanoseconds)
+    }
+
+    /// Like `waitForSamples(after:timeoutNanoseconds:)`, but sleeps until at
+    /// least `minimum` samples after `position` are there (or the timeout
+    /// passes): the writer wakes this reader once per `minimum` samples
+    /// instead of once per write. Returns whether any new sample is there.
+    public func waitForSamples(after position: Int64, minimum: Int, timeoutNanoseconds: Int64) -> Bool {
         let deadline = AudioThread.monotonicNanoseconds() + timeoutNanoseconds
+        let target = position + Int64(max(1, minimum))
         while true {
+            // Register the target (the earliest of all waiters' wins), then re-check.
+            var registered = wakeAt.load(ordering: .sequentiallyConsistent)
+            while target < registered {
+                let (exchanged, current) = wakeAt.compareExchange(
+                    expected: registered, desired: target, ordering: .sequentiallyConsistent)
+                if exchanged { break }
+                registered = current
+            }
             let generation = parley_futex_load(futexWord)
-            if writePosition > position { return true }
+            let available = written.load(ordering: .sequentiallyConsistent)
+            if available >= target { return true }
             let left = deadline - AudioThread.monotonicNanoseconds()
-            if left <= 0 { return false }
+            if left <= 0 { return available > position }
             _ = parley_futex_wait(futexWord, generation, left)
         }
     }

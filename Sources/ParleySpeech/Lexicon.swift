@@ -21,7 +21,8 @@ public final class Lexicon: @unchecked Sendable {
         "parley": [["P", "AA", "R", "L", "IY"]],
     ]
 
-    private var cmu: [String: [[String]]] = [:]
+    /// The CMU dictionary, looked up in the mapped file (not parsed into memory).
+    private let cmu: PronouncingDictionaryFile
     private var extra: [String: [[String]]]
     private let lock = NSLock()
     public let path: String
@@ -42,19 +43,7 @@ public final class Lexicon: @unchecked Sendable {
     public init(path: String, extra: [String: [[String]]] = Lexicon.projectDictionary) throws {
         self.path = path
         self.extra = extra
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SpeechError.badFile(path: path, reason: "pronouncing dictionary cannot be read")
-        }
-        let text = String(decoding: data, as: UTF8.self)
-        for (number, line) in text.split(separator: "\n").enumerated() {
-            let fields = line.split(separator: " ")
-            guard fields.count >= 2 else {
-                throw SpeechError.badFile(path: path, reason: "line \(number + 1): expected 'word PHONE...'")
-            }
-            var word = String(fields[0])
-            if let paren = word.firstIndex(of: "(") { word = String(word[..<paren]) }
-            cmu[word, default: []].append(fields.dropFirst().map(String.init))
-        }
+        cmu = try PronouncingDictionaryFile(path: path)
     }
 
     /// Adds entries from a file in cmudict format (the device's own dictionary).
@@ -80,7 +69,7 @@ public final class Lexicon: @unchecked Sendable {
             let phone = String(word.dropFirst("garbage_".count)).uppercased()
             if CMUPhones.all.contains(phone) { return ([[phone]], .project) }
         }
-        if let p = cmu[word] { return (p, .cmudict) }
+        if let p = cmu.pronunciations(of: word) { return (p, .cmudict) }
         if let p = try? Espeak.shared.withEngine({ try Espeak.shared.phonemes(of: word) }),
            let phones = CMUPhones.fromEspeak(p), !phones.isEmpty {
             return ([phones], .espeak)

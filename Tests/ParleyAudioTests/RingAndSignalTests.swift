@@ -73,6 +73,30 @@ import ParleyTestKit
         #expect(ring.waitForSamples(after: 0, timeoutNanoseconds: 0))
         #expect(!ring.waitForSamples(after: 3, timeoutNanoseconds: 1_000_000))   // nothing new: times out
     }
+
+    @Test func waiterForABatchSleepsThroughSmallerWrites() async throws {
+        let ring = AudioRing(seconds: 1)
+        final class Seen: Sendable {
+            let started = Atomic<Bool>(false)
+            let result = Mutex<(returned: Bool, position: Int64)>((false, 0))
+        }
+        let seen = Seen()
+        let waiter = Thread {
+            seen.started.store(true, ordering: .releasing)
+            let got = ring.waitForSamples(after: 0, minimum: 480, timeoutNanoseconds: 30_000_000_000)
+            seen.result.withLock { $0 = (got, ring.writePosition) }
+        }
+        waiter.start()
+        while !seen.started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+        let period = [Int16](repeating: 7, count: 160)
+        for _ in 0..<3 {
+            period.withUnsafeBufferPointer { ring.write($0) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        while !seen.result.withLock({ $0.returned }) { try await Task.sleep(for: .milliseconds(1)) }
+        // Woken only once the batch it asked for was there, not by the first period.
+        #expect(seen.result.withLock { $0.position } >= 480)
+    }
 }
 
 @Suite struct ResamplerTests {

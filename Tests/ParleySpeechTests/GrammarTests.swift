@@ -78,6 +78,44 @@ import Testing
         #expect(try lexicon.pronunciations(of: "philz").source == .project)
     }
 
+    @Test func variantsComeInTheDictionarysOrder() throws {
+        let lexicon = try Lexicon.shared(path: DecoderSettings().dictionary)
+        // cmudict: "read R EH D", then "read(2) R IY D"; "read's" is another word.
+        #expect(try lexicon.pronunciations(of: "read").phones == [["R", "EH", "D"], ["R", "IY", "D"]])
+        #expect(try lexicon.pronunciations(of: "read's").phones == [["R", "IY", "D", "Z"]])
+    }
+
+    /// The in-place lookup gives every word of the en-us dictionary exactly
+    /// the pronunciations, in order, that parsing the whole file gives (so
+    /// the decoders' reduced dictionaries are unchanged).
+    @Test func inPlaceLookupMatchesParsingTheWholeDictionary() throws {
+        let path = DecoderSettings().dictionary
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var parsed: [String: [[String]]] = [:]
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            var word = String(fields[0])
+            if let paren = word.firstIndex(of: "(") { word = String(word[..<paren]) }
+            parsed[word, default: []].append(fields.dropFirst().map(String.init))
+        }
+        let file = try PronouncingDictionaryFile(path: path)
+        var mismatches: [String] = []
+        for (word, phones) in parsed where file.pronunciations(of: word) != phones { mismatches.append(word) }
+        #expect(parsed.count > 100_000)
+        #expect(mismatches.isEmpty, "\(mismatches.count) words differ, e.g. \(mismatches.prefix(5))")
+        #expect(file.pronunciations(of: "zorblatt") == nil)
+    }
+
+    @Test func aDictionaryLineWithoutPhonesIsNamed() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-test-\(UUID().uuidString).dict")
+        try "good G UH D\nbad\n".write(to: url, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(throws: SpeechError.badFile(path: url.path, reason: "line 2: expected 'word PHONE...'")) {
+            try Lexicon(path: url.path)
+        }
+        #expect(throws: SpeechError.self) { try Lexicon(path: url.path + ".missing") }
+    }
+
     @Test func espeakMnemonicsMapToCMU() {
         #expect(CMUPhones.fromEspeak("k@mpj'u:t3") == ["K", "AH", "M", "P", "Y", "UW", "T", "ER"])
         #expect(CMUPhones.fromEspeak("k@Q") == nil)

@@ -47,3 +47,14 @@ typedef void (*parley_alsa_error_callback)(const char *file, int line, const cha
 /// come once per audio period, on the audio thread). Returns
 /// snd_lib_error_set_handler's result (0 on success).
 int parley_alsa_set_error_callback(parley_alsa_error_callback callback, int repeats);
+
+/// Returns the free pages of every malloc arena to the system (malloc_trim(0)).
+/// Exists because <malloc.h> is not part of the Glibc Swift module. The
+/// daemon calls it once after loading its decoders: parsing the models frees
+/// far more than it keeps, and glibc keeps freed pages of a thread's arena.
+void parley_release_free_memory(void);
+
+/// Caps the number of glibc malloc arenas (mallopt M_ARENA_MAX) for arenas
+/// created from now on. Exists for the same reason as the one above; the
+/// daemon calls it at start (idle resident memory, BENCHMARKS.md).
+void parley_limit_malloc_arenas(int count);

@@ -1,3 +1,4 @@
+import CParleyShims
 import Foundation
 import Logging
 import ParleyStore
@@ -37,6 +38,10 @@ public struct Daemon: Sendable {
     public func run(
         makeComponents: @Sendable (ParleyConfig, StateStore, Logger) async throws -> DaemonComponents
     ) async throws {
+        // Every thread that allocates would otherwise get a malloc arena of its
+        // own (up to 8 per core), each keeping its freed pages; the daemon's
+        // threads allocate little once listening, so two arenas are plenty.
+        parley_limit_malloc_arenas(2)
         let store = try StateStore(directory: config.stateDirectory)
         let components = try await makeComponents(config, store, logger)
         let controller = DaemonController(

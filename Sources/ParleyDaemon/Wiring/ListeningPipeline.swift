@@ -1,3 +1,4 @@
+import CParleyShims
 import Foundation
 import Logging
 import ParleyAudio
@@ -72,6 +73,17 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// the LEDs' error state is a flash, so one flash would be over long
     /// before anyone looks.
     static let faultInterval: Duration = .seconds(2)
+
+    /// How often the service's own loop looks at the capture state and the
+    /// listen thread's counters. Every wake-up of an idle device costs (at
+    /// 50 ms this loop was about a tenth of idle listening's CPU).
+    static let watchInterval: Duration = .milliseconds(500)
+
+    /// Audio the listen thread waits for before it wakes (30 ms: three capture
+    /// periods). One wake-up per capture period was a fifth of idle
+    /// listening's CPU; the endpointer and the decoders see the audio at most
+    /// 20 ms later than with one period (BENCHMARKS.md, "Idle listening").
+    static let listenBatchSamples = 480
 
     /// `isSpeaking`: true while the device's own voice plays; meanwhile only
     /// cancel phrases are listened for, and `interruptSpeech` silences the
@@ -175,6 +187,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 loadFailure.withLock { $0 = "\(error)" }
                 return
             }
+            // Building the decoders freed far more than they keep (the model
+            // files' parsing, the grammar compiler's tables); give those pages
+            // back to the system instead of keeping them in this thread's arena.
+            parley_release_free_memory()
             guard !stopping.load(ordering: .acquiring) else { return }
             // Read from where capture starts, not from where the ring is
             // when the loop begins: a file read as fast as possible may have
@@ -203,23 +219,28 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var watch = CaptureWatch()
         var dropped = 0
         var lost: Int64 = 0
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            // Logged here, not on the listen thread (ARCHITECTURE.md pitfall 4).
-            if inbox.dropped != dropped {
-                dropped = inbox.dropped
-                logger.error("the engine fell behind: \(dropped) heard events dropped")
+        let nap = Nap()
+        try await withGracefulShutdownHandler {
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                // Logged here, not on the listen thread (ARCHITECTURE.md pitfall 4).
+                if inbox.dropped != dropped {
+                    dropped = inbox.dropped
+                    logger.error("the engine fell behind: \(dropped) heard events dropped")
+                }
+                if listeningCounts.lostSamples != lost {
+                    lost = listeningCounts.lostSamples
+                    logger.error("listening fell behind the capture ring: \(lost) samples lost since start")
+                }
+                if let failure = loadFailure.withLock({ $0 }) {
+                    capture.stop()
+                    throw ListeningError(description: "the recogniser could not start: \(failure)")
+                }
+                watchCapture(&watch)
+                // Nothing here needs a quick look (a fault is shown every 2 s), so the
+                // loop wakes rarely; a graceful shutdown or cancellation ends the wait at once.
+                await withTaskCancellationHandler { await nap.sleep(for: Self.watchInterval) } onCancel: { nap.wake() }
             }
-            if listeningCounts.lostSamples != lost {
-                lost = listeningCounts.lostSamples
-                logger.error("listening fell behind the capture ring: \(lost) samples lost since start")
-            }
-            if let failure = loadFailure.withLock({ $0 }) {
-                capture.stop()
-                throw ListeningError(description: "the recogniser could not start: \(failure)")
-            }
-            watchCapture(&watch)
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        } onGracefulShutdown: { nap.wake() }
         stopping.store(true, ordering: .sequentiallyConsistent)
         capture.stop()
         // The loop checks the stop flag at least every 100 ms; wait for it to
@@ -227,6 +248,33 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // it. A thread still loading models ends by itself when done.
         while !loopDone.load(ordering: .acquiring) && listening.load(ordering: .acquiring) && !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The run loop's wait between looks: a timer that `wake()` ends early
+    /// (a graceful shutdown or cancellation), and for good once woken.
+    final class Nap: Sendable {
+        private let state = Mutex<(waiting: CheckedContinuation<Void, Never>?, woken: Bool)>((nil, false))
+
+        func sleep(for duration: Duration) async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { s -> Bool in
+                    if s.woken { return true }
+                    s.waiting = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume(); return }
+                DispatchQueue.global().asyncAfter(deadline: .now() + Wiring.seconds(duration)) { [self] in
+                    state.withLock { s in s.waiting.take() }?.resume()
+                }
+            }
+        }
+
+        func wake() {
+            state.withLock { s in
+                s.woken = true
+                return s.waiting.take()
+            }?.resume()
         }
     }
 
@@ -417,7 +465,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
 
         while !stopping.load(ordering: .acquiring) {
-            guard ring.waitForSamples(after: position, timeoutNanoseconds: 100_000_000) else { continue }
+            guard ring.waitForSamples(after: position, minimum: Self.listenBatchSamples, timeoutNanoseconds: 100_000_000)
+            else { continue }
             let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
             if read.lost > 0 { shared.withLock { $0.lostSamples += read.lost } }
             guard read.count > 0 else { continue }
