@@ -26,15 +26,7 @@ data=../shared/data/coffee-maker
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 .build/release/parley-bench audio pauses --variants "${VARIANTS:-3}" --seed "${SEED:-19}" --out "$work/paused" "$data"/clean/*.wav
-for silence in ${SILENCES:-default}; do
-for extendable in ${EXTENDABLE:-default}; do
-  args=()
-  [ "$silence" = default ] || args+=(--complete-phrase-silence "$silence")
-  [ "$extendable" = default ] || args+=(--extendable-phrase-silence "$extendable")
-  for set in paused clean; do
-    if [ "$set" = paused ]; then files=("$work/paused"/*.wav); else files=("$data"/clean/*.wav); fi
-    .build/release/parley understand --app coffee-maker "${args[@]}" "${files[@]}" >"$work/out.jsonl"
-    python3 - "$data/labels.json" "$work/paused/manifest.json" "$set" "$silence/$extendable" <"$work/out.jsonl" <<'PY'
+score=$(cat <<'PY'
 import json, os, sys
 labels = json.load(open(sys.argv[1]))
 manifest = {e["file"]: e for e in json.load(open(sys.argv[2]))}
@@ -60,6 +52,16 @@ if which == "paused":
 else:
     print("pauses silence=%s clean accuracy=%.1f%% (%d/%d)" % (silence, 100.0 * ok / total, ok, total))
 PY
+)
+for silence in ${SILENCES:-default}; do
+for extendable in ${EXTENDABLE:-default}; do
+  args=()
+  [ "$silence" = default ] || args+=(--complete-phrase-silence "$silence")
+  [ "$extendable" = default ] || args+=(--extendable-phrase-silence "$extendable")
+  for set in paused clean; do
+    if [ "$set" = paused ]; then files=("$work/paused"/*.wav); else files=("$data"/clean/*.wav); fi
+    .build/release/parley understand --app coffee-maker "${args[@]}" "${files[@]}" >"$work/out.jsonl"
+    python3 -c "$score" "$data/labels.json" "$work/paused/manifest.json" "$set" "$silence/$extendable" <"$work/out.jsonl"
   done
 done
 done

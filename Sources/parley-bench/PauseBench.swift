@@ -40,8 +40,11 @@ struct Pauses: ParsableCommand {
         var pauseAtSeconds: Double
         var resumeSeconds: Double
         var progress: String
+        /// Each word's start and end in the source recording (seconds).
+        var wordTimes: [[Double]]
         enum CodingKeys: String, CodingKey {
             case file, source, words, progress
+            case wordTimes = "word_times"
             case afterWord = "after_word", pauseSeconds = "pause_seconds", pauseAtSeconds = "pause_at_seconds"
             case resumeSeconds = "resume_seconds"
         }
@@ -86,7 +89,8 @@ struct Pauses: ParsableCommand {
                     file: name, source: url.lastPathComponent, afterWord: k, words: words.map { Self.plain($0.word) },
                     pauseSeconds: Double(pauseMs) / 1000, pauseAtSeconds: Double(at) / 16_000,
                     resumeSeconds: Double(max(at, words[k + 1].startFrame * 160)) / 16_000 + Double(pauseMs) / 1000,
-                    progress: progress))
+                    progress: progress,
+                    wordTimes: words.map { [Double($0.startFrame) / 100, Double($0.endFrame + 1) / 100] }))
             }
         }
         let encoder = JSONEncoder()

@@ -29,6 +29,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// The wake words' grammar and stripping, from `wake`.
     let wakeGrammar: WakeGrammar
     private let endpointSilence: Duration
+    private let completePhraseSilence: Duration
     private let playbackName: String
     private let logger: Logger
     private let shared = Mutex(Shared())
@@ -80,7 +81,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// LEDs; it is called every ``faultInterval`` while the microphone is
     /// missing.
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
-                endpointSilence: Duration, playbackName: String, latency: LatencyProbe,
+                endpointSilence: Duration,
+                completePhraseSilence: Duration = .milliseconds(UtteranceListening().completePhraseSilenceMilliseconds),
+                playbackName: String, latency: LatencyProbe,
                 isSpeaking: @escaping @Sendable () -> Bool = { false },
                 interruptSpeech: @escaping @Sendable () -> Void = {},
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger) {
@@ -93,6 +96,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.wake = wake
         self.wakeGrammar = wake.grammar
         self.endpointSilence = endpointSilence
+        self.completePhraseSilence = completePhraseSilence
         self.playbackName = playbackName
         self.logger = logger
     }
@@ -369,9 +373,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// only ps_end_utt and scoring remain.
     private func listenLoop(_ listener: Listener, from start: Int64) {
         let ring = capture.ring
-        let milliseconds = Int(endpointSilence.components.seconds * 1000
-            + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
-        var segmenter = UtteranceSegmenter(endpointer: EndpointerConfiguration(trailingSilenceMilliseconds: milliseconds))
+        var listening = UtteranceListening()
+        listening.completePhraseSilenceMilliseconds = LatencyProbe.milliseconds(completePhraseSilence)
+        var segmenter = UtteranceSegmenter(
+            endpointer: EndpointerConfiguration(trailingSilenceMilliseconds: LatencyProbe.milliseconds(endpointSilence)),
+            listening: listening)
         let configuration = segmenter.endpointer
         let endpointer = Endpointer(configuration: configuration)
         let preRoll = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
