@@ -77,8 +77,10 @@ public struct UtteranceSegmenter: Sendable {
         case feed(Range<Int64>)
         /// Everything up to the speech end (or the pause) is fed: ask the
         /// decoder how far the words have come through the grammar and
-        /// answer with `phraseChecked(_:)`.
-        case checkPhrase
+        /// answer with `phraseChecked(_:)`. The speech itself ends
+        /// `speechUntil` samples after the utterance's first fed sample
+        /// (words that end well before it have not caught up yet).
+        case checkPhrase(speechUntil: Int64)
         /// End the open utterance: everything in `utterance` has been fed;
         /// take the decoder's result.
         case finish(utterance: Range<Int64>)
@@ -147,20 +149,24 @@ public struct UtteranceSegmenter: Sendable {
             held = nil
             decisions.append(.begin(start: first, speech: max(start, floor)))
             return decisions
-        case .speechEnded(_, let segmentEnd, _):
+        case .speechEnded(_, let segmentEnd, let reportedAt):
             guard open != nil else { return [] }
             let end = segmentEnd
-            if listening.phraseHoldMilliseconds > 0, holdAllowed {
+            if listening.phraseHoldMilliseconds > 0, holdAllowed, let current = open {
                 checking = (end, nil)
-                return feed(upTo: end) + [.checkPhrase]
+                // The last voiced sample: the endpointer reports the end once
+                // the trailing silence has passed it.
+                let voiced = min(end, reportedAt - samples(milliseconds: endpointer.trailingSilenceMilliseconds))
+                return feed(upTo: end) + [.checkPhrase(speechUntil: max(0, voiced - current.start))]
             }
             return finish(at: end)
-        case .speechPaused(_, let end, _, let silence):
+        case .speechPaused(_, let end, let reportedAt, let silence):
             // A pause inside an utterance being fed (not one already held
             // at a speech end, whose end is decided).
-            guard open != nil, held == nil, checking == nil, earlyEndAllowed, silence > 0 else { return [] }
+            guard let current = open, held == nil, checking == nil, earlyEndAllowed, silence > 0 else { return [] }
             checking = (end, silence)
-            return feed(upTo: end) + [.checkPhrase]
+            let voiced = reportedAt - samples(milliseconds: silence)
+            return feed(upTo: end) + [.checkPhrase(speechUntil: max(0, voiced - current.start))]
         }
     }
 
