@@ -51,7 +51,7 @@ public struct RecordedUtterances {
                 switch decision {
                 case .begin: decoder.begin()
                 case .feed(let range): decoder.feed(Array(samples[Int(range.lowerBound)..<Int(range.upperBound)]))
-                case .checkPhrase(let speechUntil): try act(segmenter.phraseChecked(try decoder.phraseProgress(speechUntil: speechUntil)))
+                case .checkPhrase: try act(segmenter.phraseChecked(try decoder.phraseProgress()))
                 case .finish(let utterance):
                     endpointer.endSegment()   // as the daemon: what follows an early end is new speech
                     let segment = Segment(range: Int(utterance.lowerBound)..<Int(utterance.upperBound), result: try decoder.finish())

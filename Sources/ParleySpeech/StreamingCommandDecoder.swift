@@ -200,36 +200,12 @@ public final class StreamingCommandDecoder {
     /// everything fed. The listening path uses it to tell a pause inside a
     /// command ("a large … latte") from its end, and to end a complete
     /// command without waiting for the trailing silence.
-    ///
-    /// `speechUntil`: where the speech heard so far ends (samples from the
-    /// utterance's first fed sample). Mid-utterance the best path often
-    /// leaves the last word or two spoken before a pause to its silence
-    /// model until more speech confirms them ("… coffee" while "with" has
-    /// been said: measured on paused recordings, BENCHMARKS.md); words that
-    /// end more than `unexplainedSpeechMilliseconds` before the speech does
-    /// are therefore not yet a phrase, whatever they spell.
-    public func phraseProgress(speechUntil: Int64? = nil) throws -> PhraseProgress {
+    public func phraseProgress() throws -> PhraseProgress {
         guard inUtterance else { return .incomplete }
-        let (words, wordsEnd) = try commands.async { decoder -> ([String], Int64?) in
-            let words = decoder.hypothesis()?.words ?? []
-            guard speechUntil != nil else { return (words, nil) }
-            let last = decoder.segments().last { !$0.isFiller && !RejectionModel.isFiller($0.word) }
-            return (words, last.map { Int64($0.endFrame + 1) * Self.frameSamples })
-        }.wait()
+        let words = try commands.async { decoder in decoder.hypothesis()?.words ?? [] }.wait()
         try streamError.check()
-        if let speechUntil, let wordsEnd,
-           speechUntil - wordsEnd > Int64(unexplainedSpeechMilliseconds) * Self.frameSamples / 10 {
-            return .incomplete
-        }
         return progressIndex.progress(words)
     }
-
-    /// Speech after the last recognised word beyond which the words are not
-    /// taken as what was said (see `phraseProgress(speechUntil:)`).
-    public var unexplainedSpeechMilliseconds = 150
-
-    /// Samples per decoder frame (10 ms at 16 kHz).
-    static let frameSamples: Int64 = 160
 
     /// Ends the utterance without a result.
     public func cancel() {

@@ -77,10 +77,8 @@ public struct UtteranceSegmenter: Sendable {
         case feed(Range<Int64>)
         /// Everything up to the speech end (or the pause) is fed: ask the
         /// decoder how far the words have come through the grammar and
-        /// answer with `phraseChecked(_:)`. The speech itself ends
-        /// `speechUntil` samples after the utterance's first fed sample
-        /// (words that end well before it have not caught up yet).
-        case checkPhrase(speechUntil: Int64)
+        /// answer with `phraseChecked(_:)`.
+        case checkPhrase
         /// End the open utterance: everything in `utterance` has been fed;
         /// take the decoder's result.
         case finish(utterance: Range<Int64>)
@@ -149,24 +147,20 @@ public struct UtteranceSegmenter: Sendable {
             held = nil
             decisions.append(.begin(start: first, speech: max(start, floor)))
             return decisions
-        case .speechEnded(_, let segmentEnd, let reportedAt):
+        case .speechEnded(_, let segmentEnd, _):
             guard open != nil else { return [] }
             let end = segmentEnd
-            if listening.phraseHoldMilliseconds > 0, holdAllowed, let current = open {
+            if listening.phraseHoldMilliseconds > 0, holdAllowed {
                 checking = (end, nil)
-                // The last voiced sample: the endpointer reports the end once
-                // the trailing silence has passed it.
-                let voiced = min(end, reportedAt - samples(milliseconds: endpointer.trailingSilenceMilliseconds))
-                return feed(upTo: end) + [.checkPhrase(speechUntil: max(0, voiced - current.start))]
+                return feed(upTo: end) + [.checkPhrase]
             }
             return finish(at: end)
-        case .speechPaused(_, let end, let reportedAt, let silence):
+        case .speechPaused(_, let end, _, let silence):
             // A pause inside an utterance being fed (not one already held
             // at a speech end, whose end is decided).
-            guard let current = open, held == nil, checking == nil, earlyEndAllowed, silence > 0 else { return [] }
+            guard open != nil, held == nil, checking == nil, earlyEndAllowed, silence > 0 else { return [] }
             checking = (end, silence)
-            let voiced = reportedAt - samples(milliseconds: silence)
-            return feed(upTo: end) + [.checkPhrase(speechUntil: max(0, voiced - current.start))]
+            return feed(upTo: end) + [.checkPhrase]
         }
     }
 

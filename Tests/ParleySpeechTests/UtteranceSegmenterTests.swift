@@ -27,10 +27,8 @@ import Testing
         #expect(segmenter.advance(to: 30_000) == [.feed(13_600..<(30_000 - holdBack))])
         #expect(segmenter.advance(to: 40_000) == [.feed((30_000 - holdBack)..<(40_000 - holdBack))])
         #expect(segmenter.advance(to: 40_000) == [], "nothing new, nothing fed")
-        // Speech ends: the rest up to the segment end, then the phrase check,
-        // told where the voiced speech ended (the post-roll before the
-        // segment end), counted from the utterance's first fed sample.
-        #expect(segmenter.handle(ended(14_000, 35_000)) == [.checkPhrase(speechUntil: 16_600)], "already fed past the end")
+        // Speech ends: the rest up to the segment end, then the phrase check.
+        #expect(segmenter.handle(ended(14_000, 35_000)) == [.checkPhrase], "already fed past the end")
         #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 13_600..<35_000)])
         #expect(!segmenter.isOpen)
         #expect(segmenter.advance(to: 50_000) == [], "nothing is fed between utterances")
@@ -46,7 +44,7 @@ import Testing
         _ = segmenter.handle(started(10_000))
         _ = segmenter.advance(to: 20_000)
         // "a large …": the end is fed, the words are not a whole phrase: held.
-        #expect(segmenter.handle(ended(10_000, 24_000)) == [.feed((20_000 - holdBack)..<24_000), .checkPhrase(speechUntil: 15_600)])
+        #expect(segmenter.handle(ended(10_000, 24_000)) == [.feed((20_000 - holdBack)..<24_000), .checkPhrase])
         #expect(segmenter.phraseChecked(.incomplete) == [])
         #expect(segmenter.isOpen)
         // The pause is fed on (the decoder needs it if the speech resumes).
@@ -54,7 +52,7 @@ import Testing
         // Speech resumes within the hold: the same utterance, no new begin.
         #expect(segmenter.handle(started(31_000)) == [])
         _ = segmenter.advance(to: 45_000)
-        #expect(segmenter.handle(ended(31_000, 40_000)) == [.checkPhrase(speechUntil: 31_600)])
+        #expect(segmenter.handle(ended(31_000, 40_000)) == [.checkPhrase])
         #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 3_600..<40_000)])
     }
 
@@ -136,7 +134,7 @@ import Testing
         _ = segmenter.handle(paused(10_000, 25_000))
         #expect(segmenter.phraseChecked(.extendable) == [], "150 ms is not enough for a phrase that can go on")
         _ = segmenter.advance(to: 31_000)
-        #expect(segmenter.handle(paused(10_000, 25_000, silence: 350)) == [.feed(27_400..<30_600), .checkPhrase(speechUntil: 21_400)])
+        #expect(segmenter.handle(paused(10_000, 25_000, silence: 350)) == [.feed(27_400..<30_600), .checkPhrase])
         #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 3_600..<30_600)])
         // A phrase not yet whole is never ended by a pause.
         var half = UtteranceSegmenter(listening: listening)
@@ -151,7 +149,7 @@ import Testing
         _ = segmenter.handle(started(10_000))
         _ = segmenter.advance(to: 30_000)
         // Everything up to the pause is fed at once (past the hold-back), then checked.
-        #expect(segmenter.handle(paused(10_000, 27_000)) == [.feed((30_000 - holdBack)..<29_400), .checkPhrase(speechUntil: 23_400)])
+        #expect(segmenter.handle(paused(10_000, 27_000)) == [.feed((30_000 - holdBack)..<29_400), .checkPhrase])
         #expect(segmenter.phraseChecked(.complete) == [.finish(utterance: 3_600..<29_400)])
         #expect(!segmenter.isOpen)
         // The endpointer's later speech end for the same speech changes nothing.
@@ -170,7 +168,7 @@ import Testing
             #expect(segmenter.advance(to: 34_000) == [], "the hold-back is still behind what the pause fed")
             #expect(segmenter.advance(to: 40_000) == [.feed(29_400..<(40_000 - holdBack))])
             // The speech end decides as before.
-            #expect(segmenter.handle(ended(10_000, 32_800)) == [.checkPhrase(speechUntil: 24_400)])
+            #expect(segmenter.handle(ended(10_000, 32_800)) == [.checkPhrase])
             #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 3_600..<32_800)])
         }
     }
@@ -204,7 +202,7 @@ import Testing
         _ = segmenter.phraseChecked(.incomplete)
         #expect(segmenter.handle(started(31_000)) == [])
         _ = segmenter.advance(to: 50_000)
-        #expect(segmenter.handle(paused(10_000, 47_000)) == [.feed((50_000 - holdBack)..<49_400), .checkPhrase(speechUntil: 43_400)])
+        #expect(segmenter.handle(paused(10_000, 47_000)) == [.feed((50_000 - holdBack)..<49_400), .checkPhrase])
         #expect(segmenter.phraseChecked(.complete) == [.finish(utterance: 3_600..<49_400)])
     }
 }

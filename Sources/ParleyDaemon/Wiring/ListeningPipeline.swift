@@ -395,10 +395,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                     utterance = Utterance(wakeFed: speech, kind: kind)
                 case .feed(let range):
                     listener.feed(ring.samples(from: range.lowerBound, count: Int(range.count)), kind: utterance?.kind ?? .commands)
-                case .checkPhrase(let speechUntil):
+                case .checkPhrase:
                     // A decoder that cannot say counts as a whole phrase that may
                     // go on: the utterance ends at the trailing silence, as before.
-                    act(segmenter.phraseChecked((try? listener.recognizer.phraseProgress(speechUntil: speechUntil)) ?? .extendable))
+                    act(segmenter.phraseChecked((try? listener.recognizer.phraseProgress()) ?? .extendable))
                 case .finish(let range):
                     // Ended at a pause (a complete phrase): what is said next
                     // starts a segment of its own.
