@@ -14,6 +14,16 @@
 #             command's end is its last sample above -40 dBFS in the input (sox);
 #             the daemon logs latencies from its endpointer's utterance end
 #             (`end-sample`), which the script moves back to that point.
+#             LATENCY_FILES=all takes every clean recording. Its parts:
+#               wait        last word -> the end decided (`decided-sample`: the
+#                           trailing silence, or the short pause after a
+#                           complete phrase, plus the read block)
+#               decode      ps_end_utt and scoring (`decode-ms`)
+#               synthesis   engine asking to speak -> first chunk queued (`synthesis-ms`)
+#               engine      the rest: inbox, resolution, the engine's turn
+#   cut-off   commands with a 200-800 ms pause spliced in at a word boundary
+#             cut short before their end (scripts/eval-pauses.sh; CUT_OFF=0
+#             skips it)
 #   idle cost (IDLE_COST=1, the default; issue 19): per wake mode (direct,
 #             named "computer") and idle scene (silence, kitchen noise,
 #             television-like speech): share of a core, CPU ms per second of
@@ -92,15 +102,21 @@ data=../shared/data/coffee-maker/clean
 espeak-ng -w "$work/hey-raw.wav" "hey"
 sox "$work/hey-raw.wav" -r 16000 -c 1 -b 16 "$work/hey.wav"
 sox -n -r 16000 -c 1 -b 16 "$work/silence.wav" trim 0 1.5
-intent=() answer=()
-for wav in $(ls "$data"/*.wav | head -n "$LATENCY_FILES"); do
-  rm -rf "$work/lat" && mkdir -p "$work/lat"
-  sox "$work/silence.wav" "$work/hey.wav" "$wav" "$work/silence.wav" "$work/silence.wav" "$work/lat/capture.wav"
+# SILENCES: audio.complete_phrase_silence values to compare, each file
+# played to each in turn (so machine noise falls on both alike); "0ms" is
+# the listening before phrase-complete endpointing.
+SILENCES=${SILENCES:-150ms}
+declare -A intent answer waits decodes syntheses engines understood
+if [ "$LATENCY_FILES" = all ]; then latency_files=("$data"/*.wav); else mapfile -t latency_files < <(ls "$data"/*.wav | head -n "$LATENCY_FILES"); fi
+for wav in "${latency_files[@]}"; do
   # Where the spoken command ends in the input, in samples.
   sox "$work/silence.wav" "$work/hey.wav" "$wav" "$work/speech.wav" reverse silence 1 0.02 -40d reverse
   speech_end=$(soxi -s "$work/speech.wav")
+  for silence in $SILENCES; do
+  rm -rf "$work/lat" && mkdir -p "$work/lat"
+  sox "$work/silence.wav" "$work/hey.wav" "$wav" "$work/silence.wav" "$work/silence.wav" "$work/lat/capture.wav"
   cat >"$work/lat.yaml" <<YAML
-audio: {capture: "file:capture.wav"}
+audio: {capture: "file:capture.wav", complete_phrase_silence: $silence}
 state_directory: $work/lat
 control_socket: $work/lat.sock
 primary_app: Coffee Maker
@@ -112,13 +128,26 @@ YAML
   wait "$pid" || true
   a=$(grep -o ' latency-ms=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
   b=$(grep -o 'answer-latency-ms=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
-  e=$(grep -o 'end-sample=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  e=$(grep -o ' end-sample=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  d=$(grep -o 'decided-sample=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  dec=$(grep -o 'decode-ms=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  syn=$(grep -o 'synthesis-ms=[0-9]*' "$work/lat.log" | head -1 | cut -d= -f2 || true)
+  wait_ms=
   if [ -n "$a" ] && [ -n "$e" ]; then
+    understood[$silence]+="1 "
     shift_ms=$(( (e - speech_end) * 1000 / 16000 ))
-    intent+=($((a + shift_ms)))
-    if [ -n "$b" ]; then answer+=($((b + shift_ms))); fi
-    echo "bench-daemon: $(basename "$wav"): engine $((a + shift_ms)) ms, answer $(( ${b:-0} + shift_ms )) ms" >&2
+    intent[$silence]+="$((a + shift_ms)) "
+    if [ -n "$b" ]; then answer[$silence]+="$((b + shift_ms)) "; fi
+    if [ -n "$b" ] && [ -n "$d" ] && [ -n "$dec" ] && [ -n "$syn" ]; then
+      wait_ms=$(( (d - speech_end) * 1000 / 16000 ))
+      waits[$silence]+="$wait_ms " decodes[$silence]+="$dec " syntheses[$silence]+="$syn "
+      engines[$silence]+="$(( b + shift_ms - wait_ms - dec - syn )) "
+    fi
+    echo "bench-daemon: $(basename "$wav") [$silence]: engine $((a + shift_ms)) ms, answer $(( ${b:-0} + shift_ms )) ms (wait ${wait_ms:-?}, decode ${dec:-?}, synthesis ${syn:-?})" >&2
+  else
+    echo "bench-daemon: $(basename "$wav") [$silence]: not understood" >&2
   fi
+  done
 done
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
@@ -129,12 +158,24 @@ echo "  resident memory, idle:    $(median "${rss[@]}") KiB"
 echo "  CPU idle (${IDLE_SECONDS} s):         $(median "${cpu[@]}") % of one core"
 echo "  durable write (ack):      $(median "${write[@]}") ms   (runs: ${write[*]})"
 p95() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {i=int(NR*0.95+0.999); if (i<1) i=1; print a[i]}'; }
-if ((${#intent[@]})); then
-  echo "latency over ${#intent[@]} understood of $LATENCY_FILES orders (includes the 600 ms endpoint silence):"
-  echo "  command end -> engine:       median $(median "${intent[@]}") ms, p95 $(p95 "${intent[@]}") ms"
-fi
-if ((${#answer[@]})); then
-  echo "  command end -> answer audio: median $(median "${answer[@]}") ms, p95 $(p95 "${answer[@]}") ms"
+for silence in $SILENCES; do
+  set -f  # the values are numbers: word splitting only
+  n=$(wc -w <<<"${understood[$silence]:-}")
+  echo "latency with complete_phrase_silence $silence, over $n understood of ${#latency_files[@]} orders, from the last word (-40 dBFS):"
+  if [ -n "${intent[$silence]:-}" ]; then
+    echo "  command end -> engine:       median $(median ${intent[$silence]}) ms, p95 $(p95 ${intent[$silence]}) ms"
+  fi
+  if [ -n "${answer[$silence]:-}" ]; then
+    echo "  command end -> answer audio: median $(median ${answer[$silence]}) ms, p95 $(p95 ${answer[$silence]}) ms"
+  fi
+  if [ -n "${waits[$silence]:-}" ]; then
+    echo "  parts (median / p95 ms):     wait $(median ${waits[$silence]}) / $(p95 ${waits[$silence]}), decode $(median ${decodes[$silence]}) / $(p95 ${decodes[$silence]}), engine $(median ${engines[$silence]}) / $(p95 ${engines[$silence]}), synthesis $(median ${syntheses[$silence]}) / $(p95 ${syntheses[$silence]})"
+  fi
+  set +f
+done
+if [ "${CUT_OFF:-1}" != 0 ]; then
+  echo "commands with a pause spliced in (scripts/eval-pauses.sh):"
+  bash scripts/eval-pauses.sh | sed 's/^/  /'
 fi
 # --- idle cost (issue 19) ---
 if [ -n "$idle_cost_report" ]; then echo "$idle_cost_report"; fi

@@ -81,6 +81,7 @@ public enum EndpointEvaluation {
             case .speechEnded(let start, let end, let reportedAt):
                 segments.append((start, end, reportedAt))
                 open = nil
+            case .speechPaused: break
             }
         }
         if let open {   // still open at the end of the input: close it there

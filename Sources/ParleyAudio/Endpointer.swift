@@ -10,6 +10,13 @@ public enum EndpointEvent: Sendable, Equatable {
     /// last voiced frame plus the post-roll); reported after the trailing
     /// silence, at `reportedAt`.
     case speechEnded(start: Int64, end: Int64, reportedAt: Int64)
+    /// Speech has been silent for `silence` milliseconds, one of
+    /// `EndpointerConfiguration.pauseMilliseconds`; the segment stays open.
+    /// `end` is where it would end if it ended now (as in `speechEnded`).
+    /// Reported once per pause and length: whoever knows what was said (the
+    /// `UtteranceSegmenter`, asking its grammar) may end the utterance here
+    /// instead of waiting for the trailing silence.
+    case speechPaused(start: Int64, end: Int64, reportedAt: Int64, silence: Int)
 }
 
 /// Tuning of the endpointer. Levels are frame energies in dB on the Int16
@@ -43,6 +50,11 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     /// in-utterance pauses are at most 350 ms), short enough that the reply
     /// feels immediate (turn-taking gaps between people are 200-700 ms).
     public var trailingSilenceMilliseconds: Int = 600
+    /// Silences after the last voiced frame at which `speechPaused` events
+    /// are reported (phrase-complete endpointing ends a command that nothing
+    /// in the grammar can extend at the first). Lengths not below the
+    /// trailing silence are ignored; none by default.
+    public var pauseMilliseconds: [Int] = []
     /// Audio before the first loud frame that belongs to the segment (soft onsets).
     public var preRollMilliseconds: Int = 200
     /// Audio after the last loud frame that belongs to the segment (soft
@@ -105,6 +117,8 @@ public final class Endpointer {
     private var segmentStart: Int64 = 0
     private var lastVoicedEnd: Int64 = 0
     private let trailingFrames: Int
+    /// `pauseMilliseconds` in frames, with the milliseconds reported.
+    private let pauseFrames: [(frames: Int64, milliseconds: Int)]
     private let preRollSamples: Int64
     private let postRollSamples: Int64
     private let maxSegmentSamples: Int64
@@ -126,6 +140,11 @@ public final class Endpointer {
         decimated = .allocate(capacity: 240)
         decimated.initialize(repeating: 0, count: 240)
         trailingFrames = max(1, Int((Double(configuration.trailingSilenceMilliseconds) / frameMs).rounded()))
+        let trailing = trailingFrames
+        pauseFrames = configuration.pauseMilliseconds.compactMap { milliseconds in
+            let frames = Int((Double(milliseconds) / frameMs).rounded())
+            return frames > 0 && frames < trailing ? (Int64(frames), milliseconds) : nil
+        }
         preRollSamples = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         postRollSamples = Int64(min(configuration.postRollMilliseconds, configuration.trailingSilenceMilliseconds)
                                 * configuration.sampleRate / 1000)
@@ -146,6 +165,19 @@ public final class Endpointer {
 
     /// Whether a segment is open.
     public var isInSpeech: Bool { inSpeech }
+
+    /// Ends the open segment without an event: its utterance was ended
+    /// early (a complete phrase at a pause), so whatever is said next is a
+    /// new segment with its own `speechStarted`, not the rest of this one.
+    public func endSegment() {
+        guard inSpeech else { return }
+        inSpeech = false
+        for i in 0..<onsetCapacity {
+            onsetHistory[i] = false
+            voicedHistory[i] = false
+        }
+        lastLoudFrame = -1_000
+    }
 
     /// Feeds the next samples of the stream; calls `emit` for each event.
     public func process(_ samples: UnsafeBufferPointer<Int16>, emit: (EndpointEvent) -> Void) {
@@ -263,6 +295,12 @@ public final class Endpointer {
             lastVoicedEnd = frameEnd
         }
         let silentFrames = (frameEnd - lastVoicedEnd) / frame
+        // Exactly once per pause and length: the count passes each value
+        // once before speech resumes (which sets it back to 0) or ends.
+        for pause in pauseFrames where silentFrames == pause.frames && frameEnd - segmentStart < maxSegmentSamples {
+            emit(.speechPaused(start: segmentStart, end: min(lastVoicedEnd + postRollSamples, frameEnd), reportedAt: frameEnd,
+                               silence: pause.milliseconds))
+        }
         if silentFrames >= Int64(trailingFrames) || frameEnd - segmentStart >= maxSegmentSamples {
             inSpeech = false
             emit(.speechEnded(start: segmentStart, end: min(lastVoicedEnd + postRollSamples, frameEnd), reportedAt: frameEnd))

@@ -39,8 +39,8 @@ public struct RecordedUtterances {
         of samples: [Int16], decoder: StreamingCommandDecoder,
         stop: (Segment) -> Bool = { $0.result.match != nil }
     ) throws -> [Segment] {
-        let endpointer = Endpointer(configuration: configuration)
         var segmenter = UtteranceSegmenter(endpointer: configuration, listening: listening)
+        let endpointer = Endpointer(configuration: segmenter.endpointer)
         var found: [Segment] = []
         var events: [EndpointEvent] = []
         var done = false
@@ -51,8 +51,9 @@ public struct RecordedUtterances {
                 switch decision {
                 case .begin: decoder.begin()
                 case .feed(let range): decoder.feed(Array(samples[Int(range.lowerBound)..<Int(range.upperBound)]))
-                case .checkPhrase: try act(segmenter.phraseChecked(whole: try decoder.wordsSoFarFormAPhrase()))
+                case .checkPhrase: try act(segmenter.phraseChecked(try decoder.phraseProgress()))
                 case .finish(let utterance):
+                    endpointer.endSegment()   // as the daemon: what follows an early end is new speech
                     let segment = Segment(range: Int(utterance.lowerBound)..<Int(utterance.upperBound), result: try decoder.finish())
                     found.append(segment)
                     done = stop(segment)

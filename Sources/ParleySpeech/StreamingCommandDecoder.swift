@@ -100,6 +100,8 @@ public final class StreamingCommandDecoder {
     private let commands: DecoderWorker
     private let garbage: DecoderWorker?
     private var matcher: PhraseMatcher
+    /// The grammar's word graph, indexed for `phraseProgress()`.
+    private var progressIndex: PhraseProgressIndex
     private var commandSearch = "command0"
     private var grammarVersion = 0
     private var inUtterance = false
@@ -125,6 +127,7 @@ public final class StreamingCommandDecoder {
         }
         self.model = model
         self.matcher = PhraseMatcher(model: model)
+        self.progressIndex = PhraseProgressIndex(graph)
         self.rejection = rejection
         self.threshold = threshold
     }
@@ -158,6 +161,7 @@ public final class StreamingCommandDecoder {
         commandSearch = name
         self.model = model
         self.matcher = PhraseMatcher(model: model)
+        self.progressIndex = PhraseProgressIndex(graph)
     }
 
     /// Starts an utterance (ps_start_utt on both decoders).
@@ -189,16 +193,18 @@ public final class StreamingCommandDecoder {
         try streamError.check()
     }
 
-    /// Whether the words recognised so far (the search's best path at the
-    /// newest frame, ps_get_hyp mid-utterance) already form a whole phrase of
-    /// the grammar. Waits until the command decoder has processed everything
-    /// fed. The endpointer uses it to tell a pause inside a command ("a large
-    /// … latte") from its end.
-    public func wordsSoFarFormAPhrase() throws -> Bool {
-        guard inUtterance else { return false }
+    /// How far the words recognised so far (the search's best path at the
+    /// newest frame, ps_get_hyp mid-utterance) have come through the
+    /// grammar: not yet a phrase, a whole phrase the grammar can extend, or
+    /// a complete one. Waits until the command decoder has processed
+    /// everything fed. The listening path uses it to tell a pause inside a
+    /// command ("a large … latte") from its end, and to end a complete
+    /// command without waiting for the trailing silence.
+    public func phraseProgress() throws -> PhraseProgress {
+        guard inUtterance else { return .incomplete }
         let words = try commands.async { decoder in decoder.hypothesis()?.words ?? [] }.wait()
         try streamError.check()
-        return !words.isEmpty && matcher.match(words) != nil
+        return progressIndex.progress(words)
     }
 
     /// Ends the utterance without a result.

@@ -16,6 +16,20 @@ public struct UtteranceListening: Sendable, Equatable {
     /// so this costs no latency on complete commands (12 dB 88.3% → 90.1%).
     /// 0 turns it off.
     public var phraseHoldMilliseconds = 600
+    /// Phrase-complete endpointing: speech that has paused this long, whose
+    /// words are a whole phrase nothing in the grammar can extend ("… with
+    /// milk and sugar", "yes", "the second one"), ends there instead of
+    /// after the endpointer's trailing silence. A whole phrase that can
+    /// still go on ("a large latte", which "with milk" may follow) waits
+    /// for the trailing silence; one that is not yet whole is held as
+    /// above. The endpointer reports the pause (`EndpointEvent.speechPaused`).
+    /// Chosen on paused recordings (BENCHMARKS.md, "Phrase-complete
+    /// endpointing"). 0 turns it off.
+    public var completePhraseSilenceMilliseconds = 150
+    /// The silence after which a whole phrase that the grammar can still
+    /// extend ends. At or above the endpointer's trailing silence (the
+    /// default) such a phrase ends at the trailing silence, as any speech.
+    public var extendablePhraseSilenceMilliseconds = 600
 
     public init() {}
 }
@@ -45,11 +59,13 @@ public struct UtteranceListening: Sendable, Equatable {
 ///   exactly the endpointed utterance and at its end only the finish remains;
 /// - phrase hold: at a speech end whose words are not yet a whole phrase the
 ///   utterance is held open `phraseHoldMilliseconds`; speech resuming within
-///   it continues the same utterance.
+///   it continues the same utterance;
+/// - phrase-complete end: at a pause (`speechPaused`, after
+///   `completePhraseSilenceMilliseconds`) whose words are a complete phrase
+///   the utterance ends at once, without waiting for the trailing silence.
 ///
-/// Extension point (phrase-complete endpointing): a decision to end early on
-/// a whole phrase the grammar cannot extend belongs in `phraseChecked`
-/// and `advance`, next to the phrase hold; the driver side stays the same.
+/// Drivers create their `Endpointer` from `endpointer` (not from the
+/// configuration they passed in): it carries the pause length.
 public struct UtteranceSegmenter: Sendable {
     /// What the driver does.
     public enum Decision: Sendable, Equatable {
@@ -59,8 +75,9 @@ public struct UtteranceSegmenter: Sendable {
         case begin(start: Int64, speech: Int64)
         /// Feed these samples to the open utterance (contiguous with the last feed).
         case feed(Range<Int64>)
-        /// Everything up to the speech end is fed: ask the decoder whether the
-        /// words form a whole phrase and answer with `phraseChecked(whole:)`.
+        /// Everything up to the speech end (or the pause) is fed: ask the
+        /// decoder how far the words have come through the grammar and
+        /// answer with `phraseChecked(_:)`.
         case checkPhrase
         /// End the open utterance: everything in `utterance` has been fed;
         /// take the decoder's result.
@@ -69,6 +86,8 @@ public struct UtteranceSegmenter: Sendable {
         case cancel
     }
 
+    /// The endpointer's configuration as given, with `pauseMilliseconds`
+    /// set from `listening` (the driver's `Endpointer` uses this one).
     public let endpointer: EndpointerConfiguration
     public let listening: UtteranceListening
 
@@ -77,13 +96,17 @@ public struct UtteranceSegmenter: Sendable {
     /// A speech end held open (phrase hold): the segment's end, and the
     /// position until which more speech continues it.
     private var held: (end: Int64, until: Int64)?
-    /// A speech end waiting for the driver's phrase check.
-    private var checking: Int64?
+    /// A speech end, or a pause of so many milliseconds, waiting for the
+    /// driver's phrase check.
+    private var checking: (end: Int64, pause: Int?)?
     /// The newest position seen.
     private var position: Int64 = 0
 
     public init(endpointer: EndpointerConfiguration = EndpointerConfiguration(),
                 listening: UtteranceListening = UtteranceListening()) {
+        var endpointer = endpointer
+        endpointer.pauseMilliseconds = [listening.completePhraseSilenceMilliseconds,
+                                        listening.extendablePhraseSilenceMilliseconds].filter { $0 > 0 }
         self.endpointer = endpointer
         self.listening = listening
     }
@@ -107,7 +130,10 @@ public struct UtteranceSegmenter: Sendable {
     /// still feed from (the ring's oldest sample; 0 for a file).
     /// `holdAllowed`: whether a speech end may be held for the rest of the
     /// phrase (the driver's grammar has whole phrases to wait for).
-    public mutating func handle(_ event: EndpointEvent, floor: Int64 = 0, holdAllowed: Bool = true) -> [Decision] {
+    /// `earlyEndAllowed`: whether a pause may end a complete phrase (the
+    /// driver's grammar is one of whole phrases and still the one in use).
+    public mutating func handle(_ event: EndpointEvent, floor: Int64 = 0, holdAllowed: Bool = true,
+                                earlyEndAllowed: Bool = true) -> [Decision] {
         switch event {
         case .speechStarted(let start, _):
             if held != nil, open != nil {      // the command goes on
@@ -125,18 +151,38 @@ public struct UtteranceSegmenter: Sendable {
             guard open != nil else { return [] }
             let end = segmentEnd
             if listening.phraseHoldMilliseconds > 0, holdAllowed {
-                checking = end
+                checking = (end, nil)
                 return feed(upTo: end) + [.checkPhrase]
             }
             return finish(at: end)
+        case .speechPaused(_, let end, _, let silence):
+            // A pause inside an utterance being fed (not one already held
+            // at a speech end, whose end is decided).
+            guard open != nil, held == nil, checking == nil, earlyEndAllowed, silence > 0 else { return [] }
+            checking = (end, silence)
+            return feed(upTo: end) + [.checkPhrase]
         }
     }
 
-    /// The driver's answer to `.checkPhrase`.
-    public mutating func phraseChecked(whole: Bool) -> [Decision] {
-        guard let end = checking else { return [] }
+    /// The driver's answer to `.checkPhrase`: how far the words fed so far
+    /// have come through its grammar. At a pause a complete phrase ends the
+    /// utterance after `completePhraseSilenceMilliseconds`, an extendable
+    /// one after `extendablePhraseSilenceMilliseconds`; at a speech end any
+    /// whole phrase does, and one not yet whole is held for the rest of it.
+    public mutating func phraseChecked(_ progress: PhraseProgress) -> [Decision] {
+        guard let (end, pause) = checking else { return [] }
         checking = nil
-        if whole { return finish(at: end) }
+        if let pause {
+            let needed = switch progress {
+            // Never later than a phrase that could still go on.
+            case .complete: [listening.completePhraseSilenceMilliseconds,
+                             listening.extendablePhraseSilenceMilliseconds].filter { $0 > 0 }.min() ?? 0
+            case .extendable: listening.extendablePhraseSilenceMilliseconds
+            case .incomplete: Int.max
+            }
+            return needed > 0 && pause >= needed ? finish(at: end) : []
+        }
+        if progress.isWhole { return finish(at: end) }
         held = (end, end + samples(milliseconds: listening.phraseHoldMilliseconds))
         return []
     }
@@ -170,7 +216,7 @@ public struct UtteranceSegmenter: Sendable {
     /// as if the trailing silence had followed; a held one at its speech end.
     public mutating func endOfStream() -> [Decision] {
         guard open != nil else { return [] }
-        return finish(at: held?.end ?? checking ?? position)
+        return finish(at: held?.end ?? checking?.end ?? position)
     }
 
     /// The driver stops listening: an open utterance is dropped.

@@ -8,7 +8,7 @@ import ParleyAudio
 struct AudioBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio", abstract: "Audio capture, endpointing and playback benchmarks.",
-        subcommands: [CaptureCPU.self, Endpointing.self, PlaybackStop.self, Mix.self])
+        subcommands: [CaptureCPU.self, Endpointing.self, PlaybackStop.self, Mix.self, Pauses.self])
 
     /// Writes recordings mixed with noise the published way, so tools that
     /// take files (`parley understand`) can be evaluated in noise. The slice

@@ -12,7 +12,7 @@ import ParleySpeech
 /// (only that app loaded, as the primary app), then ParleyCore's resolver.
 /// As in the daemon's listening window, a rejected segment (a clatter, a
 /// cough) does not end it; the first understood one counts. One JSON object
-/// per line.
+/// per line, with where each decoded segment began and ended.
 struct Understand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "understand",
@@ -24,6 +24,12 @@ struct Understand: AsyncParsableCommand {
     var acousticModel = "stock"
     @Option(name: .customLong("set"), help: "Decoder setting name=value (repeatable), e.g. beam=1e-60.")
     var settings: [String] = []
+    @Option(help: "Silence (ms) after which a complete phrase, one the grammar cannot extend, ends the command (0: off).")
+    var completePhraseSilence = UtteranceListening().completePhraseSilenceMilliseconds
+    @Option(help: "Silence (ms) after which a whole phrase that the grammar can still extend ends (at or above the trailing silence: at the trailing silence).")
+    var extendablePhraseSilence = UtteranceListening().extendablePhraseSilenceMilliseconds
+    @Option(help: "Trailing silence (ms) that ends any other command.")
+    var trailingSilence = EndpointerConfiguration().trailingSilenceMilliseconds
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
@@ -57,7 +63,16 @@ struct Understand: AsyncParsableCommand {
         }
         let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings)
         let resolver = Resolver(model: model)
-        let utterances = RecordedUtterances()
+        for (name, value, least) in [("--complete-phrase-silence", completePhraseSilence, 0),
+                                     ("--extendable-phrase-silence", extendablePhraseSilence, 0),
+                                     ("--trailing-silence", trailingSilence, 1)] where value < least {
+            throw ValidationError("\(name) \(value): expected milliseconds, at least \(least)")
+        }
+        var listening = UtteranceListening()
+        listening.completePhraseSilenceMilliseconds = completePhraseSilence
+        listening.extendablePhraseSilenceMilliseconds = extendablePhraseSilence
+        let utterances = RecordedUtterances(
+            configuration: EndpointerConfiguration(trailingSilenceMilliseconds: trailingSilence), listening: listening)
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let start = DispatchTime.now().uptimeNanoseconds
@@ -72,6 +87,9 @@ struct Understand: AsyncParsableCommand {
                 "file": file, "intent": resolution?.intent ?? NSNull(),
                 "slots": resolution?.values ?? [String: String](),
                 "transcript": result?.transcript ?? "", "audio_seconds": audio.seconds, "decode_seconds": seconds,
+                // Where each decoded segment began and ended (seconds): an
+                // end before the last word is a command cut short.
+                "segments": segments.map { [Double($0.range.lowerBound), Double($0.range.upperBound)].map { $0 / Double(PCMAudio.sampleRate) } },
             ]
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))

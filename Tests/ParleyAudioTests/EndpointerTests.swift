@@ -50,6 +50,57 @@ import ParleyTestKit
         }
     }
 
+    @Test func reportsEachPauseOnceAtTheChosenSilenceWhileTheSegmentStaysOpen() {
+        var config = EndpointerConfiguration()
+        config.pauseMilliseconds = [150]
+        // Speech 1.5-2.5 s, a 300 ms pause, speech 2.8-3.5 s, then silence.
+        let first = signal(seconds: 2.8, noise: 300, speech: 1.5..<2.5)
+        let second = signal(seconds: 2.2, noise: 300, speech: 0..<0.7, seed: 11)
+        let found = events(first + second, config)
+        let pauses = found.compactMap { event -> (end: Int64, reportedAt: Int64)? in
+            if case .speechPaused(_, let end, let reportedAt, let silence) = event, silence == 150 { return (end, reportedAt) }
+            return nil
+        }
+        #expect(found.filter { if case .speechStarted = $0 { true } else { false } }.count == 1, "\(found)")
+        #expect(found.filter { if case .speechEnded = $0 { true } else { false } }.count == 1, "\(found)")
+        #expect(pauses.count == 2, "one in the pause, one after the last word: \(found)")
+        for (pause, voicedEnd) in zip(pauses, [Int64(40_000), 56_000]) {
+            let delay = pause.reportedAt - voicedEnd
+            #expect(delay >= 2_400 && delay <= 2_400 + 960, "delay \(delay) samples")
+            #expect(pause.end == pause.reportedAt, "a pause shorter than the post-roll ends where it is reported")
+        }
+        // Off by default and when not shorter than the trailing silence.
+        #expect(!events(first + second).contains { if case .speechPaused = $0 { true } else { false } })
+        config.pauseMilliseconds = [config.trailingSilenceMilliseconds]
+        #expect(!events(first + second, config).contains { if case .speechPaused = $0 { true } else { false } })
+        // Several lengths: each reported in each pause, shortest first.
+        config.pauseMilliseconds = [250, 150]
+        let silences = events(first + second, config).compactMap { event -> Int? in
+            if case .speechPaused(_, _, _, let silence) = event { return silence }
+            return nil
+        }
+        #expect(silences == [150, 250, 150, 250])
+    }
+
+    @Test func aSegmentEndedByItsListenerLetsTheNextSpeechStartAnew() {
+        var config = EndpointerConfiguration()
+        config.pauseMilliseconds = [150]
+        let endpointer = Endpointer(configuration: config)
+        var found: [EndpointEvent] = []
+        // Speech, 250 ms of pause (the listener ends the segment at the pause), more speech.
+        let samples = signal(seconds: 2.75, noise: 300, speech: 1.5..<2.5) + signal(seconds: 2, noise: 300, speech: 0..<0.7, seed: 11)
+        for start in stride(from: 0, to: samples.count, by: 160) {
+            endpointer.process(Array(samples[start..<min(samples.count, start + 160)])) { event in
+                found.append(event)
+                if case .speechPaused = event { endpointer.endSegment() }
+            }
+        }
+        let starts = found.filter { if case .speechStarted = $0 { true } else { false } }
+        #expect(starts.count == 2, "the second stretch is a segment of its own: \(found)")
+        #expect(!found.contains { if case .speechEnded = $0 { true } else { false } }, "both were ended by the listener")
+        #expect(!endpointer.isInSpeech)
+    }
+
     @Test func adaptsToALouderRoom() {
         // Quiet room for 3 s, then the noise jumps 20 dB (a fan starts) for 6 s, then speech.
         var quiet = signal(seconds: 3, noise: 100, speech: 0..<0)

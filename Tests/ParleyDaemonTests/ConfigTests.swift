@@ -45,6 +45,7 @@ import Testing
               realtime_priority: 10
               pacing: realtime
               endpoint_silence: 0.5
+              complete_phrase_silence: 120ms
             wake: {direct: false, named: true, name: Hey Jude, hey_optional: true, sensitivity: 0.7, window: 3s}
             primary_app: Coffee Maker
             voice: {name: en-gb+f3, rate: 200, volume: 80}
@@ -62,6 +63,7 @@ import Testing
         #expect(config.audio.capture == .alsa("plughw:CARD=seeed2micvoicec"))
         #expect(config.audio.playback == .file("/tmp/out.wav"))
         #expect(config.audio.endpointSilence == .milliseconds(500))
+        #expect(config.audio.completePhraseSilence == .milliseconds(120))
         #expect(config.audio.captureFormat == {
             var f = ParleyConfig.CaptureFormat(); f.rate = 48_000; f.channels = 2; f.periodFrames = 480; f.bufferFrames = 3_840
             return f

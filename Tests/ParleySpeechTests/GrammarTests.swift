@@ -34,6 +34,29 @@ import Testing
         #expect(graph.stateCount < 2_000)
     }
 
+    @Test func phraseProgressTellsAPrefixAWholePhraseThatCanGoOnAndAComplete() throws {
+        let graph = try GrammarCompiler().graph(for: Self.coffee)
+        let index = PhraseProgressIndex(graph)
+        func progress(_ text: String) -> PhraseProgress { index.progress(text.split(separator: " ").map(String.init)) }
+        #expect(progress("") == .incomplete)
+        #expect(progress("brew a medium") == .incomplete, "a slot is still missing")
+        #expect(progress("brew a medium mocha") == .extendable, "'with cream' may follow")
+        #expect(progress("brew a medium mocha with cream") == .extendable, "'and sugar' may follow")
+        #expect(progress("brew a medium mocha with cream and sugar") == .complete)
+        #expect(progress("brew a medium mocha with cream and brown sugar") == .complete)
+        #expect(progress("brew a medium mocha with cream and sugar please") == .incomplete, "not the grammar's")
+        #expect(progress("make me a sandwich") == .incomplete)
+        // It agrees with the graph's own acceptance on whole phrases.
+        for text in ["i'd like a small coffee", "may i have a latte please", "brew a medium"] {
+            let words = text.split(separator: " ").map(String.init)
+            #expect(index.progress(words).isWhole == graph.accepts(words), "\(text)")
+        }
+        // A graph with a garbage path: filler words are never a phrase a person completes.
+        let withGarbage = PhraseProgressIndex(try GrammarCompiler(rejection: RejectionModel()).graph(for: Self.coffee))
+        #expect(withGarbage.progress(["garbage_k", "garbage_aa"]) == .incomplete)
+        #expect(withGarbage.progress("brew a medium mocha with cream and sugar".split(separator: " ").map(String.init)) == .complete)
+    }
+
     @Test func garbageLoopAcceptsAnyPhoneString() {
         let loop = GrammarCompiler.phoneLoop(RejectionModel())
         #expect(loop.accepts(["garbage_k", "garbage_aa", "garbage_f"]))

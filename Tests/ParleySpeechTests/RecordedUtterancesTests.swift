@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 import ParleyCore
 import ParleyTestKit
 import Testing
@@ -52,6 +53,41 @@ import Testing
         let split = try RecordedUtterances(listening: unheld).segments(of: audio, decoder: decoder) { _ in false }
         #expect(split.count == 2)
         #expect((split.first?.range.upperBound ?? .max) < secondStart)
+    }
+
+    /// A recording's speech alone (SpeechExtent: its frames within 35 dB of the loudest).
+    static func speech(_ name: String) throws -> [Int16] {
+        let samples = try PCMAudio.read(SharedData.coffeeClean.appendingPathComponent(name)).samples
+        let extent = try #require(SpeechExtent.of(samples))
+        return Array(samples[extent])
+    }
+
+    @Test func aCompletePhraseEndsAtAShortPauseAndOneThatCanGoOnDoesNot() throws {
+        // "i want a medium mocha with whole milk and sweetener" (nothing can
+        // follow), 400 ms of silence (less than the 600 ms trailing silence),
+        // then another order.
+        let complete = try Self.speech("0636c68b-ef43-4340-bf91-ce8c6397c045.wav")
+        let next = try Self.speech("27d6b06e-fdf2-499a-9142-ab8e531a0fea.wav")
+        let two = Self.silence(0.5) + complete + Self.silence(0.4) + next + Self.silence(1.5)
+        let nextStart = 8_000 + complete.count + Int(0.4 * 16_000)
+        let decoder = try StreamingCommandDecoder(model: Self.coffee)
+        let early = try RecordedUtterances().segments(of: two, decoder: decoder) { _ in false }
+        #expect(early.count == 2, "the first order ends at the pause after its last word")
+        #expect(early.first?.result.match?.slots["sugarAmount"] == "sweetener")
+        let firstEnd = try #require(early.first?.range.upperBound)
+        #expect(firstEnd < nextStart && firstEnd > 8_000 + complete.count, "ended in the pause, after the last word")
+        #expect(early.last?.result.match != nil, "the second order is a command of its own")
+        // Turned off, the 400 ms pause does not end the first order.
+        var off = UtteranceListening()
+        off.completePhraseSilenceMilliseconds = 0
+        let late = try RecordedUtterances(listening: off).segments(of: two, decoder: decoder) { _ in false }
+        #expect((late.first?.range.upperBound ?? 0) > nextStart)
+
+        // An order the grammar can extend ("… with …" may follow), then the
+        // same pause: it waits for the trailing silence.
+        let extendable = Self.silence(0.5) + next + Self.silence(0.4) + complete + Self.silence(1.5)
+        let waited = try RecordedUtterances().segments(of: extendable, decoder: decoder) { _ in false }
+        #expect((waited.first?.range.upperBound ?? 0) > 8_000 + next.count + Int(0.4 * 16_000))
     }
 
     @Test func speechNeverFoundMeansTheWholeRecordingIsDecoded() throws {

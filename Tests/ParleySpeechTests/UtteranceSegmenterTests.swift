@@ -3,7 +3,8 @@ import Testing
 @testable import ParleySpeech
 
 /// The one listening path's decisions on synthetic endpointer events (no
-/// audio, no decoder): lead-in, hold-back, phrase hold, restart, end of stream.
+/// audio, no decoder): lead-in, hold-back, phrase hold, phrase-complete
+/// ends at a pause, restart, end of stream.
 @Suite struct UtteranceSegmenterTests {
     typealias Decision = UtteranceSegmenter.Decision
     /// 16 kHz defaults: 400 ms lead-in = 6400 samples; hold-back = (600 − 300) ms
@@ -12,6 +13,11 @@ import Testing
 
     func started(_ at: Int64) -> EndpointEvent { .speechStarted(start: at, reportedAt: at + 1_000) }
     func ended(_ start: Int64, _ end: Int64) -> EndpointEvent { .speechEnded(start: start, end: end, reportedAt: end + 4_800) }
+    /// `silence` ms after the last voiced frame at `voicedEnd`.
+    func paused(_ start: Int64, _ voicedEnd: Int64, silence: Int = 150) -> EndpointEvent {
+        let at = voicedEnd + Int64(silence * 16)
+        return .speechPaused(start: start, end: at, reportedAt: at, silence: silence)
+    }
 
     @Test func anUtteranceIsFedWithLeadInAndHoldBackThenFinished() {
         var segmenter = UtteranceSegmenter()
@@ -23,7 +29,7 @@ import Testing
         #expect(segmenter.advance(to: 40_000) == [], "nothing new, nothing fed")
         // Speech ends: the rest up to the segment end, then the phrase check.
         #expect(segmenter.handle(ended(14_000, 35_000)) == [.checkPhrase], "already fed past the end")
-        #expect(segmenter.phraseChecked(whole: true) == [.finish(utterance: 13_600..<35_000)])
+        #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 13_600..<35_000)])
         #expect(!segmenter.isOpen)
         #expect(segmenter.advance(to: 50_000) == [], "nothing is fed between utterances")
     }
@@ -39,7 +45,7 @@ import Testing
         _ = segmenter.advance(to: 20_000)
         // "a large …": the end is fed, the words are not a whole phrase: held.
         #expect(segmenter.handle(ended(10_000, 24_000)) == [.feed((20_000 - holdBack)..<24_000), .checkPhrase])
-        #expect(segmenter.phraseChecked(whole: false) == [])
+        #expect(segmenter.phraseChecked(.incomplete) == [])
         #expect(segmenter.isOpen)
         // The pause is fed on (the decoder needs it if the speech resumes).
         #expect(segmenter.advance(to: 30_000) == [.feed(24_000..<(30_000 - holdBack))])
@@ -47,14 +53,14 @@ import Testing
         #expect(segmenter.handle(started(31_000)) == [])
         _ = segmenter.advance(to: 45_000)
         #expect(segmenter.handle(ended(31_000, 40_000)) == [.checkPhrase])
-        #expect(segmenter.phraseChecked(whole: true) == [.finish(utterance: 3_600..<40_000)])
+        #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 3_600..<40_000)])
     }
 
     @Test func aHoldThatRunsOutEndsAtTheSpeechEnd() {
         var segmenter = UtteranceSegmenter()
         _ = segmenter.handle(started(10_000))
         _ = segmenter.handle(ended(10_000, 24_000))
-        _ = segmenter.phraseChecked(whole: false)
+        _ = segmenter.phraseChecked(.incomplete)
         let before = segmenter.advance(to: 24_000 + hold - 1)
         #expect(!before.contains { if case .finish = $0 { true } else { false } })
         #expect(segmenter.advance(to: 24_000 + hold) == [.finish(utterance: 3_600..<24_000)])
@@ -92,7 +98,7 @@ import Testing
         var held = UtteranceSegmenter()
         _ = held.handle(started(10_000))
         _ = held.handle(ended(10_000, 15_000))
-        _ = held.phraseChecked(whole: false)
+        _ = held.phraseChecked(.incomplete)
         _ = held.advance(to: 18_000)
         #expect(held.endOfStream() == [.finish(utterance: 3_600..<15_000)], "a held one ends at its speech end")
         var stopped = UtteranceSegmenter()
@@ -104,7 +110,99 @@ import Testing
     @Test func anEndWithoutAStartAndAnAnswerNobodyAskedForAreIgnored() {
         var segmenter = UtteranceSegmenter()
         #expect(segmenter.handle(ended(0, 5_000)) == [])
-        #expect(segmenter.phraseChecked(whole: true) == [])
+        #expect(segmenter.phraseChecked(.extendable) == [])
         #expect(segmenter.endOfStream() == [])
+    }
+
+    // MARK: Phrase-complete endpointing
+
+    @Test func theEndpointerIsToldTheChosenPauses() {
+        var listening = UtteranceListening()
+        listening.completePhraseSilenceMilliseconds = 120
+        listening.extendablePhraseSilenceMilliseconds = 350
+        #expect(UtteranceSegmenter(listening: listening).endpointer.pauseMilliseconds == [120, 350])
+        listening.completePhraseSilenceMilliseconds = 0
+        #expect(UtteranceSegmenter(listening: listening).endpointer.pauseMilliseconds == [350])
+    }
+
+    @Test func aPhraseThatCanGoOnEndsAtItsOwnLongerPause() {
+        var listening = UtteranceListening()
+        listening.extendablePhraseSilenceMilliseconds = 350
+        var segmenter = UtteranceSegmenter(listening: listening)
+        _ = segmenter.handle(started(10_000))
+        _ = segmenter.advance(to: 30_000)
+        _ = segmenter.handle(paused(10_000, 25_000))
+        #expect(segmenter.phraseChecked(.extendable) == [], "150 ms is not enough for a phrase that can go on")
+        _ = segmenter.advance(to: 31_000)
+        #expect(segmenter.handle(paused(10_000, 25_000, silence: 350)) == [.feed(27_400..<30_600), .checkPhrase])
+        #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 3_600..<30_600)])
+        // A phrase not yet whole is never ended by a pause.
+        var half = UtteranceSegmenter(listening: listening)
+        _ = half.handle(started(10_000))
+        _ = half.handle(paused(10_000, 25_000, silence: 350))
+        #expect(half.phraseChecked(.incomplete) == [])
+        #expect(half.isOpen)
+    }
+
+    @Test func aCompletePhraseEndsAtThePause() {
+        var segmenter = UtteranceSegmenter()
+        _ = segmenter.handle(started(10_000))
+        _ = segmenter.advance(to: 30_000)
+        // Everything up to the pause is fed at once (past the hold-back), then checked.
+        #expect(segmenter.handle(paused(10_000, 27_000)) == [.feed((30_000 - holdBack)..<29_400), .checkPhrase])
+        #expect(segmenter.phraseChecked(.complete) == [.finish(utterance: 3_600..<29_400)])
+        #expect(!segmenter.isOpen)
+        // The endpointer's later speech end for the same speech changes nothing.
+        #expect(segmenter.handle(ended(10_000, 32_800)) == [])
+    }
+
+    @Test func aPhraseThatCanGoOnOrIsNotWholeWaitsForTheTrailingSilence() {
+        for progress in [PhraseProgress.extendable, .incomplete] {
+            var segmenter = UtteranceSegmenter()
+            _ = segmenter.handle(started(10_000))
+            _ = segmenter.advance(to: 30_000)
+            _ = segmenter.handle(paused(10_000, 27_000))
+            #expect(segmenter.phraseChecked(progress) == [], "\(progress)")
+            #expect(segmenter.isOpen)
+            // Feeding goes on from the pause, contiguously, without feeding anything twice.
+            #expect(segmenter.advance(to: 34_000) == [], "the hold-back is still behind what the pause fed")
+            #expect(segmenter.advance(to: 40_000) == [.feed(29_400..<(40_000 - holdBack))])
+            // The speech end decides as before.
+            #expect(segmenter.handle(ended(10_000, 32_800)) == [.checkPhrase])
+            #expect(segmenter.phraseChecked(.extendable) == [.finish(utterance: 3_600..<32_800)])
+        }
+    }
+
+    @Test func aPauseDoesNothingWhenNotAllowedOffHeldOrWithNothingOpen() {
+        var segmenter = UtteranceSegmenter()
+        #expect(segmenter.handle(paused(0, 5_000)) == [], "nothing open")
+        _ = segmenter.handle(started(10_000))
+        #expect(segmenter.handle(paused(10_000, 28_000), earlyEndAllowed: false) == [])
+        var listening = UtteranceListening()
+        listening.completePhraseSilenceMilliseconds = 0
+        var off = UtteranceSegmenter(listening: listening)
+        _ = off.handle(started(10_000))
+        _ = off.handle(paused(10_000, 28_000))
+        #expect(off.phraseChecked(.complete) == [], "turned off: a complete phrase waits for the trailing silence")
+        #expect(off.isOpen)
+        // Held at a speech end: its end is decided by the hold, not by a pause.
+        var held = UtteranceSegmenter()
+        _ = held.handle(started(10_000))
+        _ = held.handle(ended(10_000, 24_000))
+        _ = held.phraseChecked(.incomplete)
+        #expect(held.handle(paused(10_000, 26_000)) == [])
+    }
+
+    @Test func aPhraseCompletedAfterAHoldEndsAtTheNextPause() {
+        // "a large … latte with milk and sugar": held at the first speech end,
+        // resumed, then complete at the pause after the last word.
+        var segmenter = UtteranceSegmenter()
+        _ = segmenter.handle(started(10_000))
+        _ = segmenter.handle(ended(10_000, 24_000))
+        _ = segmenter.phraseChecked(.incomplete)
+        #expect(segmenter.handle(started(31_000)) == [])
+        _ = segmenter.advance(to: 50_000)
+        #expect(segmenter.handle(paused(10_000, 47_000)) == [.feed((50_000 - holdBack)..<49_400), .checkPhrase])
+        #expect(segmenter.phraseChecked(.complete) == [.finish(utterance: 3_600..<49_400)])
     }
 }

@@ -105,6 +105,7 @@ public enum ConfigLoader {
                 audio.pacing = ParleyConfig.FilePacing(rawValue: value) ?? .realtime
                 pacingField = field
             case "endpoint_silence": audio.endpointSilence = try field.duration(in: .milliseconds(100)...(.seconds(5)))
+            case "complete_phrase_silence": audio.completePhraseSilence = try field.duration(in: .zero...(.seconds(5)))
             default: throw field.unknownKey()
             }
         }

@@ -69,6 +69,10 @@ public struct ParleyConfig: Sendable, Equatable {
         public var pacing: FilePacing = .realtime
         /// `audio.endpoint_silence`: trailing silence that ends a command.
         public var endpointSilence: Duration = .milliseconds(600)
+        /// `audio.complete_phrase_silence`: the pause that ends a command
+        /// nothing in the grammar can extend (phrase-complete endpointing);
+        /// 0, or not below `endpointSilence`, turns it off.
+        public var completePhraseSilence: Duration = .milliseconds(UtteranceListening().completePhraseSilenceMilliseconds)
         public init() {}
 
         /// The stand-in microphone of a simulated board: a spool `parley

@@ -214,6 +214,7 @@ public enum Wiring {
         return ListeningPipeline(
             capture: try CaptureService(configuration: capture, logger: Logger(label: "parley.audio")),
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
+            completePhraseSilence: config.audio.completePhraseSilence,
             playbackName: playback.description, latency: latency,
             isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() },
             showFault: showFault, logger: Logger(label: "parley.listen"))

@@ -30,6 +30,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// The wake words' grammar and stripping, from `wake`.
     let wakeGrammar: WakeGrammar
     private let endpointSilence: Duration
+    private let completePhraseSilence: Duration
     private let playbackName: String
     private let logger: Logger
     private let shared = Mutex(Shared())
@@ -57,7 +58,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var requested = (model: PhraseModel(), graph: WordGraph?.none, kind: Kind.commands, version: 0)
         var recognitions = 0
         var rejections = 0
-        /// Utterances the endpointer ended, and samples the listen thread
+        /// Utterances ended (at the trailing silence or, complete, at a
+        /// pause), and samples the listen thread
         /// found overwritten in the ring before it read them.
         var segments = 0
         var lostSamples: Int64 = 0
@@ -91,7 +93,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// LEDs; it is called every ``faultInterval`` while the microphone is
     /// missing.
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
-                endpointSilence: Duration, playbackName: String, latency: LatencyProbe,
+                endpointSilence: Duration,
+                completePhraseSilence: Duration = .milliseconds(UtteranceListening().completePhraseSilenceMilliseconds),
+                playbackName: String, latency: LatencyProbe,
                 isSpeaking: @escaping @Sendable () -> Bool = { false },
                 interruptSpeech: @escaping @Sendable () -> Void = {},
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger) {
@@ -104,6 +108,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.wake = wake
         self.wakeGrammar = wake.grammar
         self.endpointSilence = endpointSilence
+        self.completePhraseSilence = completePhraseSilence
         self.playbackName = playbackName
         self.logger = logger
     }
@@ -152,7 +157,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     public func recognitions() async -> Int { shared.withLock { $0.recognitions } }
 
-    /// Utterances the endpointer ended since start, those decided (handed
+    /// Utterances ended since start, those decided (handed
     /// to the engine or rejected), and samples lost because the listen
     /// thread fell more than the ring's length behind.
     public var listeningCounts: (segments: Int, decided: Int, lostSamples: Int64) {
@@ -426,11 +431,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// only ps_end_utt and scoring remain.
     private func listenLoop(_ listener: Listener, from start: Int64) {
         let ring = capture.ring
-        let milliseconds = Int(endpointSilence.components.seconds * 1000
-            + endpointSilence.components.attoseconds / 1_000_000_000_000_000)
-        let endpointer = Endpointer(configuration: EndpointerConfiguration(trailingSilenceMilliseconds: milliseconds))
-        let configuration = endpointer.configuration
-        var segmenter = UtteranceSegmenter(endpointer: configuration)
+        var listening = UtteranceListening()
+        listening.completePhraseSilenceMilliseconds = LatencyProbe.milliseconds(completePhraseSilence)
+        var segmenter = UtteranceSegmenter(
+            endpointer: EndpointerConfiguration(trailingSilenceMilliseconds: LatencyProbe.milliseconds(endpointSilence)),
+            listening: listening)
+        let configuration = segmenter.endpointer
+        let endpointer = Endpointer(configuration: configuration)
         let preRoll = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         var position = start
         var buffer = [Int16](repeating: 0, count: 1_600)
@@ -447,8 +454,14 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 case .feed(let range):
                     listener.feed(ring.samples(from: range.lowerBound, count: Int(range.count)), kind: utterance?.kind ?? .commands)
                 case .checkPhrase:
-                    act(segmenter.phraseChecked(whole: (try? listener.recognizer.wordsSoFarFormAPhrase()) ?? true))
+                    // A decoder that cannot say counts as a whole phrase that may
+                    // go on: the utterance ends at the trailing silence, as before.
+                    act(segmenter.phraseChecked((try? listener.recognizer.phraseProgress()) ?? .extendable))
                 case .finish(let range):
+                    // Ended at a pause (a complete phrase): what is said next
+                    // starts a segment of its own.
+                    endpointer.endSegment()
+                    shared.withLock { $0.segments += 1 }
                     guard var current = utterance else { continue }
                     utterance = nil
                     // When the last sample of the utterance was captured (the ring
@@ -457,7 +470,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                     let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
                     finish(&current, listener: listener, ring: ring, position: position,
                            samples: { ring.samples(from: range.lowerBound, count: Int(range.count)) },
-                           spokenEnd: spokenEnd, endSample: range.upperBound)
+                           spokenEnd: spokenEnd, endSample: range.upperBound, decidedSample: ring.writePosition)
                 case .cancel:
                     listener.cancel()
                 }
@@ -475,11 +488,14 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { events.append($0) }
             }
             for event in events {
-                if case .speechEnded = event { shared.withLock { $0.segments += 1 } }
-                // Held for the rest of a phrase only with a grammar of whole
-                // phrases that is still the one asked for.
-                let holdAllowed = (utterance?.kind == .commands || utterance?.kind == .followUp) && !listener.isStale
-                act(segmenter.handle(event, floor: ring.oldestPosition + 1_600, holdAllowed: holdAllowed))
+                // Held for the rest of a phrase, or ended early on a complete
+                // one, only with a grammar of whole phrases that is still the
+                // one asked for (open text has no phrases to complete).
+                let current = !listener.isStale
+                let holdAllowed = (utterance?.kind == .commands || utterance?.kind == .followUp) && current
+                let earlyEndAllowed = utterance.map { $0.kind != .dictation } == true && current
+                act(segmenter.handle(event, floor: ring.oldestPosition + 1_600, holdAllowed: holdAllowed,
+                                     earlyEndAllowed: earlyEndAllowed))
             }
             events.removeAll(keepingCapacity: true)
             if let current = utterance, current.kind == .bargeIn, !isSpeaking() {
@@ -515,8 +531,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// again with the new grammar.
     /// `endSample`: the utterance's end (with the endpointer's post-roll) as a
     /// position in the captured stream; latencies are measured from it.
+    /// `decidedSample`: the newest captured position when the end was
+    /// decided (how long the listener waited after the words is
+    /// `decidedSample` minus where they ended; scripts/bench-daemon.sh).
     private func finish(_ utterance: inout Utterance, listener: Listener, ring: AudioRing, position: Int64,
-                        samples: () -> [Int16], spokenEnd: ContinuousClock.Instant, endSample: Int64) {
+                        samples: () -> [Int16], spokenEnd: ContinuousClock.Instant, endSample: Int64,
+                        decidedSample: Int64) {
+        let decodeStart = ContinuousClock.now
         let recognizer = listener.recognizer
         var kind = utterance.kind
         let result: CommandResult
@@ -554,9 +575,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             shared.withLock { $0.recognitions += 1 }
             let words = result.transcript.split(separator: " ").map(String.init)
             let text = (kind == .followUp || kind == .dictation ? words : wakeGrammar.strip(words)).joined(separator: " ")
+            let now = ContinuousClock.now
             logger.info("heard", metadata: [
                 "text": "\(text)", "confidence": "\(result.confidence)",
-                "latency-ms": "\(LatencyProbe.milliseconds(ContinuousClock.now - spokenEnd))", "end-sample": "\(endSample)",
+                "latency-ms": "\(LatencyProbe.milliseconds(now - spokenEnd))", "end-sample": "\(endSample)",
+                "decided-sample": "\(decidedSample)", "decode-ms": "\(LatencyProbe.milliseconds(now - decodeStart))",
             ])
             hand(text, spokenEnd: spokenEnd)
             return

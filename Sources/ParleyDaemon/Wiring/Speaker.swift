@@ -33,6 +33,7 @@ public final class Speaker: Service, AudioPort, Sendable {
     /// Synthesises `text` and queues it for playback.
     public func speak(_ text: String) async {
         let mine = generation.load(ordering: .acquiring)
+        let asked = ContinuousClock.now
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async { [self, synthesizer, playback, logger, latency] in
                 defer { done.resume() }
@@ -51,7 +52,11 @@ public final class Speaker: Service, AudioPort, Sendable {
                             samples.removeAll(keepingCapacity: true)
                             first = false
                             if let elapsed = latency.answerStarted() {
-                                logger.info("answer started", metadata: ["answer-latency-ms": "\(LatencyProbe.milliseconds(elapsed))"])
+                                // synthesis-ms: from the engine asking to the first chunk queued.
+                                logger.info("answer started", metadata: [
+                                    "answer-latency-ms": "\(LatencyProbe.milliseconds(elapsed))",
+                                    "synthesis-ms": "\(LatencyProbe.milliseconds(ContinuousClock.now - asked))",
+                                ])
                             }
                         }
                         return current()   // false stops espeak-ng after an interrupt
