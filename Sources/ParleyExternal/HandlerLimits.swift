@@ -16,6 +16,13 @@ public struct HandlerLimits: Sendable, Hashable {
     public var logWindow: Duration = .seconds(10)
     /// How long resolve, options and confirmation may take (perform has the intent's own limit).
     public var stepTimeLimit: Duration = .seconds(3)
+    /// Added to the step limit of each request (not to a perform, which has
+    /// the intent's own limit) until the handler has answered
+    /// once since it was started: an interpreter starting (Python, a shell
+    /// running jq) on a loaded Pi 3 at boot, or on a busy test machine, can
+    /// take seconds before it reads its first line, and the first request
+    /// is usually the `options` call that fills the phrases' values.
+    public var startupAllowance: Duration = .seconds(10)
     /// How long a handler may take to exit after `shutdown` before it is killed.
     public var shutdownGrace: Duration = .milliseconds(500)
     /// Waits before each restart after a failure; the last repeats.

@@ -84,6 +84,8 @@ public actor HandlerSupervisor {
     private var unsolicited = 0
     private var backoffIndex = 0
     private var startedAt: ContinuousClock.Instant?
+    /// Whether the running handler has answered anything since it started.
+    private var answeredSinceStart = false
     private var restartDue: ContinuousClock.Instant?
     private var restartTask: Task<Void, Never>?
     private var waiters: [CheckedContinuation<Void, Never>] = []
@@ -146,7 +148,9 @@ public actor HandlerSupervisor {
     /// step limit when nil). A handler down for a restart that is due within
     /// the limit is waited for.
     public func call(_ method: JSONRPC.Method, params: JSONValue, timeLimit: Duration? = nil) async throws(HandlerFailure) -> JSONValue {
-        let limit = timeLimit ?? limits.stepTimeLimit
+        // A perform has the intent's own limit; the step limit of the other
+        // calls gets the start-up allowance until the handler first answers.
+        let limit = timeLimit ?? (limits.stepTimeLimit + (answeredSinceStart ? .zero : limits.startupAllowance))
         if process == nil, let due = restartDue, due < .now + limit {
             await withCheckedContinuation { waiters.append($0) }
         }
@@ -187,6 +191,7 @@ public actor HandlerSupervisor {
             process = started
             generation += 1
             startedAt = .now
+            answeredSinceStart = false
             status = .running(pid: started.pid)
             let current = generation
             logger.info("[\(app)] handler started (pid \(started.pid)): \(argv.joined(separator: " "))")
@@ -220,6 +225,7 @@ public actor HandlerSupervisor {
                 return
             }
             request.timeout.cancel()
+            answeredSinceStart = true
             if let error = response.error {
                 request.continuation.resume(returning: .failure(error.code == JSONRPC.methodNotFound
                     ? .notImplemented : .appError(code: error.code, message: error.message)))

@@ -12,6 +12,8 @@ mode = sys.argv[1] if len(sys.argv) > 1 else "good"
 print("started in mode " + mode, file=sys.stderr, flush=True)
 if mode == "exit-at-once":
     sys.exit(3)
+if mode == "slow-start":
+    time.sleep(1.5)   # an interpreter loading on a busy machine
 def reply(i, result=None, error=None):
     message = {"jsonrpc": "2.0", "id": i}
     if error is not None: message["error"] = error
@@ -215,6 +217,29 @@ for line in sys.stdin:
         #expect(again.map { $0["dialog"] } == .success(.string("Done.")), "\(intent): the handler was not restarted")
         #expect(await handler.restarts >= 1)
         await handler.stop()
+    }
+
+    @Test func aSlowStartIsAllowedForUntilTheFirstAnswer() async throws {
+        // Started, it takes 1.5 s before it reads a line; the step limit is 0.5 s.
+        var limits = HandlerLimits()
+        limits.stepTimeLimit = .milliseconds(500)
+        limits.startupAllowance = .seconds(30)
+        let (allowed, folder) = try supervisor("slow-start", limits: limits)
+        defer { folder.remove() }
+        await allowed.start()
+        let options = try await allowed.call(.options, params: ["intent": "Echo", "parameter": "item"])
+        #expect(options["options"] != nil, "the first answer may take the start-up allowance")
+        await allowed.stop()
+        // Without the allowance the same start misses the step limit.
+        limits.startupAllowance = .zero
+        let (strict, other) = try supervisor("slow-start", limits: limits)
+        defer { other.remove() }
+        await strict.start()
+        await #expect(throws: HandlerFailure.self) {
+            try await strict.call(.options, params: ["intent": "Echo", "parameter": "item"])
+        }
+        #expect(log.contains("did not answer options within 0.5 s"))
+        await strict.stop()
     }
 
     @Test func aHandlerThatExits() async throws {
