@@ -47,17 +47,19 @@ public struct AudioSpool: Sendable {
     /// even when the file is trimmed tight. Returns the seconds appended.
     @discardableResult
     public func append(wav: URL, lead: Double = 0.3, padding: Double = 1.0) throws -> Double {
-        let contents = try WAVFile.readInterleaved(wav)
-        var samples = Self.mono(contents.samples, channels: contents.channels)
-        if contents.sampleRate != Self.sampleRate {
-            samples = Self.resample(samples, from: contents.sampleRate)
-        }
+        var samples = Self.microphoneSamples(try WAVFile.readInterleaved(wav))
         samples = [Int16](repeating: 0, count: Int(lead * Double(Self.sampleRate))) + samples
         samples += [Int16](repeating: 0, count: Int(padding * Double(Self.sampleRate)))
         let remainder = samples.count % Self.periodFrames
         if remainder != 0 { samples += [Int16](repeating: 0, count: Self.periodFrames - remainder) }
         try append(samples)
         return Double(samples.count) / Double(Self.sampleRate)
+    }
+
+    /// A WAV file's samples as the microphone delivers them: mono, 16 kHz.
+    public static func microphoneSamples(_ contents: WAVFile.Contents) -> [Int16] {
+        let samples = mono(contents.samples, channels: contents.channels)
+        return contents.sampleRate == sampleRate ? samples : resample(samples, from: contents.sampleRate)
     }
 
     /// Appends samples in one write(2) with O_APPEND.

@@ -37,7 +37,7 @@ public struct Daemon: Sendable {
     public func run(
         makeComponents: @Sendable (ParleyConfig, StateStore, Logger) async throws -> DaemonComponents
     ) async throws {
-        let store = try StateStore(directory: config.stateDirectory)
+        let store = try StateStore(directory: config.stateDirectory, retention: config.donationRetention)
         let components = try await makeComponents(config, store, logger)
         let controller = DaemonController(
             config: config, configFile: configFile, store: store, components: components, logs: logs, logger: logger)
