@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/soak.sh MINUTES [OUT_DIR]
 #
-# The real daemon (release build; spool microphone, simulated board, Coffee
+# The real daemon (release build unless SOAK_CONFIGURATION=debug; spool microphone, simulated board, Coffee
 # Maker as the primary app) under load without pause for MINUTES: recorded
 # commands from ../shared/data/coffee-maker/clean with and without "hey"
 # (espeak-ng), kitchen noise (../shared/data/noise/kitchen.wav), TV-like
@@ -23,11 +23,15 @@ out=$(realpath -m "${2:-.build/soak}")
 data=../shared/data
 export PATH=/opt/swift/usr/bin:$PATH
 bash scripts/setup.sh >/dev/null
+# SOAK_CONFIGURATION=debug soaks the debug build instead (slower, more checks):
+# for trying the script where a release build is not at hand.
+configuration=${SOAK_CONFIGURATION:-release}
 for product in parleyd parley; do
-  nice -n 10 swift build -c release --product "$product" 2>&1 | grep -E "error|warning: .*Sources/" >&2 || true
+  if ! nice -n 10 swift build -c "$configuration" --product "$product" >"/tmp/parley-soak-build.log" 2>&1; then
+    cat /tmp/parley-soak-build.log >&2; echo "soak.sh: the $configuration build of $product failed" >&2; exit 1
+  fi
 done
-bin=$PWD/.build/release
-[ -x "$bin/parleyd" ] && [ -x "$bin/parley" ] || { echo "soak.sh: the release build failed" >&2; exit 1; }
+bin=$PWD/.build/$configuration
 
 work=$(mktemp -d /tmp/parley-soak.XXXXXX)
 pid=

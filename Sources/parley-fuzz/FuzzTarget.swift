@@ -36,7 +36,7 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             // `parley play` and `parley understand`: the header, then the samples
             // as the microphone spool would take them.
             if let contents = try? WAVFile.decode(data, path: "fuzz.wav") {
-                _ = AudioSpool.microphoneSamples(contents)
+                _ = try? AudioSpool.microphoneSamples(contents, path: "fuzz.wav")
             }
         case .template:
             // First line: a template; the rest: text resolved against it.

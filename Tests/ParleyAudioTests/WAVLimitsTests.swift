@@ -36,7 +36,21 @@ import Testing
 
     @Test func theSpoolTakesAnyRateWithinTheBoundsAsMono16k() throws {
         let stereo = WAVFile.Contents(samples: [Int16](repeating: 100, count: 8_000 * 2), sampleRate: 8_000, channels: 2)
-        let mono = AudioSpool.microphoneSamples(stereo)
+        let mono = try AudioSpool.microphoneSamples(stereo, path: "a.wav")
         #expect(abs(mono.count - 16_000) <= 2)
+        for rate in [11_025, 22_050, 44_100, 48_000, 192_000] {
+            let contents = WAVFile.Contents(samples: [Int16](repeating: 100, count: rate / 10), sampleRate: rate, channels: 1)
+            #expect(abs(try AudioSpool.microphoneSamples(contents, path: "a.wav").count - 1_600) <= 2, "\(rate) Hz")
+        }
+    }
+
+    /// Found by scripts/fuzz.sh wav (Tests/Fuzz/regressions/wav/): a header
+    /// declaring 44098 Hz made `parley play` design a 635,000-tap filter.
+    @Test func anOddRateIsRefusedBeforeAnyFilterIsDesigned() {
+        let odd = WAVFile.Contents(samples: [1, 2, 3, 4], sampleRate: 44_098, channels: 2)
+        #expect(throws: AudioError.self) { try AudioSpool.microphoneSamples(odd, path: "odd.wav") }
+        do { _ = try AudioSpool.microphoneSamples(odd, path: "odd.wav") } catch {
+            #expect("\(error)".hasPrefix("odd.wav: sample rate 44098 Hz is not a common rate"))
+        }
     }
 }
