@@ -111,7 +111,9 @@ public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
 
     private static func prune(_ db: Database, retention: DonationRetention, now: Date) throws {
         typealias Columns = DonationRecord.Columns
-        let cutoff = now.addingTimeInterval(-retention.maximumAgeSeconds)
+        // Dates are stored as REAL seconds (Records.swift); a `Date` operand
+        // would be bound as text, which SQLite sorts after every number.
+        let cutoff = now.timeIntervalSince1970 - retention.maximumAgeSeconds
         try DonationRecord.filter(Columns.date < cutoff).deleteAll(db)
         let excess = try DonationRecord.fetchCount(db) - retention.maximumCount
         if excess > 0 {
