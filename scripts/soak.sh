@@ -56,12 +56,13 @@ done
 kitchen=$data/noise/kitchen.wav
 length=$(soxi -D "$kitchen" | cut -d. -f1)
 for i in $(seq 0 11); do
-  sox "$kitchen" -r 16000 -c 1 -b 16 "$work/noise/kitchen-$i.wav" trim $(( (i * 7) % (length > 6 ? length - 5 : 1) )) 4
+  sox -V1 "$kitchen" -r 16000 -c 1 -b 16 "$work/noise/kitchen-$i.wav" trim $(( (i * 7) % (length > 6 ? length - 5 : 1) )) 4
 done
 i=0
 while IFS= read -r line; do
   espeak-ng -v en+f3 -s 190 -w "$work/tv-raw.wav" "$line"
-  sox -m -v 1 "$work/tv-raw.wav" -v 0.3 "$work/noise/kitchen-$((i % 12)).wav" -r 16000 -c 1 -b 16 "$work/tv/tv-$i.wav" trim 0 6
+  sox "$work/tv-raw.wav" -r 16000 -c 1 -b 16 "$work/tv-16k.wav"
+  sox -V1 -m -v 1 "$work/tv-16k.wav" -v 0.3 "$work/noise/kitchen-$((i % 12)).wav" -r 16000 -c 1 -b 16 "$work/tv/tv-$i.wav" trim 0 6
   i=$((i + 1))
 done <<'TV'
 And now the weather for the weekend: sunshine in the south, showers in the north.
