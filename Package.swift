@@ -114,6 +114,11 @@ let package = Package(
                 "ParleyStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // Fuzz targets for every reader of outside input (scripts/fuzz.sh builds it
+        // with libFuzzer; a normal build replays corpus files).
+        .executableTarget(
+            name: "parley-fuzz",
+            dependencies: ["ParleyCore", "ParleyApps", "ParleyAudio", "ParleyDaemon", "ParleyExternal", "ParleyHardware"]),
 
         // MARK: Tests: one target per module, plus the command-line contracts.
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),

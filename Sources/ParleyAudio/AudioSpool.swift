@@ -47,17 +47,33 @@ public struct AudioSpool: Sendable {
     /// even when the file is trimmed tight. Returns the seconds appended.
     @discardableResult
     public func append(wav: URL, lead: Double = 0.3, padding: Double = 1.0) throws -> Double {
-        let contents = try WAVFile.readInterleaved(wav)
-        var samples = Self.mono(contents.samples, channels: contents.channels)
-        if contents.sampleRate != Self.sampleRate {
-            samples = Self.resample(samples, from: contents.sampleRate)
-        }
+        var samples = try Self.microphoneSamples(try WAVFile.readInterleaved(wav), path: wav.path)
         samples = [Int16](repeating: 0, count: Int(lead * Double(Self.sampleRate))) + samples
         samples += [Int16](repeating: 0, count: Int(padding * Double(Self.sampleRate)))
         let remainder = samples.count % Self.periodFrames
         if remainder != 0 { samples += [Int16](repeating: 0, count: Self.periodFrames - remainder) }
         try append(samples)
         return Double(samples.count) / Double(Self.sampleRate)
+    }
+
+    /// The finest rate ratio converted: rate/16000 reduced to up/down with
+    /// `up` at most this. Every common rate qualifies (11025 Hz, the finest,
+    /// is 640/441); an odd one such as 44098 Hz (8000/22049) would need a
+    /// filter of over half a million taps, seconds of work for one file
+    /// (found by scripts/fuzz.sh wav).
+    public static let maximumUpsampling = 640
+
+    /// A WAV file's samples as the microphone delivers them: mono, 16 kHz.
+    /// Throws for a rate that cannot be converted cheaply, naming `path`.
+    public static func microphoneSamples(_ contents: WAVFile.Contents, path: String) throws -> [Int16] {
+        func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+        let up = sampleRate / gcd(contents.sampleRate, sampleRate)
+        guard up <= maximumUpsampling else {
+            throw AudioError.badFile(path: path, reason: "sample rate \(contents.sampleRate) Hz is not a common rate; "
+                + "convert it first (8000, 11025, 16000, 22050, 32000, 44100 or 48000 Hz, for example)")
+        }
+        let samples = mono(contents.samples, channels: contents.channels)
+        return contents.sampleRate == sampleRate ? samples : resample(samples, from: contents.sampleRate)
     }
 
     /// Appends samples in one write(2) with O_APPEND.

@@ -15,6 +15,10 @@ public struct PlaybackConfiguration: Sendable {
     public var threadName: String
     /// Called on the playback thread whenever speaking starts or ends (keep it cheap).
     public var onSpeakingChanged: (@Sendable (Bool) -> Void)?
+    /// Audio waiting to be played, at most (seconds at the device rate): a
+    /// block that would go past it is dropped and counted, so a flood of
+    /// `parley say` requests or announcements cannot fill memory.
+    public var maximumQueuedSeconds: Double = 120
 
     public init(
         device: PCMDevice,
@@ -51,6 +55,7 @@ public final class PlaybackService: Sendable {
     private let writtenAtStopRequest = Atomic<Int>(0)
     private let framesAfterStop = Atomic<Int>(0)
     private let underruns = Atomic<Int>(0)
+    private let dropped = Atomic<Int>(0)
     private let negotiatedRate = Atomic<Int>(0)
     private let reopens = Atomic<Int>(0)
     private let lastErrno = Atomic<Int32>(0)
@@ -78,6 +83,8 @@ public final class PlaybackService: Sendable {
     public var framesWrittenAfterLastStop: Int { framesAfterStop.load(ordering: .relaxed) }
     /// Underruns (-EPIPE) recovered.
     public var underrunCount: Int { underruns.load(ordering: .relaxed) }
+    /// Blocks refused because the queue held `maximumQueuedSeconds` already.
+    public var droppedBlockCount: Int { dropped.load(ordering: .relaxed) }
     /// Times the device was reopened after failing (e.g. a USB speaker replugged).
     public var reopenCount: Int { reopens.load(ordering: .relaxed) }
     /// errno of the last device failure (0: none).
@@ -111,8 +118,17 @@ public final class PlaybackService: Sendable {
         guard !samples.isEmpty else { return }
         let rate = deviceSampleRate > 0 ? deviceSampleRate : configuration.format.sampleRate
         let converted = PolyphaseResampler.resample(samples, from: sampleRate, to: rate)
-        busy.store(true, ordering: .releasing)
-        queue.withLock { $0.append(converted) }
+        let limit = Int(configuration.maximumQueuedSeconds * Double(rate))
+        let accepted = queue.withLock { queued -> Bool in
+            guard queued.reduce(converted.count, { $0 + $1.count }) <= limit else { return false }
+            busy.store(true, ordering: .releasing)
+            queued.append(converted)
+            return true
+        }
+        guard accepted else {
+            dropped.add(1, ordering: .relaxed)
+            return
+        }
         wake.signal()
     }
 

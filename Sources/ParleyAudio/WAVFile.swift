@@ -9,6 +9,11 @@ public enum WAVFile {
         public var channels: Int
     }
 
+    /// Sample rates a file may declare (telephone 4 kHz to studio 192 kHz).
+    public static let supportedRates = 4_000...192_000
+    /// Channel counts a file may declare.
+    public static let supportedChannels = 1...32
+
     /// Reads a mono 16-bit WAV file; throws `AudioError.badFile` naming the
     /// file and what was expected if it is anything else.
     public static func read(_ url: URL) throws -> (samples: [Int16], sampleRate: Int) {
@@ -25,7 +30,12 @@ public enum WAVFile {
         do { data = try Data(contentsOf: url) } catch {
             throw AudioError.badFile(path: url.path, reason: "cannot read: \(error.localizedDescription)")
         }
-        func bad(_ reason: String) -> AudioError { .badFile(path: url.path, reason: reason) }
+        return try decode(data, path: url.path)
+    }
+
+    /// Reads the bytes of a 16-bit WAV file; `path` names it in errors.
+    public static func decode(_ data: Data, path: String) throws -> Contents {
+        func bad(_ reason: String) -> AudioError { .badFile(path: path, reason: reason) }
         guard data.count >= 12, data.prefix(4) == Data("RIFF".utf8), data[8..<12] == Data("WAVE".utf8) else {
             throw bad("not a RIFF/WAVE file")
         }
@@ -47,6 +57,14 @@ public enum WAVFile {
                 guard format == 1 || format == 0xFFFE else { throw bad("expected PCM (format 1), found format \(format)") }
                 guard bits == 16 else { throw bad("expected 16-bit samples, found \(bits)-bit") }
                 guard channels > 0, rate > 0 else { throw bad("data chunk before a valid fmt chunk") }
+                // Bounds, not taste: resampling cost and memory grow with the
+                // rate ratio, so an absurd rate in a header would stall the device.
+                guard supportedRates.contains(rate) else {
+                    throw bad("sample rate \(rate) Hz; expected \(supportedRates.lowerBound)-\(supportedRates.upperBound) Hz")
+                }
+                guard supportedChannels.contains(channels) else {
+                    throw bad("\(channels) channels; expected \(supportedChannels.lowerBound)-\(supportedChannels.upperBound)")
+                }
                 let end = min(data.count, body + size)
                 let count = (end - body) / 2
                 var samples = [Int16](repeating: 0, count: count)

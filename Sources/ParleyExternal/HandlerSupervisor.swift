@@ -212,27 +212,19 @@ public actor HandlerSupervisor {
         guard generation == self.generation, process != nil else { return }
         switch event {
         case .line(let data):
-            guard let response = try? JSONDecoder().decode(JSONRPC.Response.self, from: data) else {
-                let text = String(decoding: data.prefix(80), as: UTF8.self)
+            switch JSONRPC.reply(to: data) {
+            case .notJSON(let text):
                 fail(.notJSON(text), why: "printed something that is not a JSON object: \(text)")
-                return
-            }
-            guard let id = response.id.flatMap({ $0.canonicalString }).flatMap(Int.init), let request = pending.removeValue(forKey: id) else {
+            case .answer(let id, let outcome) where pending[id] != nil:
+                let request = pending.removeValue(forKey: id)!
+                request.timeout.cancel()
+                answeredSinceStart = true
+                request.continuation.resume(returning: outcome)
+            case .answer, .unsolicited:
                 unsolicited += 1
                 if unsolicited > limits.maximumUnsolicitedLines {
                     fail(.flooded, why: "wrote more than \(limits.maximumUnsolicitedLines) lines that answer no request")
                 }
-                return
-            }
-            request.timeout.cancel()
-            answeredSinceStart = true
-            if let error = response.error {
-                request.continuation.resume(returning: .failure(error.code == JSONRPC.methodNotFound
-                    ? .notImplemented : .appError(code: error.code, message: error.message)))
-            } else if let result = response.result {
-                request.continuation.resume(returning: .success(result))
-            } else {
-                request.continuation.resume(returning: .failure(.badAnswer("neither a result nor an error")))
             }
         case .lineTooLong(let bytes):
             fail(.lineTooLong(bytes: bytes), why: "wrote a line longer than \(bytes) bytes")

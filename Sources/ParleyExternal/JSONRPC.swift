@@ -43,6 +43,31 @@ public enum JSONRPC {
         }
     }
 
+    /// What one line of a handler's standard output means.
+    public enum Reply: Sendable, Equatable {
+        /// The answer to request `id`: its result, or the failure it reports.
+        case answer(id: Int, Result<JSONValue, HandlerFailure>)
+        /// A JSON object that answers no numbered request (a notification or a stray id).
+        case unsolicited
+        /// Not a JSON-RPC response object; `excerpt` is the start of the line, for the log.
+        case notJSON(excerpt: String)
+    }
+
+    /// Reads one output line of a handler (the protocol reader: every byte of
+    /// it comes from a program Parley does not control).
+    public static func reply(to line: Data) -> Reply {
+        guard let response = try? JSONDecoder().decode(Response.self, from: line) else {
+            return .notJSON(excerpt: String(decoding: line.prefix(80), as: UTF8.self))
+        }
+        guard let id = response.id.flatMap({ $0.canonicalString }).flatMap(Int.init) else { return .unsolicited }
+        if let error = response.error {
+            return .answer(id: id, .failure(error.code == methodNotFound
+                ? .notImplemented : .appError(code: error.code, message: error.message)))
+        }
+        if let result = response.result { return .answer(id: id, .success(result)) }
+        return .answer(id: id, .failure(.badAnswer("neither a result nor an error")))
+    }
+
     /// One request or notification as a line, newline included.
     static func line(id: Int?, method: Method, params: JSONValue?) -> Data {
         let encoder = JSONEncoder()

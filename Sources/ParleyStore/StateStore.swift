@@ -16,10 +16,13 @@ public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
     private let queue: DatabaseQueue
     /// The database file.
     public let path: String
+    /// Donations kept: the oldest go as each new one is recorded.
+    public let retention: DonationRetention
 
     /// Opens (creating if needed) the database at `path` and migrates it.
     /// The directory must exist.
-    public init(path: String) throws {
+    public init(path: String, retention: DonationRetention = DonationRetention()) throws {
+        self.retention = retention
         do {
             queue = try DatabaseQueue(path: path, configuration: Self.configuration)
         } catch let error as DatabaseError {
@@ -30,10 +33,10 @@ public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
     }
 
     /// Opens `state.db` in `directory`, creating the directory (mode 0750).
-    public convenience init(directory: String) throws {
+    public convenience init(directory: String, retention: DonationRetention = DonationRetention()) throws {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-        try self.init(path: (directory as NSString).appendingPathComponent("state.db"))
+        try self.init(path: (directory as NSString).appendingPathComponent("state.db"), retention: retention)
     }
 
     /// WAL with `synchronous=FULL`, set on the connection before anything
@@ -91,12 +94,31 @@ public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
 
     // MARK: DonationStore
 
+    /// Records a donation and, in the same transaction, deletes those past
+    /// `retention`: older than its age limit counted back from this
+    /// donation's date, then the oldest beyond its count.
     @discardableResult
     public func record(_ donation: Donation) async throws -> Int64 {
         let record = DonationRecord(donation)
+        let retention = self.retention
         return try await queue.write { db in
             try record.insert(db)
-            return db.lastInsertedRowID
+            let id = db.lastInsertedRowID
+            try Self.prune(db, retention: retention, now: donation.date)
+            return id
+        }
+    }
+
+    private static func prune(_ db: Database, retention: DonationRetention, now: Date) throws {
+        typealias Columns = DonationRecord.Columns
+        // Dates are stored as REAL seconds (Records.swift); a `Date` operand
+        // would be bound as text, which SQLite sorts after every number.
+        let cutoff = now.timeIntervalSince1970 - retention.maximumAgeSeconds
+        try DonationRecord.filter(Columns.date < cutoff).deleteAll(db)
+        let excess = try DonationRecord.fetchCount(db) - retention.maximumCount
+        if excess > 0 {
+            let oldest = DonationRecord.select(Columns.id).order(Columns.date.asc, Columns.id.asc).limit(excess)
+            try DonationRecord.filter(oldest.contains(Columns.id)).deleteAll(db)
         }
     }
 

@@ -56,6 +56,7 @@ public struct EngineHarness: Sendable {
     public let sink: RecordingSink
     public let donations: InMemoryDonationStore
     public let appData: InMemoryAppDataStore
+    public let customPhrases = InMemoryCustomPhraseStore()
 
     public init(apps: [any ParleyApp], external: [AppDescription] = [], primaryApp: String? = nil,
                 configuration: EngineConfiguration = EngineConfiguration(),
@@ -64,7 +65,7 @@ public struct EngineHarness: Sendable {
         sink = RecordingSink()
         self.donations = InMemoryDonationStore(donations)
         appData = InMemoryAppDataStore()
-        let stores = ParleyStores(donations: self.donations, customPhrases: InMemoryCustomPhraseStore(), appData: appData)
+        let stores = ParleyStores(donations: self.donations, customPhrases: customPhrases, appData: appData)
         engine = ConversationEngine(registry: try AppRegistry(apps: apps, external: external, primaryApp: primaryApp), stores: stores,
                                     clock: clock, sink: sink, configuration: configuration)
     }

@@ -24,4 +24,13 @@ import Testing
         #expect(ring.recent(10) == ["INFO t: line 2", "INFO t: line 3", "INFO t: line 4"])
         #expect(ring.recent(1) == ["INFO t: line 4"])
     }
+
+    @Test func aLongLineIsCutAtTheByteLimitOnACharacterBoundary() {
+        let ring = LogRing(capacity: 2, maximumLineBytes: 10)
+        ring.append("exactly 10")
+        ring.append("ééééééé")          // 14 bytes: 3 characters (6 bytes) and "…" (3)
+        #expect(ring.recent(2) == ["exactly 10", "ééé…"])
+        #expect(ring.recent(2).allSatisfy { $0.utf8.count <= 10 })
+        #expect(LogRing().maximumLineBytes == 2048)
+    }
 }

@@ -256,3 +256,36 @@ import Testing
 
         """
 }
+
+/// `donations.keep` and `donations.max_entries`: the table stays bounded.
+@Suite struct DonationRetentionTests {
+    private func donation(_ n: Int, at seconds: Double) -> Donation {
+        Donation(identifier: "d\(n)", groupIdentifier: nil, app: "Timer", intent: "TimeLeft", parameters: [:],
+                 date: Date(timeIntervalSince1970: seconds), trigger: "voice")
+    }
+
+    @Test func theOldestGoPastTheCountLimit() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let store = try StateStore(directory: dir.path, retention: DonationRetention(maximumCount: 5))
+        for n in 0..<5 { try await store.record(donation(n, at: 1000 + Double(n))) }
+        #expect(try await store.donationCount() == 5)   // at the limit: all kept
+        for n in 5..<12 { try await store.record(donation(n, at: 1000 + Double(n))) }
+        #expect(try await store.donationCount() == 5)
+        let kept = try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
+        #expect(kept == ["d11", "d10", "d9", "d8", "d7"])
+    }
+
+    @Test func donationsOlderThanTheAgeLimitGo() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let day = 86_400.0
+        let store = try StateStore(directory: dir.path, retention: DonationRetention(maximumAge: .seconds(30 * 86_400)))
+        try await store.record(donation(0, at: 0))
+        try await store.record(donation(1, at: 10 * day))
+        try await store.record(donation(2, at: 30 * day))           // d0 is exactly 30 days old: kept
+        #expect(try await store.donationCount() == 3)
+        try await store.record(donation(3, at: 30 * day + 1))       // d0 is now past the limit
+        let kept = try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
+        #expect(kept == ["d3", "d2", "d1"])
+        #expect(try await store.integrityCheck() == ["ok"])
+    }
+}

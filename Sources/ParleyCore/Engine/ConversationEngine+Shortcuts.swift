@@ -129,7 +129,7 @@ extension ConversationEngine {
             throw IntentError("There is no shortcut '\(name)'" + (loaded.isEmpty ? "; none is loaded." : "; loaded: \(loaded.joined(separator: ", ")).") )
         }
         let words = PhraseText.normalise(phrase)
-        guard !words.isEmpty else { throw IntentError("The phrase '\(phrase)' has no words.") }
+        try await phrases.checkBounds(phrase, words: words)
         if let existing = Resolver(model: await phraseModel()).resolve(words: words) {
             throw IntentError("The phrase '\(phrase)' clashes with an existing phrase (\(existing.ruleID)).")
         }

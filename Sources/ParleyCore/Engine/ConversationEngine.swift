@@ -30,7 +30,7 @@ public actor ConversationEngine {
     var lastLine: String?
     var guide: Guide
     var suggestions: Suggestions
-    private var phrases: CustomPhraseBook
+    private(set) var phrases: CustomPhraseBook
     private var announcements = Announcements()
     private var wallClock: WallClockWatch
     private var lastRunID: UInt64 = 0
@@ -114,7 +114,7 @@ public actor ConversationEngine {
             try await addShortcutPhrase(phrase, shortcut: intent)
             return
         }
-        let custom = try phrases.validated(phrase, app: app, intent: intent, parameters: parameters,
+        let custom = try await phrases.validated(phrase, app: app, intent: intent, parameters: parameters,
                                            against: commandResolver, at: clock.now)
         try await stores.customPhrases.save(custom)
         await reloadPhrases()

@@ -66,9 +66,9 @@ struct CustomPhraseBook: Sendable {
     /// The phrase to store, or an error fit to show: no words, an unknown
     /// target, or a clash with a phrase the device already understands.
     func validated(_ phrase: String, app: String, intent: String, parameters: [String: String],
-                   against resolver: Resolver?, at now: Date) throws -> CustomPhrase {
+                   against resolver: Resolver?, at now: Date) async throws -> CustomPhrase {
         let words = PhraseText.normalise(phrase)
-        guard !words.isEmpty else { throw IntentError("The phrase '\(phrase)' has no words.") }
+        try await checkBounds(phrase, words: words)
         let target = try registry.canonicalTarget(app: app, intent: intent, parameters: parameters)
         if let existing = resolver?.resolve(words: words) {
             throw IntentError("The phrase '\(phrase)' clashes with an existing phrase (\(existing.ruleID)).")
@@ -77,4 +77,22 @@ struct CustomPhraseBook: Sendable {
     }
 
     func all() async throws -> [CustomPhrase] { try await stores.customPhrases.customPhrases() }
+
+    /// Every phrase is compiled into the grammars the recogniser searches for
+    /// each command, so how many there are and how long each is are bounded.
+    static let maximumPhrases = 200
+    static let maximumWords = 12
+
+    /// Refuses a phrase with no words, too many words, or one more than the
+    /// device keeps; the message says which bound and how to make room.
+    func checkBounds(_ phrase: String, words: [String]) async throws {
+        guard !words.isEmpty else { throw IntentError("The phrase '\(phrase)' has no words.") }
+        guard words.count <= Self.maximumWords else {
+            throw IntentError("The phrase '\(phrase)' has \(words.count) words; a phrase may have at most \(Self.maximumWords).")
+        }
+        let count = try await all().count
+        guard count < Self.maximumPhrases else {
+            throw IntentError("There are already \(count) custom phrases, the most the device keeps (\(Self.maximumPhrases)); delete one first.")
+        }
+    }
 }

@@ -27,6 +27,11 @@ public struct ShortcutLibrary: Sendable {
             .sorted().map { (directory as NSString).appendingPathComponent($0) }
     }
 
+    /// Shortcuts loaded at most: each adds its phrases to every grammar and
+    /// its triggers to the timers, so a folder filled by a runaway script
+    /// must not slow every command down.
+    public static let maximumShortcuts = 100
+
     /// Loads every shortcut file of a folder.
     public static func load(directory: String, environment: ShortcutEnvironment) -> ShortcutLibrary {
         load(files: files(in: directory), environment: environment)
@@ -47,6 +52,9 @@ public struct ShortcutLibrary: Sendable {
         var candidates: [Shortcut] = []
         for (_, result) in parsed {
             switch result {
+            case .success(let shortcut) where candidates.count >= maximumShortcuts:
+                problems.append(ShortcutProblem(shortcut.nameLocation,
+                    "not loaded: the device keeps at most \(maximumShortcuts) shortcuts; remove one first"))
             case .success(let shortcut): candidates.append(shortcut)
             case .failure(let error): problems.append(contentsOf: error.problems)
             }

@@ -14,8 +14,18 @@ public struct ShortcutFileError: Error, Sendable, Hashable, CustomStringConverti
 /// Every problem names `FILE:LINE:COLUMN`, from the marks Yams keeps on
 /// each node; as many problems as can be found are reported at once.
 public enum ShortcutLoader {
+    /// A shortcut is a page of YAML; far more is a mistake (or an attack on
+    /// the parser's memory), refused before it is read.
+    public static let maximumFileBytes = 256 * 1024
+
     /// Reads and parses a file.
     public static func load(file: String) throws(ShortcutFileError) -> Shortcut {
+        // The size is checked before reading, so a huge file costs no memory.
+        let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int ?? 0
+        guard size <= maximumFileBytes else {
+            throw ShortcutFileError([ShortcutProblem(SourceLocation(file: file, line: 1, column: 1),
+                "is \(size) bytes; a shortcut file may have at most \(maximumFileBytes)")])
+        }
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: file))

@@ -1,5 +1,6 @@
 import Foundation
 import ParleySpeech
+import ParleyStore
 import Yams
 
 /// Reads `parley.yaml`. Every key is checked: unknown keys, wrong types and
@@ -60,6 +61,7 @@ public enum ConfigLoader {
             case "confirm_by_voice": config.voiceConfirmableCategories = try readCategories(field)
             case "timeouts": try readTimeouts(field, into: &config.timeouts)
             case "tips": config.tips = try field.bool()
+            case "donations": try readDonations(field, into: &config.donationRetention)
             case "state_directory": config.stateDirectory = try field.absolutePath()
             case "apps_folder": config.appsFolder = try field.string()
             case "control_socket": config.controlSocket = try field.absolutePath()
@@ -193,6 +195,16 @@ public enum ConfigLoader {
         }
     }
 
+    private static func readDonations(_ section: Field, into retention: inout DonationRetention) throws {
+        try section.forEachEntry { key, field in
+            switch key {
+            case "keep": retention.maximumAge = try field.duration(in: .seconds(86_400)...(.seconds(3650 * 86_400)))
+            case "max_entries": retention.maximumCount = try field.int(in: 100...1_000_000)
+            default: throw field.unknownKey()
+            }
+        }
+    }
+
     private static func readCategories(_ field: Field) throws -> Set<String> {
         var result: Set<String> = []
         for item in try field.sequence() {
@@ -319,11 +331,11 @@ struct Field {
     }
 
     /// A duration: a number of seconds (`8`, `0.6`) or a number with a unit
-    /// (`600ms`, `8s`, `2min`).
+    /// (`600ms`, `8s`, `2min`, `12h`, `90d`).
     func duration(in range: ClosedRange<Duration>) throws -> Duration {
         guard case .scalar(let scalar) = node, node.null == nil else { throw wrongType("a duration such as 8s or 600ms") }
         let text = scalar.string.trimmingCharacters(in: .whitespaces)
-        let units: [(String, Double)] = [("ms", 0.001), ("min", 60), ("s", 1)]
+        let units: [(String, Double)] = [("ms", 0.001), ("min", 60), ("s", 1), ("h", 3600), ("d", 86_400)]
         var seconds: Double?
         if let plain = Double(text) {
             seconds = plain
@@ -333,8 +345,11 @@ struct Field {
             seconds = number * factor
         }
         guard let seconds, seconds.isFinite else { throw wrongType("a duration such as 8s or 600ms") }
-        let value = Duration.milliseconds(Int64((seconds * 1000).rounded()))
-        guard range.contains(value) else {
+        // Range-checked in seconds first: converting 1e300 s to whole
+        // milliseconds would trap (`timeouts.answer: 1e300` stopped the daemon).
+        let bounds = Double(range.lowerBound.components.seconds)...Double(range.upperBound.components.seconds + 1)
+        let value = bounds.contains(seconds) ? Duration.milliseconds(Int64((seconds * 1000).rounded())) : nil
+        guard let value, range.contains(value) else {
             throw impossible("\(text) is not between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound))")
         }
         return value
@@ -358,6 +373,7 @@ struct Field {
 
     static func format(_ duration: Duration) -> String {
         let ms = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        if ms % 86_400_000 == 0 { return "\(ms / 86_400_000)d" }
         return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
     }
 }

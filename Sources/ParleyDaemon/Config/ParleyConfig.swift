@@ -1,4 +1,5 @@
 import ParleySpeech
+import ParleyStore
 import Foundation
 
 /// Everything `/etc/parley/parley.yaml` can set, with defaults that run on a
@@ -25,6 +26,9 @@ public struct ParleyConfig: Sendable, Equatable {
     public var timeouts = Timeouts()
     /// `tips`: "Next time, just say …" after long conversations.
     public var tips: Bool = true
+    /// `donations.keep` and `donations.max_entries`: how long and how many
+    /// donations the state keeps (the oldest are deleted as new ones come).
+    public var donationRetention = DonationRetention()
     /// `state_directory`: where the SQLite state lives.
     public var stateDirectory: String = "/var/lib/parley"
     /// `apps_folder`: the external apps folder (one subfolder per app, each

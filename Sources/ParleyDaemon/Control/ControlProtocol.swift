@@ -101,6 +101,16 @@ extension ControlRequest {
         }
     }
 
+    /// Reads one request line as a client sent it (the bytes are the client's:
+    /// the control-socket protocol reader); the error text goes back to the client.
+    public init(line: Data) throws(ControlProtocolError) {
+        let wire: WireRequest
+        do { wire = try ControlCoding.decode(WireRequest.self, from: line) } catch {
+            throw ControlProtocolError("not a JSON request object with a \"command\" field")
+        }
+        try self.init(wire: wire)
+    }
+
     /// Decodes a request line; the error text goes back to the client.
     init(wire w: WireRequest) throws(ControlProtocolError) {
         func need(_ value: String?, _ field: String) throws(ControlProtocolError) -> String {

@@ -13,18 +13,37 @@ public protocol ControlHandling: Sendable {
     func handle(_ request: ControlRequest) async -> ControlResponse
 }
 
+/// What one control connection, and all of them together, may hold.
+/// `parley` sends a request of a few hundred bytes and waits for the answer;
+/// anything far beyond that is a broken or hostile client, and it must not
+/// keep the daemon's threads or memory.
+public struct ControlLimits: Sendable, Hashable {
+    /// Connections served at once; one more is answered with a refusal and closed.
+    public var maximumClients = 16
+    /// The longest request line, in bytes.
+    public var maximumRequestBytes = 64 * 1024
+    /// A connection that sends nothing (or stops halfway through a line) for
+    /// this long is closed; so is one that does not read its answers, or
+    /// takes longer than this to send one line.
+    public var idleTimeout: Duration = .seconds(10)
+
+    public init() {}
+}
+
 /// The Unix socket `parley` talks to.
 ///
 /// The socket file gets mode 0660 (owner and `control_group` only) inside a
 /// directory created 0750 if missing. Connections are rare and short, so
 /// each runs on its own thread with blocking reads; a request is handed to
-/// the async handler and the thread waits for the answer. `stop()` wakes
+/// the async handler and the thread waits for the answer. ``ControlLimits``
+/// bound the threads, the line buffer and how long a silent client stays. `stop()` wakes
 /// the blocked `accept`/`read` calls with `shutdown(2)` and joins the threads.
 public final class ControlServer: Sendable {
     public let path: String
     private let group: String?
     private let handler: any ControlHandling
     private let logger: Logger
+    public let limits: ControlLimits
     private let state = Mutex(State())
     private let threads = DispatchGroup()
 
@@ -34,7 +53,9 @@ public final class ControlServer: Sendable {
         var stopping = false
     }
 
-    public init(path: String, group: String? = nil, handler: any ControlHandling, logger: Logger) {
+    public init(path: String, group: String? = nil, handler: any ControlHandling, logger: Logger,
+                limits: ControlLimits = ControlLimits()) {
+        self.limits = limits
         self.path = path
         self.group = group
         self.handler = handler
@@ -129,12 +150,19 @@ public final class ControlServer: Sendable {
                 return
             }
             _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            let accepted = state.withLock { s -> Bool in
-                guard !s.stopping else { return false }
+            setTimeouts(client)
+            let maximum = limits.maximumClients
+            let admitted = state.withLock { s -> Bool? in
+                guard !s.stopping else { return nil }
+                guard s.clients.count < maximum else { return false }
                 s.clients.insert(client)
                 return true
             }
-            guard accepted else { close(client); return }
+            guard let admitted else { close(client); return }
+            guard admitted else {
+                refuse(client, "too many control connections (\(maximum) open); try again")
+                continue
+            }
             threads.enter()
             let thread = Thread { [self] in
                 serve(client)
@@ -147,9 +175,27 @@ public final class ControlServer: Sendable {
         }
     }
 
+    /// Reads and writes on `fd` give up after `idleTimeout` (EAGAIN ends the
+    /// connection), so a silent client or one that never reads is dropped.
+    private func setTimeouts(_ fd: Int32) {
+        let c = limits.idleTimeout.components
+        var value = timeval(tv_sec: Int(c.seconds), tv_usec: Int(c.attoseconds / 1_000_000_000_000))
+        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Answers a connection past the limit with one failure line and closes it.
+    private func refuse(_ fd: Int32, _ message: String) {
+        logger.warning("control connection refused", metadata: ["why": "\(message)"])
+        if let line = try? ControlCoding.encode(ControlResponse.failure(message)) {
+            try? UnixSocket.writeAll(fd, line, path: path)
+        }
+        close(fd)
+    }
+
     /// One connection: a response line for every request line until EOF.
     private func serve(_ fd: Int32) {
-        var reader = LineReader(fd: fd, path: path)
+        var reader = LineReader(fd: fd, path: path, maxLine: limits.maximumRequestBytes, lineTimeLimit: limits.idleTimeout)
         do {
             while let line = try reader.next() {
                 if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { continue }
@@ -165,14 +211,7 @@ public final class ControlServer: Sendable {
 
     private func respond(to line: Data) -> ControlResponse {
         let request: ControlRequest
-        do {
-            let wire = try ControlCoding.decode(WireRequest.self, from: line)
-            request = try ControlRequest(wire: wire)
-        } catch let error as ControlProtocolError {
-            return .failure(error.description)
-        } catch {
-            return .failure("not a JSON request object with a \"command\" field")
-        }
+        do { request = try ControlRequest(line: line) } catch { return .failure(error.description) }
         let handler = self.handler
         return blockingAwait { await handler.handle(request) }
     }

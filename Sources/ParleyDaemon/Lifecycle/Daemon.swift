@@ -42,7 +42,7 @@ public struct Daemon: Sendable {
         // own (up to 8 per core), each keeping its freed pages; the daemon's
         // threads allocate little once listening, so two arenas are plenty.
         parley_limit_malloc_arenas(2)
-        let store = try StateStore(directory: config.stateDirectory)
+        let store = try StateStore(directory: config.stateDirectory, retention: config.donationRetention)
         let components = try await makeComponents(config, store, logger)
         let controller = DaemonController(
             config: config, configFile: configFile, store: store, components: components, logs: logs, logger: logger)

@@ -1,7 +1,9 @@
 import Synchronization
 
 /// The most recent log lines, kept in memory for `parley logs`.
-/// Bounded: the oldest line is dropped when full.
+/// Bounded: the oldest line is dropped when full, and a line longer than
+/// `maximumLineBytes` (a `parley say` of a megabyte is logged with its text)
+/// is cut there, so the ring holds at most capacity × maximumLineBytes.
 public final class LogRing: Sendable {
     private struct Storage {
         var lines: [String] = []
@@ -11,13 +13,16 @@ public final class LogRing: Sendable {
 
     private let storage = Mutex(Storage())
     public let capacity: Int
+    public let maximumLineBytes: Int
 
-    public init(capacity: Int = 500) {
-        precondition(capacity > 0)
+    public init(capacity: Int = 500, maximumLineBytes: Int = 2048) {
+        precondition(capacity > 0 && maximumLineBytes > 0)
         self.capacity = capacity
+        self.maximumLineBytes = maximumLineBytes
     }
 
-    public func append(_ line: String) {
+    public func append(_ text: String) {
+        let line = text.utf8.count <= maximumLineBytes ? text : Self.cut(text, to: maximumLineBytes)
         storage.withLock { s in
             if s.lines.count < capacity {
                 s.lines.append(line)
@@ -27,6 +32,19 @@ public final class LogRing: Sendable {
                 s.dropped += 1
             }
         }
+    }
+
+    /// `text` cut to at most `bytes` UTF-8 bytes on a character boundary, marked with "…".
+    static func cut(_ text: String, to bytes: Int) -> String {
+        let budget = bytes - 3   // "…" is three bytes
+        var end = text.startIndex, used = 0
+        for character in text {
+            let size = character.utf8.count
+            guard used + size <= budget else { break }
+            used += size
+            end = text.index(after: end)
+        }
+        return text[..<end] + "…"
     }
 
     /// The last `limit` lines, oldest first.

@@ -86,6 +86,11 @@ public final class ShortcutFolder: Service, Sendable {
             if case .success(let s) = entry.result { return s.name.lowercased() != shortcut.name.lowercased() }
             return true
         }
+        let loaded = parsed.filter { if case .success = $0.result { return true } else { return false } }.count
+        guard loaded < ShortcutLibrary.maximumShortcuts else {
+            throw ShortcutFileError([ShortcutProblem(shortcut.nameLocation,
+                "the device already keeps \(loaded) shortcuts, the most it keeps (\(ShortcutLibrary.maximumShortcuts)); remove one first")])
+        }
         parsed.insert((file, .success(shortcut)), at: 0)
         let checked = ShortcutLibrary.check(parsed, environment: await environment())
         let own = checked.problems.filter { $0.location.file == file }
