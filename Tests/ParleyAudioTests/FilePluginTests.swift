@@ -49,6 +49,17 @@ func waitFor(_ condition: () -> Bool) -> Bool {
     return condition()
 }
 
+/// Waits until `condition` holds, for as long as `progress` keeps moving: a
+/// long capture on a starved machine is slow, not stuck. Fails only when
+/// `progress` stands still for a whole `waitFor` bound.
+func waitWhileProgressing(_ progress: () -> Int, until condition: () -> Bool) -> Bool {
+    while !condition() {
+        let before = progress()
+        if waitFor({ condition() || progress() != before }) == false { return false }
+    }
+    return true
+}
+
 extension AudioRing {
     /// Test helper: waits (bounded by a generous count of futex waits, not a
     /// timed assertion) until the ring has at least `count` samples.
@@ -184,7 +195,7 @@ final class TemporaryDirectory {
             let before = parley_malloc_count_for_thread(tid)
             let periodsBefore = service.status.periods
             gate.store(true, ordering: .releasing)
-            #expect(waitFor { service.status.state == .endOfInput })
+            #expect(waitWhileProgressing({ service.status.periods }, until: { service.status.state == .endOfInput }))
             let after = parley_malloc_count_for_thread(tid)
             let periods = service.status.periods - periodsBefore
             service.stop()
