@@ -31,6 +31,11 @@ public struct UtteranceListening: Sendable, Equatable {
     /// default) such a phrase ends at the trailing silence, as any speech.
     public var extendablePhraseSilenceMilliseconds = 600
 
+    /// The pauses the endpointer reports: the two silences above that are on.
+    var pauseMilliseconds: [Int] {
+        [completePhraseSilenceMilliseconds, extendablePhraseSilenceMilliseconds].filter { $0 > 0 }
+    }
+
     public init() {}
 }
 
@@ -105,8 +110,7 @@ public struct UtteranceSegmenter: Sendable {
     public init(endpointer: EndpointerConfiguration = EndpointerConfiguration(),
                 listening: UtteranceListening = UtteranceListening()) {
         var endpointer = endpointer
-        endpointer.pauseMilliseconds = [listening.completePhraseSilenceMilliseconds,
-                                        listening.extendablePhraseSilenceMilliseconds].filter { $0 > 0 }
+        endpointer.pauseMilliseconds = listening.pauseMilliseconds
         self.endpointer = endpointer
         self.listening = listening
     }
@@ -175,8 +179,7 @@ public struct UtteranceSegmenter: Sendable {
         if let pause {
             let needed = switch progress {
             // Never later than a phrase that could still go on.
-            case .complete: [listening.completePhraseSilenceMilliseconds,
-                             listening.extendablePhraseSilenceMilliseconds].filter { $0 > 0 }.min() ?? 0
+            case .complete: listening.pauseMilliseconds.min() ?? 0
             case .extendable: listening.extendablePhraseSilenceMilliseconds
             case .incomplete: Int.max
             }
