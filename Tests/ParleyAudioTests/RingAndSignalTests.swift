@@ -88,11 +88,18 @@ import ParleyTestKit
         }
         waiter.start()
         while !seen.started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
-        let period = [Int16](repeating: 7, count: 160)
-        for _ in 0..<3 {
-            period.withUnsafeBufferPointer { ring.write($0) }
-            try await Task.sleep(for: .milliseconds(20))
+        // The writes come from a thread of their own, like the capture thread:
+        // a test task sleeping between them can be resumed tens of seconds
+        // later when parallel tests hold every thread of the cooperative pool,
+        // and the waiter's time-out then says nothing about its wake-ups.
+        let writer = Thread {
+            let period = [Int16](repeating: 7, count: 160)
+            for _ in 0..<3 {
+                period.withUnsafeBufferPointer { ring.write($0) }
+                usleep(20_000)
+            }
         }
+        writer.start()
         while !seen.result.withLock({ $0.returned }) { try await Task.sleep(for: .milliseconds(1)) }
         // Woken only once the batch it asked for was there, not by the first period.
         #expect(seen.result.withLock { $0.position } >= 480)

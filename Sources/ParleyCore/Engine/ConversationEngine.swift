@@ -23,6 +23,8 @@ public actor ConversationEngine {
 
     private var commandModel = PhraseModel()
     private var commandResolver: Resolver?
+    /// Set while the phrase model lacks some app's values (`reloadPhrases`).
+    private var vocabularyRetry: VocabularyRetry?
     // Shared with the resolution and perform extensions (other files).
     var phase: Phase = .idle
     private var led: DeviceState?
@@ -88,10 +90,35 @@ public actor ConversationEngine {
     }
 
     /// Compiles the phrase model from the apps and the stored custom phrases.
+    ///
+    /// An app that cannot give a parameter's values now (a handler slow to
+    /// start on a busy CPU, one restarting) must not leave its phrases
+    /// without them until the next reload: the model is compiled with what
+    /// there is, and compiled again when `vocabularyRetry` is due (before the
+    /// next command, or from `tick()` when idle), backing off while it fails.
     public func reloadPhrases() async {
         let custom = (try? await phrases.all()) ?? []
-        commandModel = await registry.phraseModel(customPhrases: custom, shortcuts: shortcuts.shortcuts, context: { self.context(app: $0) })
+        let compiled = await registry.compiledPhrases(customPhrases: custom, shortcuts: shortcuts.shortcuts,
+                                                      context: { self.context(app: $0) })
+        commandModel = compiled.model
         commandResolver = Resolver(model: commandModel)
+        let failedBefore = vocabularyRetry != nil
+        vocabularyRetry = vocabularyRetry.next(unavailable: compiled.unavailable, at: clock.instant)
+        if let retry = vocabularyRetry {
+            let which = compiled.unavailable.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+            await log("phrases compiled without the values of \(which); asking again in \(Int(retry.interval)) s")
+        } else if failedBefore {
+            await log("phrases compiled again with every app's values")
+        }
+    }
+
+    /// Compiles the phrases again if some app's values were missing and the
+    /// retry is due. Returns whether it did.
+    @discardableResult
+    func retryMissingVocabularies() async -> Bool {
+        guard let retry = vocabularyRetry, retry.due <= clock.instant else { return false }
+        await reloadPhrases()
+        return true
     }
 
     /// Installs another set of apps (an external app added, changed or
@@ -270,6 +297,11 @@ public actor ConversationEngine {
             holdDeadlines(from: instant)
             return
         }
+        // Idle, a model compiled again with the values that were missing goes
+        // to the recogniser now rather than after the next conversation.
+        if case .idle = phase, await retryMissingVocabularies() {
+            await sink.emit(.listening(listeningMode))
+        }
         switch phase {
         case .waiting(let waiting):
             switch waiting.lapse(at: instant) {
@@ -313,7 +345,7 @@ public actor ConversationEngine {
     // MARK: - Commands
 
     func prepare() async {
-        if commandResolver == nil { await reloadPhrases() }
+        if commandResolver == nil { await reloadPhrases() } else { await retryMissingVocabularies() }
     }
 
     func nextRunID() -> RunID {

@@ -112,17 +112,34 @@ public struct AppRegistry: Sendable {
         "\(app).\(intent).\(parameter)"
     }
 
-    /// Finite parameters used in phrases and templates whose values need the
-    /// app (entity suggestions), keyed by vocabulary name.
-    public func dynamicOptions(context: @Sendable (String) -> IntentContext) async -> [String: [ParameterOption]] {
-        var result: [String: [ParameterOption]] = [:]
+    /// Values of the finite parameters used in phrases and templates that
+    /// need the app (entity suggestions), keyed by vocabulary name, and the
+    /// vocabularies whose app could not give them (a handler that did not
+    /// answer in time, a throwing `options`), with the reason.
+    public struct DynamicOptions: Sendable {
+        public var values: [String: [ParameterOption]] = [:]
+        public var unavailable: [String: String] = [:]
+    }
+
+    public func dynamicOptions(context: @Sendable (String) -> IntentContext) async -> DynamicOptions {
+        var result = DynamicOptions()
         for app in apps {
             for shortcut in app.shortcuts {
                 for case .parameter(let name) in shortcut.phrases.flatMap(PhraseToken.tokens(of:)) {
                     guard let definition = descriptor(app: app.identifier, intent: shortcut.intent.identifier)?.parameter(name),
                           definition.staticOptions == nil else { continue }
                     let key = Self.vocabularyName(app: app.identifier, intent: shortcut.intent.identifier, parameter: name)
-                    result[key] = (try? await definition.valueType.options(context: context(app.identifier))) ?? []
+                    guard result.values[key] == nil, result.unavailable[key] == nil else { continue }
+                    let appContext = context(app.identifier)
+                    let answer: Result<[ParameterOption]?, any Error>
+                    do { answer = .success(try await definition.valueType.options(context: appContext)) } catch { answer = .failure(error) }
+                    switch answer {
+                    case .success(let options): result.values[key] = options ?? []
+                    case .failure(let error):
+                        // Compiled without values for now; the engine asks again later.
+                        result.values[key] = []
+                        result.unavailable[key] = String(describing: error)
+                    }
                 }
             }
         }
@@ -132,6 +149,15 @@ public struct AppRegistry: Sendable {
     /// Compiles everything that can be said into the shared model (see `PhraseCompiler`).
     public func phraseModel(customPhrases: [CustomPhrase] = [], shortcuts: [Shortcut] = [],
                             context: @Sendable (String) -> IntentContext) async -> PhraseModel {
-        PhraseCompiler.compile(self, customPhrases: customPhrases, dynamicOptions: await dynamicOptions(context: context), shortcuts: shortcuts)
+        await compiledPhrases(customPhrases: customPhrases, shortcuts: shortcuts, context: context).model
+    }
+
+    /// `phraseModel`, with the vocabularies that were compiled without their
+    /// values because the app could not give them (see `DynamicOptions`).
+    public func compiledPhrases(customPhrases: [CustomPhrase] = [], shortcuts: [Shortcut] = [],
+                                context: @Sendable (String) -> IntentContext) async -> (model: PhraseModel, unavailable: [String: String]) {
+        let options = await dynamicOptions(context: context)
+        let model = PhraseCompiler.compile(self, customPhrases: customPhrases, dynamicOptions: options.values, shortcuts: shortcuts)
+        return (model, options.unavailable)
     }
 }
