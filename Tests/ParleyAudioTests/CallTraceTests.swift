@@ -134,7 +134,7 @@ import Testing
         #expect(service.problem == nil)
     }
 
-    @Test(.timeLimit(.minutes(1))) func stopWakesABlockedRead() throws {
+    @Test(.timeLimit(.minutes(3))) func stopWakesABlockedRead() throws {
         let mock = MockALSA(.init(blockForever: true))
         let service = try makeService(mock)
         try service.start()

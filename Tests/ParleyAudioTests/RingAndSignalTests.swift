@@ -78,13 +78,15 @@ import ParleyTestKit
         let ring = AudioRing(seconds: 1)
         final class Seen: Sendable {
             let started = Atomic<Bool>(false)
+            let gotSamples = Atomic<Bool>(false)
             let result = Mutex<(returned: Bool, position: Int64)>((false, 0))
         }
         let seen = Seen()
         let waiter = Thread {
             seen.started.store(true, ordering: .releasing)
             let got = ring.waitForSamples(after: 0, minimum: 480, timeoutNanoseconds: 30_000_000_000)
-            seen.result.withLock { $0 = (got, ring.writePosition) }
+            seen.gotSamples.store(got, ordering: .releasing)
+            seen.result.withLock { $0 = (true, ring.writePosition) }
         }
         waiter.start()
         while !seen.started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
@@ -102,6 +104,8 @@ import ParleyTestKit
         writer.start()
         while !seen.result.withLock({ $0.returned }) { try await Task.sleep(for: .milliseconds(1)) }
         // Woken only once the batch it asked for was there, not by the first period.
+        let gotSamples = seen.gotSamples.load(ordering: .acquiring)
+        #expect(gotSamples, "the wait timed out without a sample")
         #expect(seen.result.withLock { $0.position } >= 480)
     }
 }

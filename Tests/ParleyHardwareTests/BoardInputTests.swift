@@ -7,7 +7,7 @@ import Testing
 
 /// Named input lines (`inputs:`): parsed, errors named, reported as edges by
 /// the GPIO board (debounced) and the simulated board.
-@Suite("Board inputs", .timeLimit(.minutes(1)))
+@Suite("Board inputs", .timeLimit(.minutes(3)))
 struct BoardInputTests {
     @Test func inputsAreParsedWithTheirLines() throws {
         let yaml = validBoard + "\ninputs:\n  door: { line: 5, active: high, bias: pull-down }\n  window: { line: 6, active: low, bias: pull-up, debounce-ms: 50 }\n"

@@ -65,7 +65,7 @@ func firstEvents(_ board: any HardwareBoard, _ count: Int) async -> [HardwareEve
     return events
 }
 
-@Suite("libgpiod wrapper and GPIO board, without hardware", .timeLimit(.minutes(1)))
+@Suite("libgpiod wrapper and GPIO board, without hardware", .timeLimit(.minutes(3)))
 struct GPIOBoardTests {
     @Test func callTraceOfStartAndShutdown() throws {
         let h = GPIOHarness()
@@ -288,7 +288,10 @@ struct GPIOBoardTests {
     }
 }
 
-@Suite("Event path in real time", .timeLimit(.minutes(1)))
+// The limit catches a hang, not slowness: 200 presses each wait for the
+// consumer's task, which a machine busy with the parallel suite (and CI's
+// other jobs) resumes late; a starved run took over a minute.
+@Suite("Event path in real time", .timeLimit(.minutes(5)))
 struct GPIOEventPathTests {
     /// Every press written in real time is recognised once, in order, with its
     /// kernel timestamps; the time from the deciding edge's timestamp to the
@@ -320,7 +323,7 @@ struct GPIOEventPathTests {
     }
 }
 
-@Suite("Watcher edge cases", .timeLimit(.minutes(1)))
+@Suite("Watcher edge cases", .timeLimit(.minutes(3)))
 struct GPIOWatcherEdgeCaseTests {
     @Test func timestampsNotOnTheMonotonicClockAreReplacedByTheReadTime() async throws {
         // Kernels before 5.7 stamped line events with CLOCK_REALTIME.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import ParleyHardware
 
-@Suite("Simulated board", .timeLimit(.minutes(1)))
+@Suite("Simulated board", .timeLimit(.minutes(3)))
 struct SimulatedBoardTests {
     func open(clock: ManualClock = ManualClock()) throws -> SimulatedBoard {
         let board = try Board.load(from: boardDirectory.appendingPathComponent("sim"))
