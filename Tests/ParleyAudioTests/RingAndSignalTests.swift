@@ -82,9 +82,11 @@ import ParleyTestKit
             let result = Mutex<(returned: Bool, position: Int64)>((false, 0))
         }
         let seen = Seen()
+        // The waiter's time-out only ends a broken run: the test task that
+        // starts the writer may itself wait a long time for a thread.
         let waiter = Thread {
             seen.started.store(true, ordering: .releasing)
-            let got = ring.waitForSamples(after: 0, minimum: 480, timeoutNanoseconds: 30_000_000_000)
+            let got = ring.waitForSamples(after: 0, minimum: 480, timeoutNanoseconds: 300_000_000_000)
             seen.gotSamples.store(got, ordering: .releasing)
             seen.result.withLock { $0 = (true, ring.writePosition) }
         }
