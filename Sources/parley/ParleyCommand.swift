@@ -1,10 +1,16 @@
 import ArgumentParser
+import ParleyDaemon
 
 /// `parley`: the command-line tool. Each subcommand lives in its own file.
-@main
 struct ParleyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "Talk to Parley, the offline voice-shortcuts runtime.",
         subcommands: [Chat.self, Understand.self, DetectWake.self] + ControlCommands.all)
+}
+
+/// A synchronous entry point (see `BlockingMain`: valgrind cannot run Swift's async main).
+@main
+enum ParleyMain {
+    static func main() { BlockingMain.run { await ParleyCommand.main() } }
 }

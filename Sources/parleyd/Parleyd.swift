@@ -5,7 +5,6 @@ import ParleyAudio
 import ParleyDaemon
 
 /// `parleyd [--config FILE] [--check-config]`: the daemon systemd starts.
-@main
 struct Parleyd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parleyd",
@@ -62,4 +61,10 @@ struct Parleyd: AsyncParsableCommand {
             throw ExitCode.failure
         }
     }
+}
+
+/// A synchronous entry point (see `BlockingMain`: valgrind cannot run Swift's async main).
+@main
+enum ParleydMain {
+    static func main() { BlockingMain.run { await Parleyd.main() } }
 }

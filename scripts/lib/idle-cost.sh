@@ -35,31 +35,10 @@ hz=$(getconf CLK_TCK)
 data=$root/../shared/data
 mkdir -p "$work/idle"
 
-# The scenes, each long enough for the settle, the window and the daemon's start under valgrind.
+# The scenes, each long enough for the settle, the window and the daemon's start.
 length=$(( 2 * IDLE_SECONDS + 40 ))
-scene() {
-  local out=$work/idle/$1.wav
-  [ -f "$out" ] && { echo "$out"; return; }
-  case $1 in
-    silence) sox -n -r 16000 -c 1 -b 16 "$out" trim 0 "$length" ;;
-    kitchen) sox "$data/noise/kitchen.wav" -r 16000 -c 1 -b 16 "$out" repeat 2 trim 0 "$length" ;;
-    tv)
-      espeak-ng -v en-us -s 165 -w "$work/idle/news-raw.wav" "Good evening and welcome to the news at six. \
-Tonight the city council voted to extend the opening hours of the public library through the summer months. \
-Officials said the decision followed a survey in which most residents asked for more evening access. \
-In sport, the home team won its third match in a row after a late goal in the second half. \
-The weather will stay mild for the rest of the week, with light rain expected on Thursday and sunshine \
-returning by the weekend. Now here is a look at the traffic on the main roads leading into town, where \
-roadworks continue near the river bridge."
-      sox "$work/idle/news-raw.wav" -r 16000 -c 1 -b 16 "$work/idle/news.wav"
-      # shellcheck disable=SC2046
-      sox $(ls "$data"/coffee-maker/clean/*.wav | head -n 20) "$work/idle/coffee.wav" silence -l 1 0.1 1% -1 0.25 1%
-      sox "$work/idle/news.wav" "$work/idle/coffee.wav" "$out" repeat 3 trim 0 "$length"
-      ;;
-    *) echo "idle-cost: unknown scene '$1' (expected silence, kitchen or tv)" >&2; exit 2 ;;
-  esac
-  echo "$out"
-}
+# shellcheck source=scripts/lib/idle-scenes.sh
+source "$root/scripts/lib/idle-scenes.sh"
 
 # Starts parleyd on a scene and waits until it is ready; sets $pid. $1 mode, $2 scene WAV, $3 run name.
 start_daemon() {
@@ -92,7 +71,7 @@ results=()
 first=1
 for mode in $IDLE_MODES; do
   for name in $IDLE_SCENES; do
-    wav=$(scene "$name")
+    wav=$(scene "$name" "$length")
     start_daemon "$mode" "$wav" "$mode-$name"
     sleep 3   # settle: model load and grammar compilation are not idle
     c0=$(awk '{print $14 + $15}' /proc/$pid/stat)

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Instructions per second of idle audio (issue 19), counted by valgrind's
+# callgrind: repeatable where the CPU share is not (this VM has no hardware
+# counters for `perf stat -e instructions`). Called by scripts/bench-daemon.sh
+# (IR=1) and runnable alone:
+#   scripts/lib/idle-instructions.sh BIN WORKDIR
+# BIN is a parleyd built with its synchronous entry point (BlockingMain:
+# valgrind cannot run Swift's async main). Scenes and wake modes are those of
+# scripts/lib/idle-cost.sh (IR_MODES, IR_SCENES).
+#
+# silence   the daemon listens in real time (ALSA file device) under
+#           callgrind; after the start and a settle, the counters are zeroed
+#           and dumped IR_WINDOW seconds later: every instruction of every
+#           thread in that window (capture, endpointer, ticks), per second.
+# kitchen,  under callgrind the daemon cannot keep up with real time, so the
+# tv        scene is read as fast as possible (audio.pacing: fast; the ring
+#           holds the whole file) at two lengths, IR_SECONDS and twice that,
+#           each followed by 3 s of silence; a run ends once the input ended
+#           and the process went quiet. The difference of the two runs'
+#           totals, over IR_SECONDS, is what a second of that audio costs
+#           (start-up, stop and the rest cancel).
+# Prints one line per mode and scene: mode scene instructions-per-second.
+set -euo pipefail
+bin=$1 work=$2
+# The control tool beside the daemon (both from one build).
+parley=${PARLEY:-$(dirname "$bin")/parley}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+export PARLEY_BOARD_DIR=${PARLEY_BOARD_DIR:-$root/board}
+IR_MODES=${IR_MODES:-direct named}
+IR_SCENES=${IR_SCENES:-silence kitchen tv}
+IR_WINDOW=${IR_WINDOW:-20}
+IR_SECONDS=${IR_SECONDS:-10}
+# A quiet process under callgrind still runs its timers: "quiet" is less than
+# this many clock ticks (of 100 a second) in a 2 s look.
+IR_QUIET_TICKS=${IR_QUIET_TICKS:-40}
+command -v valgrind >/dev/null || { echo "idle-instructions: valgrind is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
+mkdir -p "$work/ir"
+hz=$(getconf CLK_TCK)
+
+data=$root/../shared/data
+# shellcheck source=scripts/lib/idle-scenes.sh
+source "$root/scripts/lib/idle-scenes.sh"
+
+# $1 mode, $2 scene WAV, $3 pacing, $4 run name: starts parleyd under callgrind; sets $pid, $state.
+start() {
+  local mode=$1 wav=$2 pacing=$3 name=$4 wake
+  state=$work/ir/$name
+  rm -rf "$state" && mkdir -p "$state"
+  case $mode in
+    direct) wake="{named: false}" ;;
+    named) wake="{direct: false, name: computer}" ;;
+  esac
+  cat >"$state/parley.yaml" <<YAML
+audio: {capture: "file:$wav", pacing: $pacing}
+wake: $wake
+state_directory: $state
+control_socket: $state/parley.sock
+YAML
+  valgrind --tool=callgrind --callgrind-out-file="$state/callgrind.out" "$bin" --config "$state/parley.yaml" 2>"$state/log" &
+  pid=$!
+  # Loading the models under callgrind takes minutes on a busy machine.
+  /usr/bin/python3 "$root/scripts/lib/wait-for-socket.py" "$state/parley.sock" 600000 0.01 >&2
+}
+
+stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+# The "totals:" (or "summary:") line of a callgrind output file: instructions.
+total() { awk '/^(totals|summary):/ {print $2; exit}' "$1"; }
+
+fast_run() {  # $1 mode, $2 scene, $3 seconds: total instructions of the run
+  local mode=$1 name=$2 seconds=$3 wav
+  wav=$work/ir/$name-$seconds.wav
+  sox "$(scene "$name" "$seconds")" "$wav" pad 0 3
+  start "$mode" "$wav" fast "$mode-$name-$seconds"
+  until "$parley" status --socket "$state/parley.sock" 2>/dev/null | grep -q "end of input"; do
+    kill -0 "$pid" 2>/dev/null || { echo "idle-instructions: parleyd ended early (see $state/log)" >&2; exit 1; }
+    sleep 1
+  done
+  local a b
+  while :; do
+    a=$(ticks); sleep 2; b=$(ticks)
+    [ $((b - a)) -lt "$IR_QUIET_TICKS" ] && break
+  done
+  stop
+  total "$state/callgrind.out"
+}
+
+for mode in $IR_MODES; do
+  for name in $IR_SCENES; do
+    if [ "$name" = silence ]; then
+      start "$mode" "$(scene silence $((IR_WINDOW + 600)))" realtime "$mode-silence"
+      sleep 3
+      callgrind_control -z "$pid" >/dev/null
+      sleep "$IR_WINDOW"
+      callgrind_control -d "$pid" >/dev/null
+      stop
+      dump=$(ls "$state"/callgrind.out.* 2>/dev/null | head -n 1)
+      [ -n "$dump" ] || { echo "idle-instructions: no callgrind dump for $mode silence (see $state/log)" >&2; exit 1; }
+      ir=$(( $(total "$dump") / IR_WINDOW ))
+    else
+      one=$(fast_run "$mode" "$name" "$IR_SECONDS")
+      two=$(fast_run "$mode" "$name" $((2 * IR_SECONDS)))
+      ir=$(( (two - one) / IR_SECONDS ))
+    fi
+    printf '%s %s %s\n' "$mode" "$name" "$ir"
+  done
+done

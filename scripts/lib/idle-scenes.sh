@@ -1,0 +1,34 @@
+# The idle scenes of issue 19, sourced by scripts/lib/idle-cost.sh and
+# scripts/lib/idle-instructions.sh (which set $work and $data):
+#   scene NAME SECONDS   prints the path of NAME's WAV of SECONDS seconds
+#                        (made once in $work/idle), NAME one of:
+#   silence   digital silence
+#   kitchen   ../shared/data/noise/kitchen.wav (room noise, no speech)
+#   tv        television-like speech: an espeak-ng news paragraph and 20 clean
+#             coffee-maker recordings with their pauses shortened to 0.25 s,
+#             none of it after "hey" (it must wake nothing)
+scene() {
+  local name=$1 length=$2
+  local out=$work/idle/$name-$length.wav
+  mkdir -p "$work/idle"
+  [ -f "$out" ] && { echo "$out"; return; }
+  case $name in
+    silence) sox -n -r 16000 -c 1 -b 16 "$out" trim 0 "$length" ;;
+    kitchen) sox "$data/noise/kitchen.wav" -r 16000 -c 1 -b 16 "$out" repeat 2 trim 0 "$length" ;;
+    tv)
+      espeak-ng -v en-us -s 165 -w "$work/idle/news-raw.wav" "Good evening and welcome to the news at six. \
+Tonight the city council voted to extend the opening hours of the public library through the summer months. \
+Officials said the decision followed a survey in which most residents asked for more evening access. \
+In sport, the home team won its third match in a row after a late goal in the second half. \
+The weather will stay mild for the rest of the week, with light rain expected on Thursday and sunshine \
+returning by the weekend. Now here is a look at the traffic on the main roads leading into town, where \
+roadworks continue near the river bridge."
+      sox "$work/idle/news-raw.wav" -r 16000 -c 1 -b 16 "$work/idle/news.wav"
+      # shellcheck disable=SC2046
+      sox $(ls "$data"/coffee-maker/clean/*.wav | head -n 20) "$work/idle/coffee.wav" silence -l 1 0.1 1% -1 0.25 1%
+      sox "$work/idle/news.wav" "$work/idle/coffee.wav" "$out" repeat 3 trim 0 "$length"
+      ;;
+    *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen or tv)" >&2; exit 2 ;;
+  esac
+  echo "$out"
+}
