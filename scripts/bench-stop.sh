@@ -13,6 +13,8 @@
 # (scripts/swift-sdk.sh). The `parley` client is .build/debug/parley.
 # One line per run: exit status, milliseconds, last service to end, or the
 # watchdog's line. Exits 1 if any stop reached the watchdog or failed.
+# STOP_LOGS=DIR keeps each run's daemon log there (DIR/runN.log) to read
+# the whole ServiceTrace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-4}; shift || true
@@ -63,6 +65,7 @@ for run in $(seq 1 "$runs"); do
     "$parley" say --socket "$work/s.sock" "order soup with soup chef" >"$work/said" 2>&1
     grep -q "Which soup" "$work/said" || { echo "run $run: no question open: $(cat "$work/said")"; failures=$((failures + 1)); }
     t0=$(date +%s%N); kill -TERM $pid; code=0; wait $pid || code=$?; t1=$(date +%s%N)
+    [ -z "${STOP_LOGS:-}" ] || { mkdir -p "$STOP_LOGS"; cp "$log" "$STOP_LOGS/run$run.log"; }
     last=$(grep 'service ended' "$log" | tail -n 1 | grep -o 'ms-since-stop=[0-9]* service=[A-Za-z]*' || true)
     if grep -q 'stop took longer' "$log"; then
         echo "run $run: exit $code after $(((t1 - t0) / 1000000)) ms: WATCHDOG $(grep -o 'still-running=.*' "$log" | tail -n 1)"
