@@ -74,10 +74,15 @@ final class CompileGate: Sendable {
                                        body: .words(words.split(separator: " ").map(String.init)))])
     }
 
-    @Test func aWaitEndsWhenItsTaskIsCancelledNotWhenTheCompileDoes() async throws {
+    /// Builds whose compiles the gate holds, each outcome recorded with the
+    /// test's events, and the safety net (cancel it at the end).
+    static func gated() -> (CompileGate, GrammarBuilds, Task<Void, Never>) {
         let gate = CompileGate()
-        let builds = GrammarBuilds(compile: gate.compile) { gate.record("\($0)") }
-        let safety = gate.finishAll(after: 120)
+        return (gate, GrammarBuilds(compile: gate.compile) { gate.record("\($0)") }, gate.finishAll(after: 120))
+    }
+
+    @Test func aWaitEndsWhenItsTaskIsCancelledNotWhenTheCompileDoes() async throws {
+        let (gate, builds, safety) = Self.gated()
         defer { safety.cancel() }
         let version = try #require(builds.request(Self.model("coffee time"), kind: .commands))
         await gate.started(1)
@@ -96,9 +101,7 @@ final class CompileGate: Sendable {
     }
 
     @Test func stopEndsEveryWaitAndDropsWhatIsCompiling() async throws {
-        let gate = CompileGate()
-        let builds = GrammarBuilds(compile: gate.compile) { gate.record("\($0)") }
-        let safety = gate.finishAll(after: 120)
+        let (gate, builds, safety) = Self.gated()
         defer { safety.cancel() }
         let first = try #require(builds.request(Self.model("coffee time"), kind: .commands))
         await gate.started(1)
@@ -119,9 +122,7 @@ final class CompileGate: Sendable {
     /// compiles: the commands grammar, done last, must not replace them;
     /// and a request replaced before its turn is never compiled.
     @Test func theNewestRequestWinsWhateverFinishesLast() async throws {
-        let gate = CompileGate()
-        let builds = GrammarBuilds(compile: gate.compile) { gate.record("\($0)") }
-        let safety = gate.finishAll(after: 120)
+        let (gate, builds, safety) = Self.gated()
         defer { safety.cancel() }
         let commands = try #require(builds.request(Self.model("coffee time"), kind: .commands))
         await gate.started(1)
