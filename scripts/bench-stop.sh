@@ -2,7 +2,7 @@
 # SIGTERM with a question open, on a slow CPU: how long parleyd takes to
 # stop, and which service ended last (its ServiceTrace lines).
 #
-#   scripts/bench-stop.sh [RUNS] [--cpu-percent N] [--arm64 DIR]
+#   scripts/bench-stop.sh [RUNS] [--cpu-percent N] [--arm64 DIR | --daemon FILE]
 #
 # The daemon runs with the development defaults (simulated board, file
 # audio) in a temporary state folder; `parley say "order soup with soup
@@ -10,18 +10,24 @@
 # of one core (a cgroup v1 `cpu` quota; needs root), a stand-in for a slow
 # board. --arm64 DIR runs DIR/bin/parleyd (scripts/cross-build.sh arm64:
 # out/arm64) under qemu-user with the arm64 SDK's sysroot as its root
-# (scripts/swift-sdk.sh). The `parley` client is .build/debug/parley.
+# (scripts/swift-sdk.sh). --daemon FILE runs another native parleyd (an
+# older build, to compare before and after a change; it finds the board
+# files from its own folder upwards, so keep it inside the checkout, e.g.
+# out/). The `parley` client is .build/debug/parley.
 # One line per run: exit status, milliseconds, last service to end, or the
 # watchdog's line. Exits 1 if any stop reached the watchdog or failed.
+# STOP_LOGS=DIR keeps each run's daemon log there (DIR/runN.log) to read
+# the whole ServiceTrace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-4}; shift || true
-cpu= arm64=
+cpu= arm64= native=
 while (($#)); do
     case "$1" in
         --cpu-percent) cpu=$2; shift 2 ;;
         --arm64) arm64=$(cd "$2" && pwd); shift 2 ;;
-        *) echo "usage: bench-stop.sh [RUNS] [--cpu-percent N] [--arm64 DIR]" >&2; exit 2 ;;
+        --daemon) native=$(realpath "$2"); shift 2 ;;
+        *) echo "usage: bench-stop.sh [RUNS] [--cpu-percent N] [--arm64 DIR | --daemon FILE]" >&2; exit 2 ;;
     esac
 done
 parley=$PWD/.build/debug/parley
@@ -33,6 +39,8 @@ if [ -n "$arm64" ]; then
     # which qemu-user's -L does not translate: name their folders directly.
     daemon=(env LD_LIBRARY_PATH="$sysroot/usr/lib/aarch64-linux-gnu/blas:$sysroot/usr/lib/aarch64-linux-gnu/lapack"
             qemu-aarch64-static -L "$sysroot" "$arm64/bin/parleyd")
+elif [ -n "$native" ]; then
+    daemon=("$native")
 else
     [ -x .build/debug/parleyd ] || swift build --product parleyd >/dev/null
 fi
@@ -63,6 +71,7 @@ for run in $(seq 1 "$runs"); do
     "$parley" say --socket "$work/s.sock" "order soup with soup chef" >"$work/said" 2>&1
     grep -q "Which soup" "$work/said" || { echo "run $run: no question open: $(cat "$work/said")"; failures=$((failures + 1)); }
     t0=$(date +%s%N); kill -TERM $pid; code=0; wait $pid || code=$?; t1=$(date +%s%N)
+    [ -z "${STOP_LOGS:-}" ] || { mkdir -p "$STOP_LOGS"; cp "$log" "$STOP_LOGS/run$run.log"; }
     last=$(grep 'service ended' "$log" | tail -n 1 | grep -o 'ms-since-stop=[0-9]* service=[A-Za-z]*' || true)
     if grep -q 'stop took longer' "$log"; then
         echo "run $run: exit $code after $(((t1 - t0) / 1000000)) ms: WATCHDOG $(grep -o 'still-running=.*' "$log" | tail -n 1)"

@@ -17,6 +17,11 @@
 #      installed, partitions made without loop devices (mkfs.ext4 -d,
 #      mkfs.vfat + mcopy, sfdisk on the file) and assembled. The image's
 #      stamp records the key of its inputs; the same inputs rebuild nothing.
+#
+# PARLEY_IMAGE_BASE=FILE uses FILE as stage A's tarball whatever the key
+# (development only: stage A of arm64 takes 8-50 min under qemu-user, and a
+# Debian update between two runs makes a new key; the image then lags that
+# update, and the log says so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/image.sh
@@ -55,6 +60,13 @@ layers=(image/layers/[0-7]*/ "image/layers/$BOARD_LAYER/")
 packages=$(layer_packages "${layers[@]}"; board_boot_packages "$BOARD")
 keyA=$( { echo "$ARCH"; echo "$packages"; mirror_lines; suite_dates; } | sha256sum | cut -c1-16)
 base=$IMAGE_CACHE/base-$ARCH-$keyA.tar
+if [ -n "${PARLEY_IMAGE_BASE:-}" ]; then
+    [ -f "$PARLEY_IMAGE_BASE" ] || die "PARLEY_IMAGE_BASE: no file $PARLEY_IMAGE_BASE"
+    [ "$PARLEY_IMAGE_BASE" -ef "$base" ] \
+        || log "warning: base $PARLEY_IMAGE_BASE given (PARLEY_IMAGE_BASE), not the one of Debian's current state ($(basename "$base")): the image lags the archive"
+    base=$PARLEY_IMAGE_BASE
+    keyA=given-$(basename "$base")
+fi
 keyB=$( { echo "$keyA $target"; [ -z "$deb" ] || sha256sum "$deb"; tar_inputs "${layers[@]}" "board/$BOARD" scripts/image-build.sh; } | sha256sum | cut -c1-16)
 img=out/image/parley-$target.img
 stamp=$img.key

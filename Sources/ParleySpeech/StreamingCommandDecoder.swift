@@ -109,9 +109,16 @@ public final class StreamingCommandDecoder {
     /// worker thread, read after `finish` waited for both).
     private let streamError = StreamError()
 
-    public init(model: PhraseModel, settings: DecoderSettings = DecoderSettings(),
+    public convenience init(model: PhraseModel, settings: DecoderSettings = DecoderSettings(),
+                            rejection: RejectionModel? = RejectionModel(), threshold: Double = -1.0) throws {
+        try self.init(model: model, graph: GrammarCompiler().graph(for: model), settings: settings,
+                      rejection: rejection, threshold: threshold)
+    }
+
+    /// With the model's graph already compiled (parleyd keeps it as the
+    /// grammar to come back to; compiling twice costs seconds on a slow board).
+    public init(model: PhraseModel, graph: WordGraph, settings: DecoderSettings = DecoderSettings(),
                 rejection: RejectionModel? = RejectionModel(), threshold: Double = -1.0) throws {
-        let graph = try GrammarCompiler().graph(for: model)
         let commandDecoder = try SphinxDecoder(settings: settings, words: graph.words)
         try commandDecoder.setGrammar(name: commandSearch, graph: graph)
         try commandDecoder.use(commandSearch)

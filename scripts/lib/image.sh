@@ -20,7 +20,7 @@ image_target() {
         *) die "unknown target '$1'; expected one of: pi3, pi4, pi5, qemu" ;;
     esac
     if [ "$1" = pi5 ]; then
-        die "pi5: Debian 13's kernel (6.12) has no driver for the Pi 5's RP1 chip (GPIO header, USB, Ethernet), so the image could not hear, speak or read its button; see image/README.md"
+        die "pi5: Debian 13's arm64 kernel (6.12) ships the Pi 5's device tree but not its SD card driver (CONFIG_MMC_SDHCI_BRCMSTB is not set: the root partition could not be mounted) nor any driver for its RP1 chip (GPIO header, USB, Ethernet: no microphone, speaker or button); see image/README.md"
     fi
 }
 

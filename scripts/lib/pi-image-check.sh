@@ -44,13 +44,58 @@ grep -qx 'arm_64bit=1' "$work/config.txt" || missing="$missing arm_64bit=1"
 [ -z "$missing" ] && [ "$fat_label" = "$BOOT_LABEL" ]
 result "pi-boot-files" "label $fat_label; ${missing:+missing:$missing; }kernel $kernel, initramfs $initrd, firmware and device trees for $board" $?
 
+# --- the initramfs can read the SD card the root is on ---
+# The root is mounted from the initramfs, so the board's SD card driver
+# must be in it (initramfs-tools' MODULES=most puts them there today; a
+# change to MODULES=dep on the build machine would drop them).
+case "$board" in
+    pi4) sd_modules="sdhci-iproc" ;;          # the BCM2711's emmc2 controller
+    pi3) sd_modules="bcm2835 sdhci-iproc" ;;  # the BCM2837's sdhost, and its sdhci
+esac
+mt mcopy -o -i "$img@@$boot_off" "::/$initrd" "$work/initrd.img"
+modules=$(python3 - "$work/initrd.img" <<'PY'
+# An initramfs is newc cpio archives one after the other, the last one compressed.
+import subprocess, sys
+data = open(sys.argv[1], "rb").read()
+def names(buf, pos):
+    found = []
+    while buf[pos:pos + 6] in (b"070701", b"070702"):
+        namesize, filesize = int(buf[pos + 94:pos + 102], 16), int(buf[pos + 54:pos + 62], 16)
+        name = buf[pos + 110:pos + 109 + namesize].decode(errors="replace")
+        pos = (pos + 110 + namesize + 3) & ~3
+        pos = (pos + filesize + 3) & ~3
+        if name == "TRAILER!!!":
+            while pos < len(buf) and buf[pos] == 0: pos += 1
+            break
+        found.append(name)
+    return found, pos
+listed, pos = [], 0
+while data[pos:pos + 6] in (b"070701", b"070702"):
+    more, pos = names(data, pos); listed += more
+for tool in (["zstd", "-dc"], ["xz", "-dc"], ["gzip", "-dc"]):
+    run = subprocess.run(tool, input=data[pos:], capture_output=True)
+    if run.returncode == 0 and run.stdout:
+        listed += names(run.stdout, 0)[0]; break
+for name in listed:
+    base = name.rsplit("/", 1)[-1]
+    for suffix in (".ko.xz", ".ko.zst", ".ko"):
+        if base.endswith(suffix): print(base[: -len(suffix)])
+PY
+)
+missing=
+for m in $sd_modules; do echo "$modules" | grep -qxF "$m" || missing="$missing $m"; done
+ok=1; [ -n "$modules" ] && [ -z "$missing" ] && ok=0
+result "pi-initramfs" "${missing:+missing:$missing; }$(echo "$modules" | grep -c .) modules in $initrd, SD card driver for $board: $sd_modules" $ok
+rm -f "$work/initrd.img"
+
 # --- config.txt carries the board file's boot.config-txt lines ---
 missing=
 while IFS= read -r line; do
     [ -n "$line" ] && ! grep -qxF "$line" "$work/config.txt" && missing="$missing '$line'"
 done < <(board_yaml_list "$board" config-txt)
-[ -z "$missing" ]
-result "pi-config-txt" "${missing:+missing:$missing; }lines of board/$board/board.yaml boot.config-txt: $(board_yaml_list "$board" config-txt | paste -sd' ')" $?
+# (The status is taken before the detail's command substitution, which would set $?.)
+ok=1; [ -z "$missing" ] && ok=0
+result "pi-config-txt" "${missing:+missing:$missing; }lines of board/$board/board.yaml boot.config-txt: $(board_yaml_list "$board" config-txt | paste -sd' ')" $ok
 
 # --- the kernel's root= names the root partition ---
 root_arg=$(grep -o 'root=[^ ]*' "$work/cmdline.txt" | head -n1)

@@ -15,7 +15,8 @@ public final class ShortcutFolder: Service, Sendable {
     private let environment: @Sendable () async -> ShortcutEnvironment
     private let apply: @Sendable (ShortcutLibrary) async -> Void
     private let logger: Logger
-    private let current = Mutex(ShortcutLibrary())
+    /// The library last loaded, and the last one whose `apply` has returned.
+    private let current = Mutex((library: ShortcutLibrary(), applied: ShortcutLibrary?.none))
 
     /// `environment` is asked at each load (the custom phrases may have changed).
     public init(directory: String, logger: Logger, environment: @escaping @Sendable () async -> ShortcutEnvironment,
@@ -27,39 +28,54 @@ public final class ShortcutFolder: Service, Sendable {
     }
 
     /// The library last loaded.
-    public var library: ShortcutLibrary { current.withLock { $0 } }
+    public var library: ShortcutLibrary { current.withLock { $0.library } }
 
-    /// Creates the folder if needed, loads it and applies the result.
+    /// Creates the folder if needed, loads it and applies the result unless
+    /// the same library was applied already (an apply still under way does
+    /// not count: on return the engine has this library). Applying makes the engine
+    /// rebuild its phrases and the recogniser compile its grammar again
+    /// (seconds on a slow board), and the same library comes back often:
+    /// the reload when the watch starts, the watcher noticing a file that
+    /// `add` already loaded, an app install that changes no shortcut.
     @discardableResult
     public func load() async -> ShortcutLibrary {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        } catch {
-            logger.error("shortcut folder \(directory) cannot be created: \(error)")
-        }
+        createFolder()
         let environment = await environment()
         let library = ShortcutLibrary.load(directory: directory, environment: environment)
         for problem in library.problems { logger.error("\(problem)") }
         logger.info("shortcuts loaded", metadata: [
             "folder": "\(directory)", "loaded": "\(library.shortcuts.count)", "problems": "\(library.problems.count)",
         ])
-        current.withLock { $0 = library }
+        let applied = current.withLock { state -> ShortcutLibrary? in
+            state.library = library
+            return state.applied
+        }
+        if let applied, applied.shortcuts == library.shortcuts, applied.problems == library.problems {
+            logger.debug("shortcuts unchanged: not applied again", metadata: ["folder": "\(directory)"])
+            return library
+        }
         await apply(library)
+        current.withLock { $0.applied = library }
         return library
     }
 
-    /// Watches the folder until shutdown, reloading after each batch of changes.
+    /// Watches the folder until shutdown, reloading after each batch of
+    /// changes. The watch starts first and the folder is then loaded again,
+    /// so a change made since the daemon's first load is not missed (and
+    /// costs nothing when there was none: see `load`).
     public func run() async throws {
-        await load()
+        createFolder()
         let watcher: DirectoryWatcher
         do {
             watcher = try DirectoryWatcher(directory: directory)
         } catch {
             logger.error("shortcut folder not watched (changes need a restart): \(error)")
+            await load()
             try? await gracefulShutdown()
             return
         }
         watcher.start()
+        await load()
         await withGracefulShutdownHandler {
             for await change in watcher.changes {
                 let relevant = change.rescan || change.names.contains { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
@@ -69,6 +85,14 @@ public final class ShortcutFolder: Service, Sendable {
             }
         } onGracefulShutdown: {
             watcher.stop()
+        }
+    }
+
+    private func createFolder() {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            logger.error("shortcut folder \(directory) cannot be created: \(error)")
         }
     }
 

@@ -34,6 +34,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private let playbackName: String
     private let logger: Logger
     private let shared = Mutex(Shared())
+    /// The grammars `listen` asks for, compiled off the asking task (``GrammarBuilds``).
+    let grammars: GrammarBuilds
     private let stopping = Atomic<Bool>(false)
     /// What the listen thread hands to the engine (rare events, bounded).
     private let inbox = EngineInbox()
@@ -53,9 +55,6 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     }
 
     private struct Shared {
-        /// The grammar the engine asked for last, compiled, and a version
-        /// number that changes with every request (the listen thread compares versions).
-        var requested = (model: PhraseModel(), graph: WordGraph?.none, kind: Kind.commands, version: 0)
         var recognitions = 0
         var rejections = 0
         /// Utterances ended (at the trailing silence or, complete, at a
@@ -91,14 +90,16 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// cancel phrases are listened for, and `interruptSpeech` silences the
     /// device when one is heard. `showFault` shows the error state on the
     /// LEDs; it is called every ``faultInterval`` while the microphone is
-    /// missing.
+    /// missing. `compileGrammar` compiles what `listen` asks for (tests slow
+    /// it down to stand in for a slow board).
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
                 endpointSilence: Duration,
                 completePhraseSilence: Duration = .milliseconds(UtteranceListening().completePhraseSilenceMilliseconds),
                 playbackName: String, latency: LatencyProbe,
                 isSpeaking: @escaping @Sendable () -> Bool = { false },
                 interruptSpeech: @escaping @Sendable () -> Void = {},
-                showFault: @escaping @Sendable () -> Void = {}, logger: Logger) {
+                showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
+                compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) }) {
         self.showFault = showFault
         self.latency = latency
         self.isSpeaking = isSpeaking
@@ -111,6 +112,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.completePhraseSilence = completePhraseSilence
         self.playbackName = playbackName
         self.logger = logger
+        grammars = GrammarBuilds(compile: compileGrammar) { outcome in
+            if case .failed(_, let error) = outcome {
+                logger.error("grammar compilation failed; the previous grammar stays", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     // MARK: Grammars
@@ -122,14 +128,19 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         -1.0 + (0.5 - min(1, max(0, sensitivity))) * 2
     }
 
-    /// Called for the engine's `.listening` events.
+    /// Called for the engine's `.listening` events. Returns once the grammar
+    /// (or a newer one) is what the listen thread uses, or at once when the
+    /// calling task is cancelled or stopping, or listening stops: the compile
+    /// runs on ``GrammarBuilds``' queue, never in the asking task, so no
+    /// service's stop waits for it; nor on the listen thread, which only
+    /// swaps the compiled graph in (listening never waits for a build, SPEC 3).
     public func listen(_ mode: ListeningMode) async {
         // A stop cancels the open conversation (ConversationStopper), and the
         // engine then asks for the commands grammar again. Nothing will be
-        // listened for any more, and compiling it took 5-6 s on a slow CPU
-        // (qemu-user, a Pi 3), which held the stop past its 4 s watchdog.
-        // The request runs in the stopping service's task, so its graceful
-        // shutdown flag is what says the daemon is stopping.
+        // listened for any more, and compiling it takes 5-6 s on a slow CPU
+        // (qemu-user, a Pi 3): not even asked for. The request runs in the
+        // stopping service's task, so its graceful shutdown flag is what says
+        // the daemon is stopping.
         guard !Task.isShuttingDownGracefully else {
             logger.debug("listening grammar not rebuilt: parleyd is stopping", metadata: ["mode": "\(mode)"])
             return
@@ -141,16 +152,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         case .followUp(let answers): (answers, .followUp)
         case .dictation(let answers): (answers, .dictation)
         }
-        // Compiled here, off the listening thread, which then only swaps the
-        // graph in: listening never waits for a grammar build (SPEC 3).
-        let graph: WordGraph?
-        do {
-            graph = try GrammarCompiler().graph(for: model)
-        } catch {
-            logger.error("grammar compilation failed; the previous grammar stays", metadata: ["error": "\(error)"])
-            return
+        guard let version = grammars.request(model, kind: kind) else { return }
+        if await !grammars.wait(for: version) {
+            logger.debug("stopped waiting for the listening grammar", metadata: ["mode": "\(mode)", "version": "\(version)"])
         }
-        shared.withLock { s in s.requested = (model, graph, kind, s.requested.version + 1) }
     }
 
     // MARK: Ports
@@ -174,11 +179,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     // MARK: Service
 
     public func run() async throws {
+        // Compiled on the listen thread with the decoders (Listener), not
+        // here: this task answers a stop at once even on a slow CPU.
         let initial = wakeGrammar.commands(await engine.phraseModel())
-        let graph = try GrammarCompiler().graph(for: initial)
-        shared.withLock { s in
-            if s.requested.version == 0 { s.requested = (initial, graph, .commands, 0) }
-        }
         // The decoders load on the listen thread (PocketSphinx models take a
         // while, and blocking calls stay off the cooperative pool), so a
         // SIGTERM during start is answered at once. Capture starts once they
@@ -220,6 +223,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         defer {
             inbox.finish()
             delivery.cancel()
+            grammars.stop()
         }
         var watch = CaptureWatch()
         var dropped = 0
@@ -245,7 +249,12 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 // loop wakes rarely; a graceful shutdown or cancellation ends the wait at once.
                 await withTaskCancellationHandler { await nap.sleep(for: Self.watchInterval) } onCancel: { nap.wake() }
             }
-        } onGracefulShutdown: { nap.wake() }
+        } onGracefulShutdown: { [grammars] in
+            nap.wake()
+            // Whoever waits for a grammar (the shortcut folder's reload, an
+            // app install) stops waiting: nothing more will be listened for.
+            grammars.stop()
+        }
         stopping.store(true, ordering: .sequentiallyConsistent)
         capture.stop()
         // The loop checks the stop flag at least every 100 ms; wait for it to
@@ -350,8 +359,12 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
             let wake = pipeline.wake
             self.pipeline = pipeline
+            // Compiled once, here on the listen thread: the decoder starts with
+            // it and it is the grammar of version 0 (listening without a request).
+            let graph = try GrammarCompiler().graph(for: initial)
+            pipeline.grammars.setInitial(initial, graph: graph)
             recognizer = try StreamingCommandDecoder(
-                model: initial, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity))
+                model: initial, graph: graph, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity))
             detector = wake.named
                 ? try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity)
                 : nil
@@ -403,7 +416,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 if applied != nil { load(bargeIn.model, graph: bargeIn.graph, version: nil) }
                 return .bargeIn
             }
-            let requested = pipeline.shared.withLock { $0.requested }
+            let requested = pipeline.grammars.current
             if applied != requested.version { load(requested.model, graph: requested.graph, version: requested.version) }
             return requested.kind
         }
@@ -411,7 +424,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         /// Whether the engine asked for another grammar since `prepare`.
         var isStale: Bool {
             guard let applied else { return false }
-            return pipeline.shared.withLock { $0.requested.version } != applied
+            return pipeline.grammars.currentVersion != applied
         }
 
         private func load(_ model: PhraseModel, graph: WordGraph?, version: Int?) {
