@@ -30,6 +30,9 @@
 #             audio, context switches per second, RSS and PSS, from
 #             scripts/lib/idle-cost.sh (its header says how; IDLE_SMAPS=1 adds
 #             where the resident memory is, IDLE_PROFILE=DIR a perf profile)
+#   instructions (IR=1, the default): instructions per second of idle audio
+#             per wake mode and scene, counted by callgrind
+#             (scripts/lib/idle-instructions.sh; its header says how)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${RUNS:-5}
@@ -37,6 +40,7 @@ LATENCY_FILES=${LATENCY_FILES:-12}
 IDLE_SECONDS=${IDLE_SECONDS:-10}
 bash scripts/setup.sh
 swift build -c release --product parleyd >&2
+swift build -c release --product parley >&2
 bin=.build/release/parleyd
 work=$(mktemp -d /tmp/parley-bench.XXXXXX)
 disk=$PWD/.build/bench-daemon
@@ -94,6 +98,18 @@ idle_cost() {
   done <<<"$lines"
 }
 idle_cost_report=$(idle_cost)
+
+# Instructions per second of idle audio: repeatable where the CPU share is not.
+instructions() {
+  [ "${IR:-1}" = 1 ] || return 0
+  local lines
+  lines=$(bash scripts/lib/idle-instructions.sh "$bin" "$work")
+  echo "idle listening, instructions per second of audio (callgrind; silence in real time, kitchen and tv read fast):"
+  while read -r mode scene ir; do
+    printf '  %-7s %-8s %12s instructions/s\n' "$mode" "$scene" "$(printf "%'d" "$ir")"
+  done <<<"$lines"
+}
+instructions_report=$(instructions)
 # --- end idle cost ---
 
 # Latency: one daemon per utterance (an order leaves the device awaiting the
@@ -179,3 +195,4 @@ if [ "${CUT_OFF:-1}" != 0 ]; then
 fi
 # --- idle cost (issue 19) ---
 if [ -n "$idle_cost_report" ]; then echo "$idle_cost_report"; fi
+if [ -n "$instructions_report" ]; then echo "$instructions_report"; fi

@@ -12,6 +12,7 @@ PACKAGES=(
   sox                                               # test-signal generation and noise mixing
   sphinxtrain sphinxbase-utils pocketsphinx python3-numpy  # scripts/adapt-model.sh: adapting the acoustic model
   python3-matplotlib                                # scripts/eval-wake-cv.sh: the wake DET curve (docs/wake-det.svg)
+  valgrind                                          # scripts/lib/idle-instructions.sh: instructions per second of idle audio (callgrind)
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
   jq                                                # the Shopping List example app (examples/apps)
 )

@@ -17,9 +17,9 @@
 #             kernel's task clock (perf stat -e task-clock -p PID), with the
 #             context switches per second (each a thread woken: the polling
 #             and per-period wake-ups of capture and listening).
-# Instructions per second cannot be counted on this VM: it exposes no
-# hardware counters (`perf stat -e instructions` says <not supported>) and
-# valgrind 3.19 (Debian 12) dies on parleyd before main (even `--help`).
+# Instructions per second: this VM exposes no hardware counters (`perf stat
+# -e instructions` says <not supported>); scripts/lib/idle-instructions.sh
+# counts them with callgrind instead.
 # IDLE_SMAPS=1 also prints where the resident memory of the first run is
 # (scripts/lib/smaps-breakdown.py); IDLE_PROFILE=DIR records a cpu-clock profile of
 # each run's window there (perf record; read with perf report -i).

@@ -35,6 +35,10 @@ IR_SECONDS=${IR_SECONDS:-10}
 IR_QUIET_TICKS=${IR_QUIET_TICKS:-40}
 command -v valgrind >/dev/null || { echo "idle-instructions: valgrind is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
 mkdir -p "$work/ir"
+# Debian 12's valgrind cannot read the DWARF 5 that Swift writes ("possibly
+# corrupted debuginfo file"): it runs a copy without it (symbols kept).
+daemon=$work/ir/parleyd
+strip --strip-debug -o "$daemon" "$bin"
 hz=$(getconf CLK_TCK)
 
 data=$root/../shared/data
@@ -56,10 +60,13 @@ wake: $wake
 state_directory: $state
 control_socket: $state/parley.sock
 YAML
-  valgrind --tool=callgrind --callgrind-out-file="$state/callgrind.out" "$bin" --config "$state/parley.yaml" 2>"$state/log" &
+  valgrind --tool=callgrind --callgrind-out-file="$state/callgrind.out" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &
   pid=$!
   # Loading the models under callgrind takes minutes on a busy machine.
-  /usr/bin/python3 "$root/scripts/lib/wait-for-socket.py" "$state/parley.sock" 600000 0.01 >&2
+  until "$parley" status --socket "$state/parley.sock" >/dev/null 2>&1; do
+    kill -0 "$pid" 2>/dev/null || { echo "idle-instructions: parleyd under callgrind ended at start:" >&2; tail -5 "$state/log" >&2; exit 1; }
+    sleep 1
+  done
 }
 
 stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
@@ -76,10 +83,12 @@ fast_run() {  # $1 mode, $2 scene, $3 seconds: total instructions of the run
     kill -0 "$pid" 2>/dev/null || { echo "idle-instructions: parleyd ended early (see $state/log)" >&2; exit 1; }
     sleep 1
   done
-  local a b
-  while :; do
+  # Quiet twice in a row: one quiet look can be a decoder waiting for a
+  # busy machine's CPU, which would end the run before its audio was heard.
+  local a b quiet=0
+  while [ $quiet -lt 2 ]; do
     a=$(ticks); sleep 2; b=$(ticks)
-    [ $((b - a)) -lt "$IR_QUIET_TICKS" ] && break
+    if [ $((b - a)) -lt "$IR_QUIET_TICKS" ]; then quiet=$((quiet + 1)); else quiet=0; fi
   done
   stop
   total "$state/callgrind.out"
@@ -89,7 +98,10 @@ for mode in $IR_MODES; do
   for name in $IR_SCENES; do
     if [ "$name" = silence ]; then
       start "$mode" "$(scene silence $((IR_WINDOW + 600)))" realtime "$mode-silence"
-      sleep 3
+      # Capture starts once the decoders are loaded (on the listen thread,
+      # after the socket is up): the window starts after that and a settle.
+      until "$parley" status --socket "$state/parley.sock" 2>/dev/null | grep -q "^audio: *running"; do sleep 1; done
+      sleep 5
       callgrind_control -z "$pid" >/dev/null
       sleep "$IR_WINDOW"
       callgrind_control -d "$pid" >/dev/null
