@@ -251,7 +251,7 @@ phrases: [soak lunch time]
 triggers:
   - button: double-press
 actions:
-  - speak: "Lunch {index}"
+  - speak: "Lunch time"
   - run: Timer.TimeLeft
 """
 
@@ -265,9 +265,16 @@ def churn():
     while running():
         time.sleep(rng.uniform(5, 15))
         if rng.random() < 0.5:
-            act(lambda: parley("shortcuts", "remove" if added else "add", "Soak Lunch" if added else shortcut))
-            added = not added
-            note("shortcut-" + ("added" if added else "removed"))
+            def flip_shortcut():
+                nonlocal added
+                status, out = parley("shortcuts", "remove" if added else "add", "Soak Lunch" if added else shortcut)
+                if status != 0:
+                    # Churn that the daemon refused would be no churn at all.
+                    fail("parley shortcuts %s: %s" % ("remove" if added else "add", out.strip()))
+                    return
+                added = not added
+                note("shortcut-" + ("added" if added else "removed"))
+            act(flip_shortcut)
         else:
             def flip():
                 if os.path.isdir(app):
