@@ -55,15 +55,23 @@ public struct GrammarCompiler: Sendable {
 
     public func graph(for model: PhraseModel) throws -> WordGraph {
         guard !model.rules.isEmpty else { throw SpeechError.badGrammar("the phrase model has no rules") }
-        // 1. Thompson construction of every rule (with empty arcs).
+        // 1. Thompson construction of every rule (with empty arcs). A rule
+        //    that cannot be said now (a slot whose vocabulary is empty, such
+        //    as the items of an empty shopping list) is left out; the rest of
+        //    the grammar stands. Its dead-end states go in step 2.
         var nfa = WordGraph()
         nfa.start = nfa.newState()
         nfa.final = nfa.newState()
+        var sayable = 0
         for rule in model.rules {
             let entry = nfa.newState()
+            guard let exit = try add(rule.body, from: entry, to: &nfa, model: model, rule: rule.id) else { continue }
             nfa.arcs.append(.init(from: nfa.start, to: entry, logProbability: 0, word: nil))
-            let exit = try add(rule.body, from: entry, to: &nfa, model: model, rule: rule.id)
             nfa.arcs.append(.init(from: exit, to: nfa.final, logProbability: 0, word: nil))
+            sayable += 1
+        }
+        guard sayable > 0 else {
+            throw SpeechError.badGrammar("no rule of the phrase model can be said (every one has an empty slot vocabulary)")
         }
         // 2. Minimal deterministic word graph (Brzozowski): shares the common
         //    prefixes and suffixes of all templates, so the search has far
@@ -112,8 +120,10 @@ public struct GrammarCompiler: Sendable {
         return g
     }
 
-    /// Adds `node` starting at `from`; returns its exit state.
-    private func add(_ node: PhraseNode, from: Int, to g: inout WordGraph, model: PhraseModel, rule: String) throws -> Int {
+    /// Adds `node` starting at `from`; returns its exit state, or nil when
+    /// nothing can be said for it (an empty slot vocabulary, alone or in
+    /// every alternative).
+    private func add(_ node: PhraseNode, from: Int, to g: inout WordGraph, model: PhraseModel, rule: String) throws -> Int? {
         switch node {
         case .words(let words):
             guard !words.isEmpty else { throw SpeechError.badGrammar("\(rule): empty word list") }
@@ -126,7 +136,10 @@ public struct GrammarCompiler: Sendable {
             return state
         case .sequence(let nodes):
             var state = from
-            for n in nodes { state = try add(n, from: state, to: &g, model: model, rule: rule) }
+            for n in nodes {
+                guard let next = try add(n, from: state, to: &g, model: model, rule: rule) else { return nil }
+                state = next
+            }
             return state
         case .choice(let nodes):
             guard !nodes.isEmpty else { throw SpeechError.badGrammar("\(rule): empty choice") }
@@ -136,28 +149,34 @@ public struct GrammarCompiler: Sendable {
             g.arcs.append(.init(from: from, to: exit, logProbability: log(0.5), word: nil))
             let entry = g.newState()
             g.arcs.append(.init(from: from, to: entry, logProbability: log(0.5), word: nil))
-            let innerExit = try add(inner, from: entry, to: &g, model: model, rule: rule)
-            g.arcs.append(.init(from: innerExit, to: exit, logProbability: 0, word: nil))
+            // Left out when it cannot be said: only the skip remains.
+            if let innerExit = try add(inner, from: entry, to: &g, model: model, rule: rule) {
+                g.arcs.append(.init(from: innerExit, to: exit, logProbability: 0, word: nil))
+            }
             return exit
         case .slot(let vocabulary, _):
-            guard let v = model.vocabularies[vocabulary], !v.values.isEmpty else {
-                throw SpeechError.badGrammar("\(rule): slot vocabulary '\(vocabulary)' is missing or empty")
+            guard let v = model.vocabularies[vocabulary] else {
+                throw SpeechError.badGrammar("\(rule): slot vocabulary '\(vocabulary)' is missing")
             }
+            // Empty for now (values an app gives at run time, none yet).
+            guard !v.values.isEmpty else { return nil }
             let spoken = Array(Set(v.values.map(\.spoken))).sorted { $0.joined(separator: " ") < $1.joined(separator: " ") }
             return try alternatives(spoken.map { PhraseNode.words($0) }, from: from, to: &g, model: model, rule: rule)
         }
     }
 
-    private func alternatives(_ nodes: [PhraseNode], from: Int, to g: inout WordGraph, model: PhraseModel, rule: String) throws -> Int {
+    private func alternatives(_ nodes: [PhraseNode], from: Int, to g: inout WordGraph, model: PhraseModel, rule: String) throws -> Int? {
         let exit = g.newState()
         let share = log(1 / Double(nodes.count))
+        var any = false
         for n in nodes {
             let entry = g.newState()
+            guard let e = try add(n, from: entry, to: &g, model: model, rule: rule) else { continue }
             g.arcs.append(.init(from: from, to: entry, logProbability: share, word: nil))
-            let e = try add(n, from: entry, to: &g, model: model, rule: rule)
             g.arcs.append(.init(from: e, to: exit, logProbability: 0, word: nil))
+            any = true
         }
-        return exit
+        return any ? exit : nil
     }
 }
 

@@ -67,7 +67,11 @@ public struct UtteranceListening: Sendable, Equatable {
 ///   it continues the same utterance;
 /// - phrase-complete end: at a pause (`speechPaused`, after
 ///   `completePhraseSilenceMilliseconds`) whose words are a complete phrase
-///   the utterance ends at once, without waiting for the trailing silence.
+///   the utterance ends at once, without waiting for the trailing silence;
+/// - length bound: an utterance's speech ends at most the endpointer's
+///   `maximumSegmentMilliseconds` after its start, over the whole utterance
+///   (a held one that speech continues included), so speech that never
+///   stops (a TV, a stuck noise source) never feeds a decoder without end.
 ///
 /// Drivers create their `Endpointer` from `endpointer` (not from the
 /// configuration they passed in): it carries the pause length.
@@ -106,6 +110,9 @@ public struct UtteranceSegmenter: Sendable {
     private var checking: (end: Int64, pause: Int?)?
     /// The newest position seen.
     private var position: Int64 = 0
+    /// One past the last sample the open utterance may reach: its speech
+    /// start plus the endpointer's maximum segment length.
+    private var limit: Int64 = .max
 
     public init(endpointer: EndpointerConfiguration = EndpointerConfiguration(),
                 listening: UtteranceListening = UtteranceListening()) {
@@ -116,8 +123,11 @@ public struct UtteranceSegmenter: Sendable {
     }
 
     private func samples(milliseconds: Int) -> Int64 {
-        Int64(milliseconds * endpointer.sampleRate / 1000)
+        Int64(milliseconds) * Int64(endpointer.sampleRate) / 1000
     }
+
+    /// The longest speech an utterance may have (the endpointer's bound on a segment).
+    private var maximumSpeech: Int64 { samples(milliseconds: endpointer.maximumSegmentMilliseconds) }
 
     /// While in speech the utterance's end is at least this far before the
     /// newest sample (plus one frame: the endpointer may still hold a partial one).
@@ -149,12 +159,16 @@ public struct UtteranceSegmenter: Sendable {
             let first = max(start - samples(milliseconds: listening.decoderLeadInMilliseconds), floor)
             open = (first, first)
             held = nil
+            limit = max(start, floor) + maximumSpeech
             decisions.append(.begin(start: first, speech: max(start, floor)))
             return decisions
-        case .speechEnded(_, let segmentEnd, _):
+        case .speechEnded(let start, let segmentEnd, let reportedAt):
             guard open != nil else { return [] }
             let end = segmentEnd
-            if listening.phraseHoldMilliseconds > 0, holdAllowed {
+            // A segment the endpointer cut at its bound, or an utterance at
+            // its own: nothing more may join it, so no hold.
+            let atBound = reportedAt - start >= maximumSpeech || end >= limit
+            if listening.phraseHoldMilliseconds > 0, holdAllowed, !atBound {
                 checking = (end, nil)
                 return feed(upTo: end) + [.checkPhrase]
             }
@@ -201,6 +215,11 @@ public struct UtteranceSegmenter: Sendable {
         // Held utterances are fed on too: if the speech resumes, the
         // decoder needs the pause and what follows it.
         guard checking == nil else { return [] }
+        // The length bound: the endpointer cuts its own segments, but a held
+        // utterance that speech continued spans several.
+        if open != nil, position - holdBack >= limit {
+            return finish(at: held?.end ?? limit)
+        }
         return feed(upTo: position - holdBack)
     }
 
@@ -212,6 +231,7 @@ public struct UtteranceSegmenter: Sendable {
         open = (first, first)
         held = nil
         checking = nil
+        limit = first + maximumSpeech
         return [.cancel, .begin(start: first, speech: first)]
     }
 
@@ -239,6 +259,7 @@ public struct UtteranceSegmenter: Sendable {
 
     private mutating func finish(at end: Int64) -> [Decision] {
         guard let current = open else { return [] }
+        let end = min(end, limit)
         let decisions = feed(upTo: end)
         open = nil
         held = nil

@@ -25,7 +25,8 @@ struct StatusCommand: ParsableCommand {
             lines.append("button:       not working (\(problem))")
         }
         lines += [
-            "audio:        \(s.audio.state), capture \(s.audio.capture), playback \(s.audio.playback), \(s.audio.overruns) overruns",
+            "audio:        \(s.audio.state), capture \(s.audio.capture), playback \(s.audio.playback), \(s.audio.overruns) overruns"
+                + (s.audio.speaking == true && !s.audio.state.contains("speaking") ? ", speaking" : ""),
             "recognitions: \(s.recognitions)",
             "grammar:      \(s.grammarSize) phrases",
             "last intents: \(s.lastIntents.isEmpty ? "none" : s.lastIntents.joined(separator: ", "))",

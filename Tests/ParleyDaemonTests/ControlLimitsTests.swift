@@ -86,6 +86,25 @@ import Testing
         #expect(try await Self.linesUntilClosed(fd, socket).isEmpty)
     }
 
+    /// Found by the limits test failing under load: the daemon writes its
+    /// refusal and closes before the client's request goes out, the write
+    /// fails (EPIPE) and the tool said "Broken pipe" instead of the reason.
+    @Test func aRefusalIsReportedEvenWhenTheRequestMeetsAClosedConnection() async throws {
+        let small = try SmallServer(clients: 1, idle: .seconds(30)); defer { small.stop() }
+        let first = try UnixSocket.connect(to: small.socket)
+        defer { close(first) }
+        let socket = small.socket
+        let error = await #expect(throws: ControlClientError.self) {
+            try await offPool {
+                let client = try ControlClient(path: socket)
+                // Time for the refusal and the close to arrive before the request is written.
+                usleep(300_000)
+                return try client.send(.status)
+            }
+        }
+        #expect(error == .refused("too many control connections (1 open); try again"))
+    }
+
     @Test func connectionsPastTheLimitAreRefusedWithAReason() async throws {
         let small = try SmallServer(clients: 2, idle: .seconds(30)); defer { small.stop() }
         let first = try UnixSocket.connect(to: small.socket)

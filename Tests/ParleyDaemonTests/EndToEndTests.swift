@@ -198,6 +198,25 @@ import Testing
         if let listening, let awaiting, let success { #expect(listening < awaiting && awaiting < success) }
     }
 
+    /// `parley status` says while the device's voice plays (every reply,
+    /// typed ones too, is spoken; what is heard meanwhile is listened to for
+    /// "stop" only). The soak waits on it before a recorded check: without
+    /// it, a check played over a long reply was heard as a barge-in and lost.
+    @Test func statusSaysWhileTheDeviceIsSpeaking() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let process = try await Self.startDaemon(dir, settings: "")
+        defer { process.terminate() }
+        let socket = dir.file("parley.sock")
+        let quiet = try await Self.waitForStatus(socket) { $0.audio.state == "running" }
+        #expect(quiet?.audio.speaking == false)
+        _ = try await offPool { try ControlClient(path: socket).send(.say("what can i say")) }
+        let speaking = try await Self.waitForStatus(socket) { $0.audio.speaking == true }
+        #expect(speaking?.audio.speaking == true)
+        // The help line lasts seconds; then the device is quiet again.
+        let done = try await Self.waitForStatus(socket) { $0.audio.speaking == false }
+        #expect(done?.audio.speaking == false)
+    }
+
     @Test func withoutThePressNothingIsOrdered() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         _ = try await Self.makeInput(in: dir)

@@ -87,6 +87,52 @@ import Testing
     @Test func emptyModelIsAnError() {
         #expect(throws: SpeechError.badGrammar("the phrase model has no rules")) { try GrammarCompiler().graph(for: PhraseModel()) }
     }
+
+    /// Found by the soak (BENCHMARKS.md, "Soak"): an external app whose
+    /// parameter values come from the app at run time (the shopping list's
+    /// items) has an empty vocabulary while the list is empty. That failed
+    /// the whole grammar ("slot vocabulary … is missing or empty"), so the
+    /// daemon kept listening with its previous grammar, the answers to a
+    /// question already cancelled, and heard no command at all.
+    @Test func aRuleWithAnEmptySlotVocabularyIsLeftOutAndTheRestStands() throws {
+        func words(_ text: String) -> [String] { text.split(separator: " ").map(String.init) }
+        let list = PhraseNode.choice([.words(["the", "shopping", "list"]), .words(["my", "shopping", "list"])])
+        let intent = PhraseTarget.intent(app: "ShoppingList", intent: "X", fixed: [:])
+        let model = PhraseModel(rules: [
+            PhraseRule(id: "remove", target: intent, body: .sequence([.words(["remove"]), .slot(vocabulary: "item", binding: "item"),
+                                                                     .words(["from"]), list])),
+            PhraseRule(id: "read", target: intent, body: .sequence([.words(["read"]), list])),
+            // An alternative and an optional part with the empty slot: only those parts go.
+            PhraseRule(id: "clear", target: intent, body: .sequence([.words(["clear"]),
+                .choice([.slot(vocabulary: "item", binding: "item"), .words(["everything"])]),
+                .optional(.sequence([.words(["but"]), .slot(vocabulary: "item", binding: "item")]))])),
+            PhraseRule(id: "cancel", target: .builtin(.cancel), body: .words(["cancel"])),
+        ], vocabularies: ["item": SlotVocabulary(name: "item", values: [])])
+        let graph = try GrammarCompiler().graph(for: model)
+        #expect(graph.accepts(words("read my shopping list")))
+        #expect(graph.accepts(words("cancel")))
+        #expect(graph.accepts(words("clear everything")))
+        #expect(!graph.accepts(words("clear everything but")))
+        #expect(!graph.accepts(words("remove from the shopping list")))
+        #expect(!graph.words.contains("remove") && !graph.words.contains("but"), "no dead ends: \(graph.words.sorted())")
+        // With items the same model has the rule again.
+        var filled = model
+        filled.vocabularies["item"] = SlotVocabulary(name: "item", values: [SlotValue(spoken: ["milk"], canonical: "milk")])
+        let full = try GrammarCompiler().graph(for: filled)
+        #expect(full.accepts(words("remove milk from the shopping list")))
+        #expect(full.accepts(words("clear everything but milk")))
+    }
+
+    @Test func aModelWhoseEveryRuleHasAnEmptySlotOrAMissingVocabularyIsAnError() {
+        let rule = PhraseRule(id: "remove", target: .builtin(.cancel), body: .sequence([.words(["remove"]), .slot(vocabulary: "item", binding: "item")]))
+        #expect(throws: SpeechError.badGrammar("no rule of the phrase model can be said (every one has an empty slot vocabulary)")) {
+            try GrammarCompiler().graph(for: PhraseModel(rules: [rule], vocabularies: ["item": SlotVocabulary(name: "item", values: [])]))
+        }
+        // A vocabulary the model does not have at all is a compiler's mistake, named.
+        #expect(throws: SpeechError.badGrammar("remove: slot vocabulary 'item' is missing")) {
+            try GrammarCompiler().graph(for: PhraseModel(rules: [rule]))
+        }
+    }
 }
 
 @Suite struct LexiconTests {

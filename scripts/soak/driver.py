@@ -48,6 +48,7 @@ args = p.parse_args()
 SAMPLE_SECONDS = float(os.environ.get("SOAK_SAMPLE_SECONDS", "5"))
 CHECK_SECONDS = float(os.environ.get("SOAK_CHECK_SECONDS", "60"))
 SAYERS = int(os.environ.get("SOAK_SAYERS", "3"))
+SAY_PERIOD = float(os.environ.get("SOAK_SAY_PERIOD", "30"))
 CALIBRATION = int(os.environ.get("SOAK_CALIBRATION_FILES", "20"))
 # Growth limits, per hour of fitted slope, and the least fitted rise over the
 # measured window that counts (a short run's jitter is not a trend).
@@ -207,17 +208,42 @@ def presses():
         note(which)
 
 
-SAY = ["what can i say", "set a timer for five minutes", "how much time is left", "cancel", "what can soup chef do",
+SAY = ["what can i say", "set a timer for five minutes", "how much time is left on the timer", "cancel", "what can soup chef do",
        "add milk to the shopping list", "what's on the shopping list", "read my notes", "the weather is nice today",
        "order soup with soup chef", "repeat that", "lunch time"]
 
 
-def sayer(n):
+burst = threading.Condition()
+burst_count = [0]
+
+
+def bursts():
     while running():
-        time.sleep(rng.uniform(0.5, 4))
-        text = rng.choice(SAY) if rng.random() > 0.15 else "make trouble with gremlin"
-        act(lambda: parley("say", text))
-        note("say", text)
+        time.sleep(rng.uniform(0.5, 1.5) * SAY_PERIOD)
+        with burst:
+            burst_count[0] += 1
+            burst.notify_all()
+
+
+def sayer(n):
+    """Every reply is spoken and a spoken line takes seconds, so sayers that
+    never paused would keep the device talking (its queue at the 120 s
+    bound) and every recorded command would be heard as a barge-in only.
+    The sayers speak in bursts, all at once (concurrent clients), one burst
+    every SAY_PERIOD seconds on average (`bursts`)."""
+    seen = 0
+    while running():
+        with burst:
+            while burst_count[0] == seen and running():
+                burst.wait(timeout=1)
+            seen = burst_count[0]
+        if not running():
+            break
+        for _ in range(rng.choice([1, 1, 2])):
+            time.sleep(rng.uniform(0, 0.5))
+            text = rng.choice(SAY) if rng.random() > 0.15 else "make trouble with gremlin"
+            act(lambda: parley("say", text))
+            note("say", text)
 
 
 SHORTCUT = """name: Soak Lunch
@@ -225,7 +251,7 @@ phrases: [soak lunch time]
 triggers:
   - button: double-press
 actions:
-  - speak: "Lunch {index}"
+  - speak: "Lunch time"
   - run: Timer.TimeLeft
 """
 
@@ -239,9 +265,16 @@ def churn():
     while running():
         time.sleep(rng.uniform(5, 15))
         if rng.random() < 0.5:
-            act(lambda: parley("shortcuts", "remove" if added else "add", "Soak Lunch" if added else shortcut))
-            added = not added
-            note("shortcut-" + ("added" if added else "removed"))
+            def flip_shortcut():
+                nonlocal added
+                status, out = parley("shortcuts", "remove" if added else "add", "Soak Lunch" if added else shortcut)
+                if status != 0:
+                    # Churn that the daemon refused would be no churn at all.
+                    fail("parley shortcuts %s: %s" % ("remove" if added else "add", out.strip()))
+                    return
+                added = not added
+                note("shortcut-" + ("added" if added else "removed"))
+            act(flip_shortcut)
         else:
             def flip():
                 if os.path.isdir(app):
@@ -271,16 +304,39 @@ def performed_since(seconds, wanted):
     return False
 
 
+TYPED_CHECK = "how much time is left on the timer"
+
+
+def speaking():
+    """Whether the device's voice is playing (`parley status`, audio line):
+    every reply, typed ones included, is spoken, and speech heard meanwhile
+    is listened to for "stop" and "cancel" only."""
+    status, out = parley("status")
+    audio = next((line for line in out.splitlines() if line.startswith("audio:")), "")
+    return status == 0 and "speaking" in audio
+
+
 def quiet_device():
-    parley("long-press")       # ends any conversation the load left open
-    time.sleep(1.5)
+    """Ends any conversation the load left open and waits until the device
+    has said everything queued (up to the 120 s bound on queued speech)."""
+    parley("long-press")
+    end = time.monotonic() + 150
+    quiet = 0
+    while quiet < 3:           # three readings in a row: not a gap between two lines
+        if time.monotonic() > end:
+            fail("the device was still speaking 150 s after the load paused (queued speech is bounded at 120 s)")
+            return
+        quiet = 0 if speaking() else quiet + 1
+        time.sleep(0.3)
+    time.sleep(0.5)
 
 
 def typed_check():
+    quiet_device()             # a question the load left open would take the command as its answer
     watch.skip()
-    status, out = parley("say", "how much time is left")
+    status, out = parley("say", TYPED_CHECK)
     if status != 0 or not performed_since(5, "Timer/TimeLeft"):
-        return "a typed command (how much time is left) did not perform: %s" % out.strip()
+        return "a typed command (%s) did not perform: %s" % (TYPED_CHECK, out.strip())
     return None
 
 
@@ -398,6 +454,29 @@ def judge():
     return report
 
 
+def daemon_counts():
+    """What the daemon did, from its log: commands heard by voice, intents
+    performed (by trigger), lines spoken, barge-ins, handler faults, errors."""
+    found = {"heard": 0, "performed": {}, "spoke": 0, "interrupted": 0, "handler-restarts": 0, "errors": 0}
+    with open(args.log, errors="replace") as f:
+        for line in f:
+            if " parley.listen: heard " in line:
+                found["heard"] += 1
+            elif " performed " in line and "intent=" in line:
+                trigger = re.search(r"trigger=(\S+)", line)
+                key = trigger.group(1) if trigger else "?"
+                found["performed"][key] = found["performed"].get(key, 0) + 1
+            elif " spoke text=" in line:
+                found["spoke"] += 1
+            elif " interrupted " in line:
+                found["interrupted"] += 1
+            if "restart" in line and "parley.apps" in line:
+                found["handler-restarts"] += 1
+            if line.startswith(("ERROR", "CRITICAL")):
+                found["errors"] += 1
+    return found
+
+
 def svg(path):
     """Memory and CPU over time, as an SVG with no plotting library."""
     if len(samples) < 2:
@@ -435,6 +514,7 @@ def main():
     threads = [threading.Thread(target=audio_load, daemon=True), threading.Thread(target=presses, daemon=True),
                threading.Thread(target=churn, daemon=True)]
     threads += [threading.Thread(target=sayer, args=(n,), daemon=True) for n in range(SAYERS)]
+    threads.append(threading.Thread(target=bursts, daemon=True))
     if good:
         threads.append(threading.Thread(target=checks, args=(good,), daemon=True))
     for t in threads:
@@ -448,7 +528,8 @@ def main():
     svg(os.path.join(args.out, "soak.svg"))
     summary = {"minutes": round((time.monotonic() - start) / 60, 1), "samples": len(samples),
                "calibrated": "%d of %d" % (len(good), min(CALIBRATION, len(with_hey))),
-               "counts": dict(sorted(counts.items())), "resources": report, "failures": failures}
+               "counts": dict(sorted(counts.items())), "daemon": daemon_counts(), "resources": report,
+               "failures": failures}
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
     print(json.dumps(summary, indent=2))

@@ -87,13 +87,24 @@ public final class ControlClient {
     /// (`ok: false`) is thrown as ``ControlClientError/refused(_:)``.
     public func send(_ request: ControlRequest) throws(ControlClientError) -> ControlResponse {
         let line: Data?
+        // A daemon past its connection limit writes why and closes at once;
+        // the request may then meet a closed socket (EPIPE), but the reason
+        // is still there to read, and it is what the person needs to see.
+        var writeError: (any Error)?
         do {
             try UnixSocket.writeAll(fd, try ControlCoding.encode(request.wire), path: path)
+        } catch {
+            writeError = error
+        }
+        do {
             line = try reader.next()
         } catch {
-            throw .io("\(error)")
+            throw .io("\(writeError ?? error)")
         }
-        guard let line else { throw .io("parleyd closed the connection without answering") }
+        guard let line else {
+            if let writeError { throw .io("\(writeError)") }
+            throw .io("parleyd closed the connection without answering")
+        }
         let response: ControlResponse
         do {
             response = try ControlCoding.decode(ControlResponse.self, from: line)

@@ -202,8 +202,14 @@ public struct AudioStatus: Sendable, Codable, Equatable {
     /// Why the microphone delivers nothing, while it does not ("audio device
     /// 'hw:1,0' not found …"); nil when it runs.
     public var problem: String?
-    public init(capture: String, playback: String, state: String, overruns: Int, problem: String? = nil) {
+    /// Whether the device's voice is playing (or queued to play): while it
+    /// does, speech heard is listened to for "stop" and "cancel" only.
+    /// nil from a daemon that does not say.
+    public var speaking: Bool?
+    public init(capture: String, playback: String, state: String, overruns: Int, problem: String? = nil,
+                speaking: Bool? = nil) {
         self.problem = problem
+        self.speaking = speaking
         self.capture = capture
         self.playback = playback
         self.state = state

@@ -173,7 +173,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     public func audioStatus() async -> AudioStatus {
         AudioStatus(
             capture: capture.configuration.device.name, playback: playbackName,
-            state: capture.status.state.description, overruns: capture.status.overruns, problem: capture.problem)
+            state: capture.status.state.description, overruns: capture.status.overruns, problem: capture.problem,
+            speaking: isSpeaking())
     }
 
     // MARK: Service

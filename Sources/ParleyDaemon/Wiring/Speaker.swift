@@ -104,7 +104,8 @@ public final class Speaker: Service, AudioPort, Sendable {
     public func audioStatus() async -> AudioStatus {
         AudioStatus(
             capture: "none", playback: playback.configuration.device.name,
-            state: playback.isSpeaking ? "playback only, speaking" : "playback only", overruns: 0)
+            state: playback.isSpeaking ? "playback only, speaking" : "playback only", overruns: 0,
+            speaking: playback.isSpeaking)
     }
 
     /// Opens the playback device, runs until shutdown, then stops playback.
