@@ -7,6 +7,12 @@ import Testing
 /// size, and clients that connect and then stall.
 @Suite struct ControlLimitsTests {
     /// A server answering "none" with small limits, in its own folder.
+    /// The idle limit of tests that are not about it: long, because a test
+    /// task starved by a busy machine (the parallel suite, CI's other jobs)
+    /// can wait half a minute between connecting and writing, and the server
+    /// then rightly closes the connection (a run failed on "Broken pipe").
+    static let untested: Duration = .seconds(600)
+
     struct SmallServer {
         let folder: String
         let server: ControlServer
@@ -90,7 +96,7 @@ import Testing
     /// refusal and closes before the client's request goes out, the write
     /// fails (EPIPE) and the tool said "Broken pipe" instead of the reason.
     @Test func aRefusalIsReportedEvenWhenTheRequestMeetsAClosedConnection() async throws {
-        let small = try SmallServer(clients: 1, idle: .seconds(30)); defer { small.stop() }
+        let small = try SmallServer(clients: 1, idle: Self.untested); defer { small.stop() }
         let first = try UnixSocket.connect(to: small.socket)
         defer { close(first) }
         let socket = small.socket
@@ -106,7 +112,7 @@ import Testing
     }
 
     @Test func connectionsPastTheLimitAreRefusedWithAReason() async throws {
-        let small = try SmallServer(clients: 2, idle: .seconds(30)); defer { small.stop() }
+        let small = try SmallServer(clients: 2, idle: Self.untested); defer { small.stop() }
         let first = try UnixSocket.connect(to: small.socket)
         let second = try UnixSocket.connect(to: small.socket)
         defer { close(second) }
@@ -130,7 +136,7 @@ import Testing
     }
 
     @Test func anOversizedRequestEndsOnlyItsConnection() async throws {
-        let small = try SmallServer(requestBytes: 1024, idle: .seconds(30)); defer { small.stop() }
+        let small = try SmallServer(requestBytes: 1024, idle: Self.untested); defer { small.stop() }
         let socket = small.socket
         let fd = try UnixSocket.connect(to: socket)
         defer { close(fd) }
