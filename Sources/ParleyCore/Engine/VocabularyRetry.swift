@@ -8,8 +8,6 @@ struct VocabularyRetry: Equatable, Sendable {
     static let firstInterval: TimeInterval = 5
     static let longestInterval: TimeInterval = 300
 
-    /// The vocabularies still missing (vocabulary name → why).
-    var unavailable: [String: String]
     var interval: TimeInterval
     var due: ParleyInstant
 }
@@ -20,6 +18,6 @@ extension Optional where Wrapped == VocabularyRetry {
     func next(unavailable: [String: String], at now: ParleyInstant) -> VocabularyRetry? {
         guard !unavailable.isEmpty else { return nil }
         let interval = self.map { Swift.min($0.interval * 2, VocabularyRetry.longestInterval) } ?? VocabularyRetry.firstInterval
-        return VocabularyRetry(unavailable: unavailable, interval: interval, due: now + interval)
+        return VocabularyRetry(interval: interval, due: now + interval)
     }
 }

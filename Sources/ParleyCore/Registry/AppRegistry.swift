@@ -129,16 +129,14 @@ public struct AppRegistry: Sendable {
                     guard let definition = descriptor(app: app.identifier, intent: shortcut.intent.identifier)?.parameter(name),
                           definition.staticOptions == nil else { continue }
                     let key = Self.vocabularyName(app: app.identifier, intent: shortcut.intent.identifier, parameter: name)
-                    guard result.values[key] == nil, result.unavailable[key] == nil else { continue }
-                    let appContext = context(app.identifier)
-                    let answer: Result<[ParameterOption]?, any Error>
-                    do { answer = .success(try await definition.valueType.options(context: appContext)) } catch { answer = .failure(error) }
-                    switch answer {
-                    case .success(let options): result.values[key] = options ?? []
-                    case .failure(let error):
+                    // Asked once per vocabulary, however many phrases use it.
+                    guard result.values[key] == nil else { continue }
+                    do {
+                        result.values[key] = try await definition.valueType.options(context: context(app.identifier)) ?? []
+                    } catch {
                         // Compiled without values for now; the engine asks again later.
                         result.values[key] = []
-                        result.unavailable[key] = String(describing: error)
+                        result.unavailable[key] = "\(error)"
                     }
                 }
             }
