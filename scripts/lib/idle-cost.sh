@@ -47,11 +47,7 @@ start_daemon() {
   rm -rf "$state" && mkdir -p "$state"
   ln -s "$scene_wav" "$state/capture.wav"
   local wake
-  case $mode in
-    direct) wake="{named: false}" ;;
-    named) wake="{direct: false, name: computer}" ;;
-    *) echo "idle-cost: unknown mode '$mode' (expected direct or named)" >&2; exit 2 ;;
-  esac
+  wake=$(wake_yaml "$mode")
   cat >"$state/parley.yaml" <<YAML
 audio: {capture: "file:capture.wav"}
 wake: $wake

@@ -39,7 +39,6 @@ mkdir -p "$work/ir"
 # corrupted debuginfo file"): it runs a copy without it (symbols kept).
 daemon=$work/ir/parleyd
 strip --strip-debug -o "$daemon" "$bin"
-hz=$(getconf CLK_TCK)
 
 data=$root/../shared/data
 # shellcheck source=scripts/lib/idle-scenes.sh
@@ -50,10 +49,7 @@ start() {
   local mode=$1 wav=$2 pacing=$3 name=$4 wake
   state=$work/ir/$name
   rm -rf "$state" && mkdir -p "$state"
-  case $mode in
-    direct) wake="{named: false}" ;;
-    named) wake="{direct: false, name: computer}" ;;
-  esac
+  wake=$(wake_yaml "$mode")
   cat >"$state/parley.yaml" <<YAML
 audio: {capture: "file:$wav", pacing: $pacing}
 wake: $wake

@@ -1,5 +1,7 @@
-# The idle scenes of issue 19, sourced by scripts/lib/idle-cost.sh and
-# scripts/lib/idle-instructions.sh (which set $work and $data):
+# The idle scenes and wake modes of issue 19, sourced by scripts/lib/idle-cost.sh
+# and scripts/lib/idle-instructions.sh (which set $work and $data):
+#   wake_yaml MODE       prints parley.yaml's `wake:` value for MODE: direct
+#                        (wake.named false) or named (wake.direct false, "computer")
 #   scene NAME SECONDS   prints the path of NAME's WAV of SECONDS seconds
 #                        (made once in $work/idle), NAME one of:
 #   silence   digital silence
@@ -31,4 +33,12 @@ roadworks continue near the river bridge."
     *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen or tv)" >&2; exit 2 ;;
   esac
   echo "$out"
+}
+
+wake_yaml() {
+  case $1 in
+    direct) echo "{named: false}" ;;
+    named) echo "{direct: false, name: computer}" ;;
+    *) echo "idle: unknown wake mode '$1' (expected direct or named)" >&2; exit 2 ;;
+  esac
 }
