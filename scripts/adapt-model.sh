@@ -19,8 +19,20 @@
 #   STOCK=DIR             the model adapted from (default Debian's en-us)
 #   PARLEY_SKIP_BUILD=1   use the release binaries as they are (set by eval-adapt.sh)
 #   KEEP_WORK=1           keep the work folder (features, counts) beside OUT_DIR
-#   ALSO=DIR              with METHOD=both, also write DIR/mllr and DIR/map, the
-#                          MLLR-only and MAP-only models from the same statistics
+#   TAU=T                 MAP with a fixed prior weight: map_adapt -bayesmean no
+#                          -fixedtau yes -tau T (T frames of evidence hold a mean
+#                          halfway between the stock and the data's). Unset: the
+#                          tutorial's Bayesian means (-bayesmean yes, which ignores
+#                          tau for the means; tau 10 for the rest)
+#   MAP_PARTS=all|means   what MAP moves (default all: means, variances, mixture
+#                          weights, transitions); means keeps the stock rest
+#   ALSO=DIR              also write DIR/map (Bayesian means) and, with METHOD=both,
+#                          DIR/mllr: the MAP-only and MLLR-only models from the
+#                          same statistics
+#   TAUS="100 400"        with ALSO, also DIR/map-tauT (all parts) and
+#                          DIR/mapmean-tauT (means only) for each T, from the same
+#                          statistics of the stock model: one bw pass, many
+#                          variants (map_adapt and mk_s2sendump take seconds)
 #   TRANSCRIPTS=FILE      reuse a transcripts.tsv (path TAB words) of an earlier
 #                          run instead of decoding; only the lines of FILE.wav are used
 #
@@ -32,6 +44,9 @@
 # Output: OUT_DIR is a complete PocketSphinx model folder (mdef, feat.params,
 # noisedict, means, variances, transition_matrices, sendump) usable as -hmm,
 # plus mllr_matrix when MLLR ran, and ADAPTED.txt saying how it was made.
+# It also holds what sphinxtrain's bw needs to run against this model later
+# (the device's room adaptation does): mdef.txt (the text mdef) and
+# mixture_weights (the float weights its sendump was made from).
 # Deterministic: sphinx_fe runs without dither, noise slices are seeded, the
 # noises are generated from fixed seeds; the same inputs give the same bytes.
 set -euo pipefail
@@ -49,6 +64,11 @@ stock=${STOCK:-/usr/share/pocketsphinx/model/en-us/en-us}
 dict=/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict
 st=/usr/lib/sphinxtrain
 case $method in both|map|mllr) ;; *) echo "METHOD=$method: expected both, map or mllr" >&2; exit 2;; esac
+parts=${MAP_PARTS:-all}
+case $parts in all|means) ;; *) echo "MAP_PARTS=$parts: expected all or means" >&2; exit 2;; esac
+for t in ${TAU:-} ${TAUS:-}; do
+  [[ $t =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "TAU/TAUS: '$t' is not a positive number" >&2; exit 2; }
+done
 for tool in "$st/bw" "$st/map_adapt" "$st/mllr_solve" "$st/mllr_transform" "$st/mk_s2sendump" \
             "$(command -v sphinx_fe || true)" "$(command -v pocketsphinx_mdef_convert || true)"; do
   [ -x "$tool" ] || { echo "adapt-model: missing $tool (scripts/setup.sh installs sphinxtrain, sphinxbase-utils, pocketsphinx)" >&2; exit 1; }
@@ -135,20 +155,34 @@ bw_pass() { # MODEL_DIR ACCUM_DIR
   grep -E "^INFO: bw.c.*(Counts|Normalized)|ERROR" "$2.log" | tail -3 >&2 || true
 }
 
-map_pass() { # PRIOR_DIR ACCUM_DIR OUT_MODEL_DIR
-  "$st/map_adapt" -moddeffn "$base/mdef.txt" -ts2cbfn ".$(param model)." \
+map_pass() { # PRIOR_DIR ACCUM_DIR OUT_MODEL_DIR [TAU [PARTS]]
+  local tau=${4:-} what=${5:-all} log="$work/$(basename "$3").map"
+  local weight=(-bayesmean yes)
+  [ -z "$tau" ] || weight=(-bayesmean no -fixedtau yes -tau "$tau")
+  mkdir -p "$3"
+  "$st/map_adapt" -moddeffn "$base/mdef.txt" -ts2cbfn ".$(param model)." "${weight[@]}" \
     -meanfn "$1/means" -varfn "$1/variances" -mixwfn "$base/mixture_weights" -tmatfn "$base/transition_matrices" \
     -accumdir "$2" -mapmeanfn "$3/means" -mapvarfn "$3/variances" \
-    -mapmixwfn "$2/map_mixture_weights" -maptmatfn "$3/transition_matrices" > "$2.map_adapt.log" 2>&1 \
-    || { tail -20 "$2.map_adapt.log" >&2; exit 1; }
-  "$st/mk_s2sendump" -pocketsphinx yes -moddeffn "$base/mdef.txt" -mixwfn "$2/map_mixture_weights" \
-    -sendumpfn "$3/sendump" > "$2.mk_s2sendump.log" 2>&1
+    -mapmixwfn "$3/mixture_weights" -maptmatfn "$3/transition_matrices" > "$log.map_adapt.log" 2>&1 \
+    || { tail -20 "$log.map_adapt.log" >&2; exit 1; }
+  if [ "$what" = means ]; then
+    # Means only: the prior's variances, the stock weights and transitions.
+    cp "$1/variances" "$base/transition_matrices" "$base/mixture_weights" "$3/"
+    cp "$stock/sendump" "$3/"
+  else
+    "$st/mk_s2sendump" -pocketsphinx yes -moddeffn "$base/mdef.txt" -mixwfn "$3/mixture_weights" \
+      -sendumpfn "$3/sendump" > "$log.mk_s2sendump.log" 2>&1
+  fi
 }
 finish() { # MODEL_DIR METHOD: the files PocketSphinx needs besides the adapted ones
-  cp "$stock/mdef" "$stock/feat.params" "$stock/noisedict" "$1/"
+  cp "$stock/mdef" "$stock/feat.params" "$stock/noisedict" "$base/mdef.txt" "$1/"
+  # bw reads float mixture weights; a model whose weights MAP did not move
+  # gets the stock ones its sendump holds.
+  [ -f "$1/mixture_weights" ] || cp "$base/mixture_weights" "$1/"
   if [ -f "$stock/README" ]; then cp "$stock/README" "$1/README.en-us"; fi
   {
     echo "Adapted from $stock by scripts/adapt-model.sh (METHOD=$2)."
+    [ "$2" = mllr ] || echo "MAP: ${3:-tau $(tau_words "${TAU:-}"), parts: $parts}"
     echo "Conditions: $conditions"
     echo "Recordings: ${#kept[@]} of ${#files[@]} (transcripts from the stock model's decode, kept when the label matches)"
     echo "Training utterances: $(wc -l < "$work/train.fileids")"
@@ -156,11 +190,15 @@ finish() { # MODEL_DIR METHOD: the files PocketSphinx needs besides the adapted 
   } > "$1/ADAPTED.txt"
 }
 
+tau_words() { if [ -n "$1" ]; then echo "fixed $1"; else echo "Bayesian means"; fi; }
+
+# 5. The statistics of the adaptation data aligned on the stock model: what
+# MLLR solves from and what MAP on the stock model moves it by.
 prior="$base"
+bw_pass "$base" "$work/accum-stock"
 if [ "$method" != map ]; then
-  # 5. MLLR: one global mean transform from the stock model's statistics,
-  # applied to the means (also kept as mllr_matrix for -mllr).
-  bw_pass "$base" "$work/accum-stock"
+  # MLLR: one global mean transform, applied to the means (also kept as
+  # mllr_matrix for -mllr).
   "$st/mllr_solve" -meanfn "$base/means" -varfn "$base/variances" -outmllrfn "$out/mllr_matrix" \
     -accumdir "$work/accum-stock" > "$work/mllr_solve.log" 2>&1
   mkdir -p "$work/mllr"
@@ -169,20 +207,30 @@ if [ "$method" != map ]; then
     > "$work/mllr_transform.log" 2>&1
   prior="$work/mllr"
 fi
-if [ -n "${ALSO:-}" ] && [ "$method" = both ]; then
-  mkdir -p "$ALSO/mllr" "$ALSO/map"
-  cp "$work/mllr/means" "$out/mllr_matrix" "$base/variances" "$base/transition_matrices" "$stock/sendump" "$ALSO/mllr/"
-  finish "$ALSO/mllr" mllr
+if [ -n "${ALSO:-}" ]; then
+  if [ "$method" = both ]; then
+    mkdir -p "$ALSO/mllr"
+    cp "$work/mllr/means" "$out/mllr_matrix" "$base/variances" "$base/transition_matrices" "$stock/sendump" "$ALSO/mllr/"
+    finish "$ALSO/mllr" mllr
+  fi
   map_pass "$base" "$work/accum-stock" "$ALSO/map"
-  finish "$ALSO/map" map
+  finish "$ALSO/map" map "Bayesian means, parts: all"
+  for t in ${TAUS:-}; do
+    map_pass "$base" "$work/accum-stock" "$ALSO/map-tau$t" "$t" all
+    finish "$ALSO/map-tau$t" map "fixed $t, parts: all"
+    map_pass "$base" "$work/accum-stock" "$ALSO/mapmean-tau$t" "$t" means
+    finish "$ALSO/mapmean-tau$t" map "fixed $t, parts: means"
+  done
 fi
 if [ "$method" = mllr ]; then
   cp "$work/mllr/means" "$base/variances" "$base/transition_matrices" "$stock/sendump" "$out/"
 else
-  # 6. MAP: re-align on the prior (stock or MLLR-transformed) and move every
-  # Gaussian, mixture weight and transition towards the adaptation data.
-  bw_pass "$prior" "$work/accum-map"
-  map_pass "$prior" "$work/accum-map" "$out"
+  # 6. MAP: move every Gaussian, mixture weight and transition (or the means
+  # only) towards the adaptation data; with MLLR first, on statistics
+  # re-aligned on the MLLR-transformed model.
+  accum="$work/accum-stock"
+  if [ "$method" = both ]; then accum="$work/accum-map"; bw_pass "$prior" "$accum"; fi
+  map_pass "$prior" "$accum" "$out" "${TAU:-}" "$parts"
 fi
 finish "$out" "$method"
 echo "adapt-model: $out ($method)" >&2

@@ -21,6 +21,11 @@
 #   map         MAP on the stock model                    } data (clean + the
 #   both        MLLR, then MAP with MLLR means as prior   } training noises)
 #   both-clean  as both, adapted on the clean recordings only
+#   map-tauT    MAP with a fixed prior weight T (-bayesmean no -fixedtau yes
+#               -tau T) on the stock model, every part     } multi-condition,
+#   mapmean-tauT  the same, means only (stock variances,   } from the same bw
+#               mixture weights and transitions)            } statistics as map
+# Any number of T: the fold's model build makes all of them from one bw pass.
 set -euo pipefail
 # In a function, so bash has read it whole before it runs (editing the file
 # during a long run cannot change what runs).
@@ -52,15 +57,33 @@ fi
 fold_of() { python3 -c 'import hashlib, os, sys
 k = int(sys.argv[1])
 for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).hexdigest()[:8], 16) % k, f)' "$folds" "$@"; }
-fold_of "${all[@]}" > "$work/folds.txt"
+# Atomically: two runs may share WORK (e.g. ONLY_FOLDS="0 1 2" and "3 4").
+fold_of "${all[@]}" > "$work/folds.txt.$$"; mv "$work/folds.txt.$$" "$work/folds.txt"
+for variant in $variants; do
+  case $variant in
+    stock|mllr|map|both|both-clean) ;;
+    map-tau*|mapmean-tau*) [[ ${variant#*-tau} =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+      { echo "VARIANTS: $variant: expected map-tauT or mapmean-tauT with T a number" >&2; exit 2; } ;;
+    *) echo "VARIANTS: $variant: expected stock, mllr, map, both, both-clean, map-tauT or mapmean-tauT" >&2; exit 2 ;;
+  esac
+done
+# The prior weights the variants name, built together from one bw pass.
+taus=$(for v in $variants; do case $v in map-tau*|mapmean-tau*) echo "${v#*-tau}";; esac; done | sort -nu | tr '\n' ' ')
 
 for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
   mapfile -t train < <(awk -v k="$k" '$1 != k { print $2 }' "$work/folds.txt")
   mapfile -t test < <(awk -v k="$k" '$1 == k { print $2 }' "$work/folds.txt")
   m="$work/fold$k"
-  if [ ! -f "$m/both/sendump" ] && [[ " $variants " =~ \ (mllr|map|both)\  ]]; then
-    PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=both ALSO="$m" scripts/adapt-model.sh "$m/both" "${train[@]}" 2>"$m.log" ||
-      { cat "$m.log" >&2; exit 1; }
+  missing=false
+  for variant in $variants; do
+    case $variant in mllr|map|both|map-tau*|mapmean-tau*) [ -f "$m/$variant/sendump" ] || missing=true;; esac
+  done
+  if $missing; then
+    # MLLR variants need METHOD=both (two bw passes); the MAP ones alone need
+    # one: the stock model's statistics (its map variants land in ALSO).
+    if [[ " $variants " =~ \ (mllr|both)\  ]]; then method=both; out="$m/both"; else method=map; out="$m/map-bayes"; fi
+    PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=$method ALSO="$m" TAUS="$taus" \
+      scripts/adapt-model.sh "$out" "${train[@]}" 2>"$m.log" || { cat "$m.log" >&2; exit 1; }
   fi
   if [ ! -f "$m/both-clean/sendump" ] && [[ " $variants " =~ " both-clean " ]]; then
     PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=both CONDITIONS=clean scripts/adapt-model.sh "$m/both-clean" "${train[@]}" 2>>"$m.log" ||

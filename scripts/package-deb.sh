@@ -8,6 +8,11 @@
 #   /usr/lib/udev/rules.d/99-parley-gpio.rules      from dist/
 #   /etc/parley/parley.yaml               the example configuration, a conffile
 #   /usr/share/parley/board/<name>/       the board files
+#   /usr/share/parley/model/en-us-adapted/ the adapted acoustic model (the commands'
+#                                         default), built here from Debian's en-us
+#                                         model by scripts/shipped-model.sh on the
+#                                         build host (sphinxtrain; cached in
+#                                         out/model keyed by its inputs)
 #   /var/lib/parley                       state, made by postinst (owner parley, 0750)
 #
 # Dependencies are Debian 13 packages only, derived from the binaries'
@@ -67,6 +72,13 @@ install -m 0644 dist/parley.sysusers.conf "$root/usr/lib/sysusers.d/parley.conf"
 install -m 0644 dist/99-parley-gpio.rules "$root/usr/lib/udev/rules.d/99-parley-gpio.rules"
 install -m 0644 dist/parley.yaml "$root/etc/parley/parley.yaml"
 cp -r board "$root/usr/share/parley/board"
+# The adapted acoustic model: data, not code, the same for every architecture.
+# Built on this host (its release parley decodes the transcripts), never
+# downloaded; deterministic, so the same inputs give the same files.
+PARLEY_MODEL_KEY_SOURCES=1 bash scripts/shipped-model.sh out/model/en-us-adapted >&2
+install -d "$root/usr/share/parley/model"
+cp -r out/model/en-us-adapted "$root/usr/share/parley/model/en-us-adapted"
+rm -f "$root/usr/share/parley/model/en-us-adapted/INPUTS"
 find "$root/usr/share/parley" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
 install -m 0644 README.md "$root/usr/share/doc/parley/README.md"
 install -m 0644 dist/README.md "$root/usr/share/doc/parley/dist.md"
@@ -86,6 +98,37 @@ Files: usr/bin/*
 Copyright: 2026 Parley maintainers
  2006 Kirill Simonov (libyaml, compiled into the binaries by the Yams package)
 License: Apache-2.0 and MIT
+
+Files: usr/share/parley/model/*
+Copyright: 1995-2014 Carnegie Mellon University. All rights reserved.
+ 2014-2015 Alpha Cephei Inc.
+Comment: Debian's pocketsphinx-en-us acoustic model, adapted to Parley's
+ commands by scripts/adapt-model.sh (sphinxtrain MAP); README.en-us is the
+ model's own README.
+License: BSD-2
+ Redistribution and use in source and binary forms, with or without
+ modification, are permitted provided that the following conditions
+ are met:
+ .
+ 1. Redistributions of source code must retain the above copyright
+    notice, this list of conditions and the following disclaimer.
+ .
+ 2. Redistributions in binary form must reproduce the above copyright
+    notice, this list of conditions and the following disclaimer in
+    the documentation and/or other materials provided with the
+    distribution.
+ .
+ THIS SOFTWARE IS PROVIDED BY CARNEGIE MELLON UNIVERSITY ``AS IS'' AND
+ ANY EXPRESSED OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO,
+ THE IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR
+ PURPOSE ARE DISCLAIMED.  IN NO EVENT SHALL CARNEGIE MELLON UNIVERSITY
+ NOR ITS EMPLOYEES BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL,
+ SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT
+ LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE,
+ DATA, OR PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY
+ THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
+ (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+ OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
 
 License: Apache-2.0
  On Debian systems the full text of the Apache License, Version 2.0, is in

@@ -1,9 +1,11 @@
 import Foundation
+import ParleyCore
 import Synchronization
 
-/// Which acoustic model the recogniser loads: Debian's stock en-us model (the
-/// default), the one adapted to Parley's commands and to kitchen-like noise
-/// (built by scripts/adapt-model.sh, installed with the package), or a folder.
+/// Which acoustic model the recogniser loads: the one adapted to Parley's
+/// commands and to kitchen-like noise (built by scripts/adapt-model.sh,
+/// installed with the package; the daemon's and `parley understand`'s
+/// default), Debian's stock en-us model, or a folder.
 public enum AcousticModel: Sendable, Hashable {
     case adapted
     case stock
@@ -14,9 +16,8 @@ public enum AcousticModel: Sendable, Hashable {
     /// Where the package installs the adapted model.
     public static let installedAdaptedFolder = "/usr/share/parley/model/en-us-adapted"
     /// Where `scripts/adapt-model.sh` puts it in a development checkout
-    /// (relative to the package root). Used only when named as a folder
-    /// (scripts/run.sh does when it has been built), so tests and tools give
-    /// the same results whether or not a checkout has built it.
+    /// (relative to the package root; scripts/run.sh builds it there), found
+    /// when the installed model is not.
     public static let developmentAdaptedFolder = ".build/model/en-us-adapted"
 
     /// "adapted", "stock" or a model folder (holding feat.params).
@@ -33,9 +34,9 @@ public enum AcousticModel: Sendable, Hashable {
         }
     }
 
-    /// The folder given to PocketSphinx as -hmm. `adapted` is the installed
-    /// model, else (a development machine) the stock model: see
-    /// ``adaptedIsAvailable``.
+    /// The folder given to PocketSphinx as -hmm. `adapted` is the adapted
+    /// model where ``adaptedFolder`` finds one, else the stock model (the
+    /// daemon logs a warning then).
     public var folder: String {
         switch self {
         case .stock: return Self.stockFolder
@@ -44,26 +45,53 @@ public enum AcousticModel: Sendable, Hashable {
         }
     }
 
-    /// The adapted model's folder when it is installed.
+    /// The adapted model's folder: the installed one, else a development
+    /// checkout's (see ``adaptedFolder(installed:executable:currentDirectory:)``).
     public static var adaptedFolder: String? {
-        let installed = FileManager.default.fileExists(atPath: installedAdaptedFolder + "/sendump")
-        return installed ? installedAdaptedFolder : nil
+        adaptedFolder(installed: installedAdaptedFolder, executable: CommandLine.arguments[0],
+                      currentDirectory: FileManager.default.currentDirectoryPath)
+    }
+
+    /// The first of: `installed`; ``developmentAdaptedFolder`` in the source
+    /// tree `executable` was built in; the same relative to `currentDirectory`
+    /// (a binary run from elsewhere in a checkout). A folder counts when it
+    /// holds the model's sendump (the last file adapt-model.sh writes).
+    static func adaptedFolder(installed: String, executable: String, currentDirectory: String) -> String? {
+        let model = "sendump"
+        if FileManager.default.fileExists(atPath: installed + "/" + model) { return installed }
+        let relative = developmentAdaptedFolder + "/" + model
+        if let root = SourceTree.root(holding: relative, executable: executable) {
+            return root.appendingPathComponent(developmentAdaptedFolder).path
+        }
+        let here = URL(fileURLWithPath: currentDirectory).appendingPathComponent(developmentAdaptedFolder)
+        return FileManager.default.fileExists(atPath: here.appendingPathComponent(model).path) ? here.path : nil
     }
 
     public static var adaptedIsAvailable: Bool { adaptedFolder != nil }
 }
 
 extension AcousticModel {
-    private static let configured = Mutex<AcousticModel>(.stock)
+    private static let configured = Mutex<(commands: AcousticModel, wake: AcousticModel)>((.stock, .stock))
 
-    /// The model every `DecoderSettings()` starts with (command, wake and
-    /// dictation decoders alike). The daemon sets it once from
-    /// `speech.acoustic_model` before it creates any decoder, so the choice
-    /// reaches decoders built deep inside the listening pipeline without
-    /// threading settings through it; tools override per decoder with
-    /// `--set hmm=...` instead.
+    /// The model every `DecoderSettings()` starts with: the command and
+    /// dictation decoders'. Stock until set, so benchmarks and tests measure
+    /// the model they name; the daemon sets it once from
+    /// `speech.acoustic_model` (adapted by default) before it creates any
+    /// decoder, so the choice reaches decoders built deep inside the listening
+    /// pipeline without threading settings through it; tools override per
+    /// decoder with `--acoustic-model` or `--set hmm=...` instead.
     public static var configuredDefault: AcousticModel {
-        get { configured.withLock { $0 } }
-        set { configured.withLock { $0 = newValue } }
+        get { configured.withLock { $0.commands } }
+        set { configured.withLock { $0.commands = newValue } }
+    }
+
+    /// The model of the wake word detector's decoder
+    /// (`DecoderSettings.wake()`), set by the daemon from
+    /// `speech.wake_acoustic_model` (stock by default: the detector's
+    /// thresholds were tuned on the stock model, and the adapted one shifts
+    /// its scores; BENCHMARKS.md, "The wake word with the adapted model").
+    public static var configuredWakeDefault: AcousticModel {
+        get { configured.withLock { $0.wake } }
+        set { configured.withLock { $0.wake = newValue } }
     }
 }

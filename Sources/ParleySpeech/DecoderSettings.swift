@@ -4,7 +4,7 @@
 public struct DecoderSettings: Sendable, Hashable {
     /// Acoustic model folder (-hmm): Debian's stock en-us model unless the
     /// daemon's `speech.acoustic_model` chose another
-    /// (``AcousticModel/configuredDefault``).
+    /// (``AcousticModel/configuredDefault``; ``wake()`` for the wake word's).
     public var acousticModel = AcousticModel.configuredDefault.folder
     /// An MLLR transform (-mllr, from `mllr_solve`) applied to the model's
     /// means when the decoder starts; nil for none.
@@ -28,6 +28,14 @@ public struct DecoderSettings: Sendable, Hashable {
     public var extra: [String] = []
 
     public init() {}
+
+    /// The wake word detector's settings: the model
+    /// ``AcousticModel/configuredWakeDefault`` names.
+    public static func wake() -> DecoderSettings {
+        var s = DecoderSettings()
+        s.acousticModel = AcousticModel.configuredWakeDefault.folder
+        return s
+    }
 
     /// The naive configuration the baseline used (library defaults).
     public static var libraryDefaults: DecoderSettings {

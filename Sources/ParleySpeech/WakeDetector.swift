@@ -68,7 +68,7 @@ public final class WakeDetector {
     public static let verificationRange = -21.0 ... 59.0
 
     /// `candidateThreshold` overrides the stage-1 threshold (benchmarks).
-    public init(mode: WakeMode, sensitivity: Double = 0.5, settings: DecoderSettings = DecoderSettings(),
+    public init(mode: WakeMode, sensitivity: Double = 0.5, settings: DecoderSettings = .wake(),
                 candidateThreshold: Double = WakeDetector.candidateThreshold) throws {
         guard (0...1).contains(sensitivity) else {
             throw SpeechError.badSetting(name: "sensitivity", value: "\(sensitivity)", expected: "a number from 0 to 1")

@@ -13,7 +13,7 @@ struct DetectWake: ParsableCommand {
     var wake: String
     @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
     var sensitivity: Double = 0.5
-    @Option(help: "Acoustic model: stock (Debian's en-us, the default), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
+    @Option(help: "Acoustic model: stock (Debian's en-us, the default, as the daemon's speech.wake_acoustic_model), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
     var acousticModel = "stock"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]

@@ -20,8 +20,8 @@ struct Understand: AsyncParsableCommand {
 
     @Option(help: "App identifier or name (e.g. coffee-maker, soup-chef), or 'all' for every bundled app.")
     var app: String
-    @Option(help: "Acoustic model: stock (Debian's en-us, the default), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
-    var acousticModel = "stock"
+    @Option(help: "Acoustic model: adapted (the default, as the daemon's: /usr/share/parley/model/en-us-adapted, else .build/model/en-us-adapted of a checkout, else stock), stock (Debian's en-us) or a model folder.")
+    var acousticModel = "adapted"
     @Option(name: .customLong("set"), help: "Decoder setting name=value (repeatable), e.g. beam=1e-60.")
     var settings: [String] = []
     @Option(help: "Silence (ms) after which a complete phrase, one the grammar cannot extend, ends the command (0: off).")
@@ -55,7 +55,14 @@ struct Understand: AsyncParsableCommand {
         await engine.reloadPhrases()
         let model = await engine.phraseModel()
         var decoderSettings = DecoderSettings()
-        do { decoderSettings.acousticModel = try AcousticModel(parsing: acousticModel).folder } catch {
+        do {
+            let chosen = try AcousticModel(parsing: acousticModel)
+            if chosen == .adapted && !AcousticModel.adaptedIsAvailable {
+                FileHandle.standardError.write(Data(
+                    "parley understand: the adapted acoustic model is neither at \(AcousticModel.installedAdaptedFolder) nor built at \(AcousticModel.developmentAdaptedFolder) (scripts/adapt-model.sh); using the stock model\n".utf8))
+            }
+            decoderSettings.acousticModel = chosen.folder
+        } catch {
             throw ValidationError("--acoustic-model \(acousticModel): \(error)")
         }
         for s in settings {

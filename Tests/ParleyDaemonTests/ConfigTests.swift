@@ -145,14 +145,28 @@ import Testing
         #expect(refusal("confirm_by_voice: [shopping]")?.kind == .impossibleValue)
     }
 
-    @Test func theAcousticModelIsStockByDefaultAndAFolderMustHoldAModel() throws {
-        #expect(ParleyConfig().acousticModel == "stock")
+    @Test func theAcousticModelIsAdaptedByDefaultAndAFolderMustHoldAModel() throws {
+        #expect(ParleyConfig().acousticModel == "adapted")
         #expect(try parse("speech: {acoustic_model: /usr/share/pocketsphinx/model/en-us/en-us}").acousticModel
             == "/usr/share/pocketsphinx/model/en-us/en-us")
         let missing = refusal("speech:\n  acoustic_model: /nowhere/model\n")
         #expect(missing?.kind == .impossibleValue && missing?.key == "speech.acoustic_model" && missing?.line == 2)
         #expect(missing?.reason.contains("adapted, stock or a PocketSphinx model folder") == true)
         #expect(refusal("speech: {model: stock}")?.kind == .unknownKey)
+    }
+
+    @Test func theWakeWordHasItsOwnAcousticModelStockByDefault() throws {
+        #expect(ParleyConfig().wakeAcousticModel == "stock")
+        let both = try parse("speech: {acoustic_model: stock, wake_acoustic_model: adapted}")
+        #expect(both.acousticModel == "stock" && both.wakeAcousticModel == "adapted")
+        #expect(try parse("speech: {wake_acoustic_model: /usr/share/pocketsphinx/model/en-us/en-us}").wakeAcousticModel
+            == "/usr/share/pocketsphinx/model/en-us/en-us")
+        let bad = refusal("speech:\n  acoustic_model: adapted\n  wake_acoustic_model: /nowhere/wake-model\n")
+        #expect(bad?.kind == .impossibleValue && bad?.key == "speech.wake_acoustic_model" && bad?.line == 3)
+        // The message names the key and the value, and what was expected.
+        #expect(bad?.description.contains("speech.wake_acoustic_model") == true)
+        #expect(bad?.description.contains("/nowhere/wake-model") == true)
+        #expect(bad?.reason.contains("adapted, stock or a PocketSphinx model folder") == true)
     }
 
     @Test func theCaptureFormatIsCheckedWithFileAndLine() throws {

@@ -56,6 +56,7 @@ import Testing
             control_socket: \(dir.file("parley.sock"))
             primary_app: Coffee Maker
             log_level: debug
+            speech: {acoustic_model: stock}
 
             """.appending(settings).write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
         return try await Executables.start("parleyd", ["--config", dir.file("parley.yaml")])

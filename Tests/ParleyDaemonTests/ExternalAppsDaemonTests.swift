@@ -26,6 +26,7 @@ import Testing
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
         var config = ParleyConfig()
+        config.acousticModel = "stock"  // the stock model: the decoders' model is process-wide (AcousticModel.configuredDefault) and these tests assume it
         config.stateDirectory = dir.file("state")
         config.controlSocket = dir.file("run/parley.sock")
         config.audio.capture = .file("missing.wav")

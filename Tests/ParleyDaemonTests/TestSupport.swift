@@ -56,6 +56,7 @@ struct RunningServer {
         var config = ParleyConfig()
         config.stateDirectory = dir.file("state")
         config.controlSocket = dir.file("run/parley.sock")
+        config.acousticModel = "stock"  // the stock model: the decoders' model is process-wide (AcousticModel.configuredDefault) and these tests assume it
         return config
     }
 

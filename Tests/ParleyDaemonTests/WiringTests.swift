@@ -13,6 +13,7 @@ import Testing
 @Suite struct WiringTests {
     private func controller(_ dir: TemporaryDirectory, board: String? = nil) async throws -> (DaemonController, StateStore) {
         var config = ParleyConfig()
+        config.acousticModel = "stock"  // the stock model: the decoders' model is process-wide (AcousticModel.configuredDefault) and these tests assume it
         if let board { config.board = board }
         config.stateDirectory = dir.file("state")
         config.audio.capture = .file("missing.wav")  // no audio in
@@ -122,6 +123,7 @@ import Testing
     @Test(.timeLimit(.minutes(3))) func theLEDsShowTheFaultWhileTheMicrophoneIsMissing() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         var config = ParleyConfig()
+        config.acousticModel = "stock"  // the stock model: the decoders' model is process-wide (AcousticModel.configuredDefault) and these tests assume it
         config.stateDirectory = dir.file("state")
         config.audio.capture = .alsa("hw:9,0")
         let store = try StateStore(directory: config.stateDirectory)
@@ -153,6 +155,8 @@ import Testing
 /// Which devices and formats parley.yaml and the board file give the audio.
 @Suite struct AudioWiringTests {
     private func listening(_ config: ParleyConfig) async throws -> ListeningPipeline {
+        var config = config
+        config.acousticModel = "stock"  // the stock model: the decoders' model is process-wide (AcousticModel.configuredDefault) and these tests assume it
         let store = try StateStore(directory: config.stateDirectory)
         let components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
         return try #require(components.services.compactMap { $0 as? ListeningPipeline }.first)

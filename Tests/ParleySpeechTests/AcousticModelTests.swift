@@ -15,6 +15,36 @@ import Testing
         #expect(adapted.folder == (AcousticModel.adaptedIsAvailable ? AcousticModel.installedAdaptedFolder : AcousticModel.stockFolder))
     }
 
+    /// `adapted` is the installed model, else the one scripts/adapt-model.sh
+    /// built in the checkout the executable runs from, else in the current
+    /// directory's checkout, else none (the stock model).
+    @Test func adaptedIsTheInstalledThenTheCheckoutsModel() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("acoustic-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        func model(_ folder: String) throws -> String {
+            let path = root.appendingPathComponent(folder).path
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try Data([1]).write(to: URL(fileURLWithPath: path + "/sendump"))
+            return path
+        }
+        let executable = root.appendingPathComponent("checkout/.build/x86_64-unknown-linux-gnu/release/parleyd").path
+        let installed = root.appendingPathComponent("usr/share/parley/model/en-us-adapted").path
+        let elsewhere = root.appendingPathComponent("elsewhere").path
+        func resolved(in directory: String = "/") -> String? {
+            AcousticModel.adaptedFolder(installed: installed, executable: executable, currentDirectory: directory)
+        }
+        #expect(resolved() == nil)
+        let otherCheckout = try model("elsewhere/" + AcousticModel.developmentAdaptedFolder)
+        #expect(resolved(in: elsewhere) == otherCheckout)
+        let development = try model("checkout/" + AcousticModel.developmentAdaptedFolder)
+        #expect(resolved(in: elsewhere) == development)
+        // A folder without the model's sendump (a build stopped half-way) does not count.
+        try FileManager.default.createDirectory(atPath: installed, withIntermediateDirectories: true)
+        #expect(resolved() == development)
+        #expect(try model("usr/share/parley/model/en-us-adapted") == installed)
+        #expect(resolved(in: elsewhere) == installed)
+    }
+
     @Test func aFolderWithoutAModelIsRefusedByName() {
         #expect {
             try AcousticModel(parsing: "/nowhere/en-us-adapted")

@@ -173,15 +173,19 @@ public enum ConfigLoader {
     private static func readSpeech(_ section: Field, into config: inout ParleyConfig) throws {
         try section.forEachEntry { key, field in
             switch key {
-            case "acoustic_model":
-                let value = try field.name()
-                do { _ = try AcousticModel(parsing: value) } catch {
-                    throw field.impossible("\(value) is not a model: expected adapted, stock or a PocketSphinx model folder holding mdef")
-                }
-                config.acousticModel = value
+            case "acoustic_model": config.acousticModel = try acousticModel(field)
+            case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
             default: throw field.unknownKey()
             }
         }
+    }
+
+    private static func acousticModel(_ field: Field) throws -> String {
+        let value = try field.name()
+        do { _ = try AcousticModel(parsing: value) } catch {
+            throw field.impossible("\(value) is not a model: expected adapted, stock or a PocketSphinx model folder holding mdef")
+        }
+        return value
     }
 
     private static func readTimeouts(_ section: Field, into timeouts: inout ParleyConfig.Timeouts) throws {

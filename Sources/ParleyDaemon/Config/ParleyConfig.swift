@@ -14,12 +14,17 @@ public struct ParleyConfig: Sendable, Equatable {
     /// `primary_app`: the app whose phrases need not name it (SPEC 4); none by default.
     public var primaryApp: String?
     public var voice = Voice()
-    /// `speech.acoustic_model`: `stock` (Debian's en-us model), `adapted`
-    /// (the model scripts/adapt-model.sh adapts to commands in kitchen-like
-    /// noise) or a PocketSphinx model folder. Stock by default: on held-out
-    /// recordings the adapted model did not beat it and it costs the wake
-    /// word (BENCHMARKS.md, "Acoustic model adaptation").
-    public var acousticModel: String = "stock"
+    /// `speech.acoustic_model`: the commands' model: `adapted` (the default:
+    /// the model scripts/adapt-model.sh adapts to commands in kitchen-like
+    /// noise, installed with the package; BENCHMARKS.md, "Acoustic model
+    /// adaptation"), `stock` (Debian's en-us model) or a PocketSphinx model
+    /// folder.
+    public var acousticModel: String = "adapted"
+    /// `speech.wake_acoustic_model`: the wake word detector's model, the same
+    /// choices. Stock by default: the detector's thresholds were tuned on it,
+    /// and the adapted model shifts its scores (BENCHMARKS.md, "The wake word
+    /// with the adapted model").
+    public var wakeAcousticModel: String = "stock"
     /// `confirm_by_voice`: intent categories a spoken "yes" may confirm.
     /// `order` and `payment` are refused: a voice alone never spends money.
     public var voiceConfirmableCategories: Set<String> = ["create", "edit", "play", "set", "get", "generic"]

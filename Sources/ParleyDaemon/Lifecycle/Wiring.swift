@@ -110,24 +110,31 @@ public enum Wiring {
         }
     }
 
-    /// Makes `speech.acoustic_model` the model of every decoder made from now
-    /// on. A machine without the adapted model installed (a development
+    /// Makes `speech.acoustic_model` the model of every command decoder made
+    /// from now on, and `speech.wake_acoustic_model` the wake detector's. A
+    /// machine without the adapted model (installed, or built in a development
     /// checkout) still listens, on the stock model, and says so in the log.
     static func useAcousticModel(_ config: ParleyConfig, logger: Logger) {
+        AcousticModel.configuredDefault = acousticModel(config.acousticModel, key: "speech.acoustic_model", logger: logger)
+        AcousticModel.configuredWakeDefault = acousticModel(
+            config.wakeAcousticModel, key: "speech.wake_acoustic_model", logger: logger)
+    }
+
+    private static func acousticModel(_ value: String, key: String, logger: Logger) -> AcousticModel {
         do {
-            let model = try AcousticModel(parsing: config.acousticModel)
-            AcousticModel.configuredDefault = model
+            let model = try AcousticModel(parsing: value)
             if model == .adapted && !AcousticModel.adaptedIsAvailable {
-                logger.warning("adapted acoustic model not installed; listening with the stock model", metadata: [
-                    "looked_in": "\(AcousticModel.installedAdaptedFolder)",
-                    "build_it": "scripts/adapt-model.sh \(AcousticModel.developmentAdaptedFolder), then name it in speech.acoustic_model",
+                logger.warning("\(key): adapted acoustic model not found; listening with the stock model", metadata: [
+                    "looked_in": "\(AcousticModel.installedAdaptedFolder), \(AcousticModel.developmentAdaptedFolder)",
+                    "build_it": "scripts/adapt-model.sh \(AcousticModel.developmentAdaptedFolder)",
                 ])
             }
-            logger.info("acoustic model", metadata: ["folder": "\(model.folder)"])
+            logger.info("acoustic model", metadata: ["key": "\(key)", "folder": "\(model.folder)"])
+            return model
         } catch {
             // The loader checked it; a folder removed since then falls back too.
-            logger.error("speech.acoustic_model: \(error); listening with the stock model")
-            AcousticModel.configuredDefault = .stock
+            logger.error("\(key): \(error); listening with the stock model")
+            return .stock
         }
     }
 

@@ -16,13 +16,7 @@ public enum BoardLocator {
         if let custom = environment["PARLEY_BOARD_DIR"], !custom.isEmpty { directories.append(custom) }
         directories += ["/etc/parley/board", "/usr/share/parley/board"]
         // .build/<configuration>/parleyd → the package root's board/.
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        var folder = executable.deletingLastPathComponent()
-        for _ in 0..<4 {
-            folder = folder.deletingLastPathComponent()
-            let candidate = folder.appendingPathComponent("board").path
-            if FileManager.default.fileExists(atPath: candidate + "/sim") { directories.append(candidate); break }
-        }
+        if let root = SourceTree.root(holding: "board/sim") { directories.append(root.appendingPathComponent("board").path) }
         return directories
     }
 
