@@ -3,7 +3,7 @@ import ParleyCore
 import Synchronization
 
 /// Which acoustic model the recogniser loads: the one adapted to Parley's
-/// commands and to kitchen-like noise (built by scripts/adapt-model.sh,
+/// commands and to kitchen-like noise (built by scripts/shipped-model.sh,
 /// installed with the package; the daemon's and `parley understand`'s
 /// default), Debian's stock en-us model, or a folder.
 public enum AcousticModel: Sendable, Hashable {
@@ -15,7 +15,7 @@ public enum AcousticModel: Sendable, Hashable {
     public static let stockFolder = "/usr/share/pocketsphinx/model/en-us/en-us"
     /// Where the package installs the adapted model.
     public static let installedAdaptedFolder = "/usr/share/parley/model/en-us-adapted"
-    /// Where `scripts/adapt-model.sh` puts it in a development checkout
+    /// Where `scripts/shipped-model.sh` puts it in a development checkout
     /// (relative to the package root; scripts/run.sh builds it there), found
     /// when the installed model is not.
     public static let developmentAdaptedFolder = ".build/model/en-us-adapted"

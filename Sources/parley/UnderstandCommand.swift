@@ -59,7 +59,7 @@ struct Understand: AsyncParsableCommand {
             let chosen = try AcousticModel(parsing: acousticModel)
             if chosen == .adapted && !AcousticModel.adaptedIsAvailable {
                 FileHandle.standardError.write(Data(
-                    "parley understand: the adapted acoustic model is neither at \(AcousticModel.installedAdaptedFolder) nor built at \(AcousticModel.developmentAdaptedFolder) (scripts/adapt-model.sh); using the stock model\n".utf8))
+                    "parley understand: the adapted acoustic model is neither at \(AcousticModel.installedAdaptedFolder) nor built at \(AcousticModel.developmentAdaptedFolder) (scripts/shipped-model.sh builds it); using the stock model\n".utf8))
             }
             decoderSettings.acousticModel = chosen.folder
         } catch {

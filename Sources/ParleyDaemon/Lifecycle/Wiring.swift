@@ -126,7 +126,7 @@ public enum Wiring {
             if model == .adapted && !AcousticModel.adaptedIsAvailable {
                 logger.warning("\(key): adapted acoustic model not found; listening with the stock model", metadata: [
                     "looked_in": "\(AcousticModel.installedAdaptedFolder), \(AcousticModel.developmentAdaptedFolder)",
-                    "build_it": "scripts/adapt-model.sh \(AcousticModel.developmentAdaptedFolder)",
+                    "build_it": "scripts/shipped-model.sh",
                 ])
             }
             logger.info("acoustic model", metadata: ["key": "\(key)", "folder": "\(model.folder)"])
