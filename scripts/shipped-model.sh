@@ -16,7 +16,12 @@
 # The recipe (BENCHMARKS.md, "Acoustic model adaptation", the held-out table
 # that chose it): MAP on the stock model, multi-condition data.
 set -euo pipefail
+# In a function, so bash has read it whole before it runs.
+main() {
 cd "$(dirname "$0")/.."
+# adapt-model.sh builds the release parley (transcripts) and parley-bench
+# (noise mixing) on this host; package-deb.sh may run without Swift on PATH.
+if [ -d /opt/swift/usr/bin ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
 out=${1:-.build/model/en-us-adapted}
 export METHOD=map TAU=100 MAP_PARTS=means
 unset CONDITIONS STOCK ALSO TAUS TRANSCRIPTS KEEP_WORK
@@ -35,9 +40,11 @@ inputs() {
 key=$(inputs | sha256sum | cut -c1-64)
 if [ -f "$out/sendump" ] && [ "$(cat "$out/INPUTS" 2>/dev/null)" = "$key" ]; then
   echo "shipped-model: $out is up to date" >&2
-  exit 0
+  return 0
 fi
 mkdir -p "$(dirname "$out")"
 scripts/adapt-model.sh "$out"
 echo "$key" > "$out/INPUTS"
 echo "shipped-model: built $out" >&2
+}
+main "$@"
