@@ -31,6 +31,9 @@ public struct PerformedIntent: Sendable, Hashable {
     public var parameters: [String: String]
     public var output: [String: OutputValue]
     public var trigger: String
+    /// Performed after a press of the button confirmed it: what was heard
+    /// for it is vouched for (room adaptation keeps such audio).
+    public var confirmedWithButton = false
 }
 
 /// What the recogniser should listen for next.
