@@ -22,12 +22,11 @@
 # recordings the unadapted model decodes right (intent and slots equal the
 # label), with the words it heard. The test recordings are never adapted on.
 set -euo pipefail
+# In a function, so bash has read it whole before it runs.
 main() {
 cd "$(dirname "$0")/.."
-if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
-  swift build -c release --product parley >/dev/null
-  swift build -c release --product parley-bench >/dev/null
-fi
+. scripts/lib/release-tools.sh
+release_tools
 data=../shared/data/coffee-maker
 if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 model=${MODEL:-}
