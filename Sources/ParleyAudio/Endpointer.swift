@@ -62,6 +62,28 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     public var postRollMilliseconds: Int = 300
     /// Time constant of the noise level and spread, learned on non-speech frames.
     public var noiseAdaptationMilliseconds: Int = 1_000
+    /// Outside a segment, frames above the continue threshold (ones that
+    /// would keep speech going) do not teach the noise model. Otherwise the
+    /// first words of a command said into loud noise, not yet loud enough to
+    /// start a segment, raise the floor and the spread, and with them the
+    /// start threshold, faster than the speech can reach it: at 6 dB kitchen
+    /// noise 47 of 111 commands gave no segment at all. A room that really
+    /// got louder is still followed through `noiseWindowMilliseconds`.
+    public var noiseLearnsOnlyBelowContinue = true
+    /// At an onset the segment is back-dated to the start of the run of
+    /// frames above the continue threshold that led to it (the same
+    /// hysteresis as at the end, looking back), at most this far before the
+    /// first frame above the start threshold: in noise a command's first
+    /// syllable is often above the continue threshold but not the start one.
+    public var onsetLookbackMilliseconds: Int = 500
+    /// A segment whose loudest frame is less than this far above the noise
+    /// floor ends `noisyPostRollMilliseconds` after its last loud frame
+    /// instead of `postRollMilliseconds`: in loud noise the weak word ends
+    /// ("… latte", "… milk") sink under the noise before the speech stops.
+    /// The end is still reported after the trailing silence, so this costs
+    /// no latency; 0 turns it off.
+    public var noisySegmentPeakDB: Double = 0
+    public var noisyPostRollMilliseconds: Int = 450
     /// The noise level never stays below the minimum smoothed frame level
     /// over this window (minimum statistics), so a room that got louder is
     /// followed within this time even though its frames look like speech.
@@ -114,6 +136,9 @@ public final class Endpointer {
     private var inSpeech = false
     private var runStart: Int64 = 0          // first loud frame of the current loud run (frames)
     private var lastLoudFrame: Int64 = -1_000
+    private var candidateRunStart: Int64 = 0   // first frame above the continue threshold of the current run (frames)
+    private var lastCandidateFrame: Int64 = -1_000
+    private var segmentPeak: Double = 0        // loudest smoothed level in the open segment (dB)
     private var segmentStart: Int64 = 0
     private var lastVoicedEnd: Int64 = 0
     private let trailingFrames: Int
@@ -121,6 +146,8 @@ public final class Endpointer {
     private let pauseFrames: [(frames: Int64, milliseconds: Int)]
     private let preRollSamples: Int64
     private let postRollSamples: Int64
+    private let noisyPostRollSamples: Int64
+    private let lookbackFrames: Int64
     private let maxSegmentSamples: Int64
     private let adaptation: Double
 
@@ -148,6 +175,9 @@ public final class Endpointer {
         preRollSamples = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         postRollSamples = Int64(min(configuration.postRollMilliseconds, configuration.trailingSilenceMilliseconds)
                                 * configuration.sampleRate / 1000)
+        noisyPostRollSamples = Int64(min(configuration.noisyPostRollMilliseconds, configuration.trailingSilenceMilliseconds)
+                                     * configuration.sampleRate / 1000)
+        lookbackFrames = Int64((Double(configuration.onsetLookbackMilliseconds) / frameMs).rounded())
         maxSegmentSamples = Int64(configuration.maximumSegmentMilliseconds) * Int64(configuration.sampleRate) / 1000
         adaptation = min(1, frameMs / Double(max(1, configuration.noiseAdaptationMilliseconds)))
     }
@@ -177,6 +207,7 @@ public final class Endpointer {
             voicedHistory[i] = false
         }
         lastLoudFrame = -1_000
+        lastCandidateFrame = -1_000
     }
 
     /// Feeds the next samples of the stream; calls `emit` for each event.
@@ -258,11 +289,19 @@ public final class Endpointer {
 
         if !inSpeech {
             let loud = smoothed > startThreshold
+            let candidate = smoothed > continueThreshold
             let voiced = loud && config.onsetVoicedFrames > 0 && isVoiced()
             // Learn the noise outside speech (deviations clamped so a burst cannot run away with it).
-            let deviation = min(smoothed - noiseLevel, 10)
-            noiseLevel += adaptation * deviation
-            noiseSpread += adaptation * (abs(deviation) - noiseSpread)
+            if !(candidate && config.noiseLearnsOnlyBelowContinue) {
+                let deviation = min(smoothed - noiseLevel, 10)
+                noiseLevel += adaptation * deviation
+                noiseSpread += adaptation * (abs(deviation) - noiseSpread)
+            }
+            if candidate {
+                // Runs above the continue threshold join up over gaps of up to 150 ms, as loud runs do.
+                if framesSeen - 1 - lastCandidateFrame > 15 { candidateRunStart = framesSeen - 1 }
+                lastCandidateFrame = framesSeen - 1
+            }
             if loud {
                 // A new run starts after 150 ms without loud frames; the segment is back-dated to it.
                 if framesSeen - 1 - lastLoudFrame > 15 { runStart = framesSeen - 1 }
@@ -279,10 +318,12 @@ public final class Endpointer {
             }
             if count >= config.onsetFrames && voicedCount >= config.onsetVoicedFrames {
                 inSpeech = true
-                // Back-date to the start of the loud run (voicing may confirm late), then the pre-roll.
-                let firstLoudStart = runStart * frame
-                segmentStart = max(0, firstLoudStart - preRollSamples)
+                // Back-date to the start of the loud run (voicing may confirm late), or of the
+                // run above the continue threshold that led to it, then the pre-roll.
+                let first = min(runStart, max(candidateRunStart, runStart - lookbackFrames))
+                segmentStart = max(0, first * frame - preRollSamples)
                 lastVoicedEnd = frameEnd
+                segmentPeak = smoothed
                 for i in 0..<onsetCapacity {
                     onsetHistory[i] = false
                     voicedHistory[i] = false
@@ -294,16 +335,19 @@ public final class Endpointer {
         if smoothed > continueThreshold {
             lastVoicedEnd = frameEnd
         }
+        segmentPeak = max(segmentPeak, smoothed)
+        let postRoll = config.noisySegmentPeakDB > 0 && segmentPeak - floor < config.noisySegmentPeakDB
+            ? max(noisyPostRollSamples, postRollSamples) : postRollSamples
         let silentFrames = (frameEnd - lastVoicedEnd) / frame
         // Exactly once per pause and length: the count passes each value
         // once before speech resumes (which sets it back to 0) or ends.
         for pause in pauseFrames where silentFrames == pause.frames && frameEnd - segmentStart < maxSegmentSamples {
-            emit(.speechPaused(start: segmentStart, end: min(lastVoicedEnd + postRollSamples, frameEnd), reportedAt: frameEnd,
+            emit(.speechPaused(start: segmentStart, end: min(lastVoicedEnd + postRoll, frameEnd), reportedAt: frameEnd,
                                silence: pause.milliseconds))
         }
         if silentFrames >= Int64(trailingFrames) || frameEnd - segmentStart >= maxSegmentSamples {
             inSpeech = false
-            emit(.speechEnded(start: segmentStart, end: min(lastVoicedEnd + postRollSamples, frameEnd), reportedAt: frameEnd))
+            emit(.speechEnded(start: segmentStart, end: min(lastVoicedEnd + postRoll, frameEnd), reportedAt: frameEnd))
         }
     }
 }
