@@ -81,8 +81,10 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     /// instead of `postRollMilliseconds`: in loud noise the weak word ends
     /// ("… latte", "… milk") sink under the noise before the speech stops.
     /// The end is still reported after the trailing silence, so this costs
-    /// no latency; 0 turns it off.
-    public var noisySegmentPeakDB: Double = 0
+    /// no latency; 0 turns it off. 25 dB was chosen on training noises
+    /// (babble, pink, brown, clatter, white) with 5-fold cross-validation
+    /// over the recordings (scripts/eval-endpoint-cv.sh; BENCHMARKS.md).
+    public var noisySegmentPeakDB: Double = 25
     public var noisyPostRollMilliseconds: Int = 450
     /// The noise level never stays below the minimum smoothed frame level
     /// over this window (minimum statistics), so a room that got louder is
