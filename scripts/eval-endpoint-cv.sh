@@ -9,7 +9,12 @@
 # noise; the pooled held-out table is printed.
 #
 #   scripts/eval-endpoint-cv.sh
-#   GRID_START="10 13" GRID_VOICED="2" GRID_NOISY="0 25" scripts/eval-endpoint-cv.sh
+#   GRID_LEARNING="belowContinue deferredInRuns" GRID_START="10 13" GRID_VOICED="2" GRID_NOISY="0 25" \
+#     SNRS=6,12,18,24 scripts/eval-endpoint-cv.sh
+#
+# The grid (defaults below) is: which frames teach the noise model
+# (--noise-learning), the start margin (--start-db), voiced onset frames
+# (--onset-voiced) and the noisy-segment peak margin (--noisy-peak-db).
 #
 # Objective on the training side: the mean share of "one segment with all
 # speech" over the noises and SNRs (6, 12, 18, 24 dB), among settings that keep the
@@ -22,15 +27,17 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null
 snrs=${SNRS:-6,12,18,24}
-for start in ${GRID_START:-10 11 12 13 14 15}; do
-for voiced in ${GRID_VOICED:-2 4}; do
+for learning in ${GRID_LEARNING:-always belowContinue deferredInRuns}; do
+for start in ${GRID_START:-10 12 13}; do
+for voiced in ${GRID_VOICED:-2 3}; do
 for noisy in ${GRID_NOISY:-0 25}; do
-  name="start=$start voiced=$voiced noisy-peak=$noisy"
+  name="learning=$learning start=$start voiced=$voiced noisy-peak=$noisy"
   for noise in "$work"/noise/*.wav ../shared/data/noise/kitchen.wav; do
     .build/release/parley-bench audio endpoint --outcomes --snrs "$snrs" --noise "$noise" \
-      --start-db "$start" --onset-voiced "$voiced" --noisy-peak-db "$noisy" |
+      --noise-learning "$learning" --start-db "$start" --onset-voiced "$voiced" --noisy-peak-db "$noisy" |
       sed "s|^{|{\"setting\":\"$name\",\"noise\":\"$(basename "$noise" .wav)\",|"
   done
+done
 done
 done
 done >"$work/outcomes.jsonl"

@@ -19,6 +19,27 @@ public enum EndpointEvent: Sendable, Equatable {
     case speechPaused(start: Int64, end: Int64, reportedAt: Int64, silence: Int)
 }
 
+/// Which frames outside a segment teach the endpointer's noise model. With
+/// `.always`, the first words of a command said into loud noise, not yet
+/// loud enough to start a segment, raise the floor and the spread, and with
+/// them the start threshold, faster than the speech can reach it: at 6 dB
+/// kitchen noise 47 of 111 commands gave no segment at all. A room that
+/// really got louder is followed in every mode through
+/// `EndpointerConfiguration.noiseWindowMilliseconds`.
+public enum NoiseLearning: String, Sendable, Equatable, CaseIterable {
+    /// Every frame (clamped deviations): the behaviour before.
+    case always
+    /// Only frames at or below the continue threshold (frames that would
+    /// keep speech going are not taken for noise).
+    case belowContinue
+    /// Every frame, but those of a run above the continue threshold only
+    /// once the run has ended without starting a segment (then it was
+    /// noise: a burst teaches the spread as with `.always`); during the run
+    /// the thresholds come from the model as it was before the run, and an
+    /// onset discards what the run taught.
+    case deferredInRuns
+}
+
 /// Tuning of the endpointer. Levels are frame energies in dB on the Int16
 /// scale (0 dB = RMS of one LSB), relative to the tracked noise floor.
 public struct EndpointerConfiguration: Sendable, Equatable {
@@ -62,14 +83,11 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     public var postRollMilliseconds: Int = 300
     /// Time constant of the noise level and spread, learned on non-speech frames.
     public var noiseAdaptationMilliseconds: Int = 1_000
-    /// Outside a segment, frames above the continue threshold (ones that
-    /// would keep speech going) do not teach the noise model. Otherwise the
-    /// first words of a command said into loud noise, not yet loud enough to
-    /// start a segment, raise the floor and the spread, and with them the
-    /// start threshold, faster than the speech can reach it: at 6 dB kitchen
-    /// noise 47 of 111 commands gave no segment at all. A room that really
-    /// got louder is still followed through `noiseWindowMilliseconds`.
-    public var noiseLearnsOnlyBelowContinue = true
+    /// Which frames outside a segment teach the noise model (see
+    /// `NoiseLearning`). `.deferredInRuns` was chosen over `.belowContinue`
+    /// and `.always` on training noises with 5-fold cross-validation over the
+    /// recordings (scripts/eval-endpoint-cv.sh; BENCHMARKS.md).
+    public var noiseLearning: NoiseLearning = .deferredInRuns
     /// At an onset the segment is back-dated to the start of the run of
     /// frames above the continue threshold that led to it (the same
     /// hysteresis as at the end, looking back), at most this far before the
@@ -134,6 +152,8 @@ public final class Endpointer {
     private var smoothed: Double = -1
     private var noiseLevel: Double = -1
     private var noiseSpread: Double = 2
+    /// `.deferredInRuns`: the noise model from before the current run above the continue threshold.
+    private var heldNoise: (level: Double, spread: Double)?
     private var framesSeen: Int64 = 0
     private var inSpeech = false
     private var runStart: Int64 = 0          // first loud frame of the current loud run (frames)
@@ -193,7 +213,10 @@ public final class Endpointer {
     }
 
     /// The current noise level estimate (dB).
-    public var noiseFloorDB: Double { max(configuration.minimumFloorDB, noiseLevel) }
+    public var noiseFloorDB: Double { max(configuration.minimumFloorDB, heldNoise?.level ?? noiseLevel) }
+
+    /// The noise's spread around its level (dB, average absolute deviation) the thresholds use.
+    private var spreadDB: Double { heldNoise?.spread ?? noiseSpread }
 
     /// Whether a segment is open.
     public var isInSpeech: Bool { inSpeech }
@@ -281,10 +304,11 @@ public final class Endpointer {
         for i in 0..<levelCount { windowMinimum = min(windowMinimum, levels[i]) }
         if noiseLevel < 0 { noiseLevel = smoothed }
         noiseLevel = max(noiseLevel, windowMinimum)
+        if let held = heldNoise { heldNoise = (max(held.level, windowMinimum), held.spread) }
 
         let floor = noiseFloorDB
-        let startThreshold = floor + max(config.startThresholdDB, config.startSpread * noiseSpread)
-        let continueThreshold = floor + max(config.continueThresholdDB, config.continueSpread * noiseSpread)
+        let startThreshold = floor + max(config.startThresholdDB, config.startSpread * spreadDB)
+        let continueThreshold = floor + max(config.continueThresholdDB, config.continueSpread * spreadDB)
         let frameStart = framesSeen * frame
         let frameEnd = frameStart + frame
         framesSeen += 1
@@ -293,8 +317,20 @@ public final class Endpointer {
             let loud = smoothed > startThreshold
             let candidate = smoothed > continueThreshold
             let voiced = loud && config.onsetVoicedFrames > 0 && isVoiced()
+            if config.noiseLearning == .deferredInRuns {
+                let frameIndex = framesSeen - 1
+                if candidate && heldNoise == nil {
+                    heldNoise = (noiseLevel, noiseSpread)
+                } else if heldNoise != nil
+                            && ((!candidate && frameIndex - lastCandidateFrame > 15)
+                                || frameIndex - candidateRunStart > Int64(levelCapacity)) {
+                    // The run ended without an onset (or outlasted the noise window: the room
+                    // changed): it was noise, and what it taught stands.
+                    heldNoise = nil
+                }
+            }
             // Learn the noise outside speech (deviations clamped so a burst cannot run away with it).
-            if !(candidate && config.noiseLearnsOnlyBelowContinue) {
+            if !(candidate && config.noiseLearning == .belowContinue) {
                 let deviation = min(smoothed - noiseLevel, 10)
                 noiseLevel += adaptation * deviation
                 noiseSpread += adaptation * (abs(deviation) - noiseSpread)
@@ -320,6 +356,10 @@ public final class Endpointer {
             }
             if count >= config.onsetFrames && voicedCount >= config.onsetVoicedFrames {
                 inSpeech = true
+                if let held = heldNoise {   // the run was speech: forget what it taught
+                    (noiseLevel, noiseSpread) = held
+                    heldNoise = nil
+                }
                 // Back-date to the start of the loud run (voicing may confirm late), or of the
                 // run above the continue threshold that led to it, then the pre-roll.
                 let first = min(runStart, max(candidateRunStart, runStart - lookbackFrames))

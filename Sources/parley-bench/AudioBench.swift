@@ -92,7 +92,7 @@ struct AudioBenchCommand: ParsableCommand {
         @Option(help: "Override the post-roll (ms).") var postRollMs: Int?
         @Option(help: "Override the voiced onset frames.") var onsetVoiced: Int?
         @Option(help: "Override the voicing threshold.") var voicing: Double?
-        @Option(help: "Override whether the noise model learns only below the continue threshold (true/false).") var noiseBelowContinue: Bool?
+        @Option(help: "Override which frames teach the noise model: always, belowContinue, deferredInRuns.") var noiseLearning: NoiseLearning?
         @Option(help: "Override the onset look-back (ms).") var lookbackMs: Int?
         @Option(help: "Override the noisy-segment peak margin (dB; 0: off).") var noisyPeakDb: Double?
         @Option(help: "Override the noisy-segment post-roll (ms).") var noisyPostRollMs: Int?
@@ -108,7 +108,7 @@ struct AudioBenchCommand: ParsableCommand {
             if let postRollMs { c.postRollMilliseconds = postRollMs }
             if let onsetVoiced { c.onsetVoicedFrames = onsetVoiced }
             if let voicing { c.voicingThreshold = voicing }
-            if let noiseBelowContinue { c.noiseLearnsOnlyBelowContinue = noiseBelowContinue }
+            if let noiseLearning { c.noiseLearning = noiseLearning }
             if let lookbackMs { c.onsetLookbackMilliseconds = lookbackMs }
             if let noisyPeakDb { c.noisySegmentPeakDB = noisyPeakDb }
             if let noisyPostRollMs { c.noisyPostRollMilliseconds = noisyPostRollMs }
@@ -227,3 +227,6 @@ struct AudioBenchCommand: ParsableCommand {
         }
     }
 }
+
+/// `--noise-learning always|belowContinue|deferredInRuns`; anything else is refused naming the choices.
+extension NoiseLearning: ExpressibleByArgument {}

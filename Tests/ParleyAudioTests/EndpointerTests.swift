@@ -175,9 +175,11 @@ import ParleyTestKit
         let samples = quietCommand()
         let loudStart = Int64(3 * 16_000)
         var learning = EndpointerConfiguration()
-        learning.noiseLearnsOnlyBelowContinue = false
+        learning.noiseLearning = .always
         // Learning from the quiet first words raises the floor under the louder ones: no speech at all.
         #expect(events(samples, learning).isEmpty)
+        learning.noiseLearning = .deferredInRuns
+        #expect(events(samples, learning).count == 2, "deferred: what the run taught is not used during it")
         let found = events(samples)
         let segments = found.compactMap { event -> (start: Int64, end: Int64)? in
             if case .speechEnded(let start, let end, _) = event { return (start, end) }
@@ -205,14 +207,18 @@ import ParleyTestKit
         // 3 s quiet, then 6 s of noise 20 dB louder: every frame of it is above the
         // continue threshold at first, so only the minimum over the window lets the floor follow.
         let samples = signal(seconds: 3, noise: 100, speech: 0..<0) + signal(seconds: 6, noise: 1_000, speech: 0..<0, seed: 4)
-        let endpointer = Endpointer()
-        endpointer.process(Array(samples[0..<(3 * 16_000)])) { _ in }
-        let quietFloor = endpointer.noiseFloorDB
-        endpointer.process(Array(samples[(3 * 16_000)...])) { _ in }
-        #expect(endpointer.noiseFloorDB - quietFloor > 17, "floor \(quietFloor) -> \(endpointer.noiseFloorDB)")
+        for mode in NoiseLearning.allCases {
+            var config = EndpointerConfiguration()
+            config.noiseLearning = mode
+            let endpointer = Endpointer(configuration: config)
+            endpointer.process(Array(samples[0..<(3 * 16_000)])) { _ in }
+            let quietFloor = endpointer.noiseFloorDB
+            endpointer.process(Array(samples[(3 * 16_000)...])) { _ in }
+            #expect(endpointer.noiseFloorDB - quietFloor > 17, "\(mode): floor \(quietFloor) -> \(endpointer.noiseFloorDB)")
+        }
     }
 
-    @Test func noisySegmentsKeepALongerPostRoll() {
+    @Test func noisySegmentsKeepALongerPostRoll() throws {
         var config = EndpointerConfiguration()
         config.noisySegmentPeakDB = 25
         config.noisyPostRollMilliseconds = 450
@@ -224,9 +230,8 @@ import ParleyTestKit
             for event in found { if case .speechEnded(_, let end, _) = event { return end - 2 * 16_000 } }
             return nil
         }
-        let cleanRoll = try? #require(postRoll(clean))
-        let noisyRoll = try? #require(postRoll(noisy))
-        guard let cleanRoll, let noisyRoll else { return }
+        let cleanRoll = try #require(postRoll(clean))
+        let noisyRoll = try #require(postRoll(noisy))
         #expect(cleanRoll >= 4_800 && cleanRoll < 4_800 + 960, "\(cleanRoll)")
         #expect(noisyRoll >= 7_200 && noisyRoll < 7_200 + 960, "\(noisyRoll)")
         config.noisySegmentPeakDB = 0
