@@ -16,6 +16,7 @@
 #                       mixture_weights); default: .build/model/en-us-adapted if
 #                       built, else a training copy of Debian's stock model
 #   WORK                keep mixes, transforms and decodes here (default: temporary)
+#   TRANSFORM (full)    full: the affine map of the means; shift: their offset only
 #
 # What a household gives: only commands the device understood AND the person
 # confirmed are kept, so the adaptation set of a split is the first N pool
@@ -40,6 +41,8 @@ fi
 model=$(realpath "$model")
 all=("$data"/clean/*.wav)
 ns=${NS:-5 10 20 50}
+transform=${TRANSFORM:-full}
+suffix=; [ "$transform" = full ] || suffix=-$transform
 for snr in ${SNRS:-12}; do
   audio="$work/audio/$snr"
   if [ "$snr" = clean ]; then audio=$data/clean
@@ -73,20 +76,21 @@ PY
     mapfile -t test < "$split/test.list"
     for n in $ns; do
       [ -f "$split/adapt-$n.tsv" ] || continue
-      out="$work/decode/$snr-seed$seed-n$n.jsonl"
+      out="$work/decode/$snr-seed$seed-n$n$suffix.jsonl"
       [ -s "$out" ] && continue
-      .build/release/parley adapt --recordings "$split/adapt-$n.tsv" --output "$split/room-$n.mllr" --acoustic-model "$model" >&2
-      nice -n 10 .build/release/parley understand --app coffee-maker --acoustic-model "$model" --set "mllr=$split/room-$n.mllr" \
+      .build/release/parley adapt --recordings "$split/adapt-$n.tsv" --output "$split/room-$n$suffix.mllr" --acoustic-model "$model" \
+        --transform "$transform" >&2
+      nice -n 10 .build/release/parley understand --app coffee-maker --acoustic-model "$model" --set "mllr=$split/room-$n$suffix.mllr" \
         "${test[@]}" > "$out.part"
       mv "$out.part" "$out"
     done
   done
 done
 
-python3 - "$data/labels.json" "$work" "${SNRS:-12}" "${REPEATS:-3}" $ns <<'PY'
+python3 - "$data/labels.json" "$work" "${SNRS:-12}" "${REPEATS:-3}" "$suffix" $ns <<'PY'
 import json, os, statistics, sys
 labels = json.load(open(sys.argv[1])); work = sys.argv[2]; snrs = sys.argv[3].split(); repeats = int(sys.argv[4])
-ns = [int(n) for n in sys.argv[5:]]
+suffix = sys.argv[5]; ns = [int(n) for n in sys.argv[6:]]
 def right(r):
     want = labels[os.path.basename(r["file"])]
     return r["intent"] == want["intent"] and all(r["slots"].get(k) == v.strip() for k, v in want["slots"].items())
@@ -100,12 +104,12 @@ for snr in snrs:
         for name in test:
             cells[0][0] += right(base[name]); cells[0][1] += 1
         for n in ns:
-            path = f"{work}/decode/{snr}-seed{seed}-n{n}.jsonl"
+            path = f"{work}/decode/{snr}-seed{seed}-n{n}{suffix}.jsonl"
             if not os.path.exists(path): continue
             for r in map(json.loads, open(path)):
                 cells[n][0] += right(r); cells[n][1] += 1
                 rtf[n][0] += r["decode_seconds"]; rtf[n][1] += r["audio_seconds"]
-    label = "clean" if snr == "clean" else f"kitchen {snr} dB"
+    label = ("clean" if snr == "clean" else f"kitchen {snr} dB") + (f" ({suffix[1:]} transform)" if suffix else "")
     print(f"| {label} | " + " | ".join(
         f"{100.0 * ok / total:.1f}% ({ok}/{total})" if total else "—" for ok, total in (cells[n] for n in [0] + ns)) + " |")
 PY

@@ -37,11 +37,21 @@ public struct RoomAdapter: Sendable {
     /// few sentences, and the room simulation (BENCHMARKS.md) starts at 5.
     public static let minimumRecordings = 5
 
+    /// What the transform may change: the full affine map of the means, or
+    /// only their shift (39 numbers instead of 546: a channel and room
+    /// offset, estimable from a handful of recordings).
+    public enum Kind: String, Sendable, CaseIterable {
+        case full
+        case shift
+    }
+
     public var model: String
     public var dictionary: String
     public var tools: Tools
+    public var kind: Kind
 
-    public init(model: String, dictionary: String = DecoderSettings().dictionary, tools: Tools = Tools()) {
+    public init(model: String, dictionary: String = DecoderSettings().dictionary, tools: Tools = Tools(), kind: Kind = .full) {
+        self.kind = kind
         self.model = model
         self.dictionary = dictionary
         self.tools = tools
@@ -120,7 +130,7 @@ public struct RoomAdapter: Sendable {
         let solved = work.appendingPathComponent("mllr_matrix")
         try run(tools.mllrSolve, [
             "-meanfn", "\(model)/means", "-varfn", "\(model)/variances",
-            "-outmllrfn", solved.path, "-accumdir", accumulated.path,
+            "-outmllrfn", solved.path, "-accumdir", accumulated.path, "-mllrmult", kind == .full ? "yes" : "no",
         ], log: work.appendingPathComponent("mllr_solve.log"))
         guard let text = try? String(contentsOf: solved, encoding: .utf8), MLLRFile.isWellFormed(text) else {
             throw RoomAdaptationError("mllr_solve wrote no usable transform (see \(work.path)/mllr_solve.log)")

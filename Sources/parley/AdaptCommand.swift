@@ -30,7 +30,11 @@ struct AdaptCommand: ParsableCommand {
     @Option(help: "With --recordings: the acoustic model to adapt (adapted, stock or a folder holding mdef.txt and mixture_weights).")
     var acousticModel: String = "adapted"
 
+    @Option(help: "With --recordings: full (the affine map of the means) or shift (their offset only).")
+    var transform: String = "full"
+
     func validate() throws {
+        guard RoomAdapter.Kind(rawValue: transform) != nil else { throw ValidationError("--transform \(transform): expected full or shift") }
         if recordings != nil && output == nil { throw ValidationError("--recordings needs --output FILE") }
         if recordings == nil && output != nil { throw ValidationError("--output is only for --recordings") }
     }
@@ -46,7 +50,7 @@ struct AdaptCommand: ParsableCommand {
             throw ValidationError("--acoustic-model \(acousticModel): \(error)")
         }
         let list = try Self.readList(recordings)
-        let adapter = RoomAdapter(model: model)
+        let adapter = RoomAdapter(model: model, kind: RoomAdapter.Kind(rawValue: transform) ?? .full)
         let work = URL(fileURLWithPath: output + ".work")
         defer { try? FileManager.default.removeItem(at: work) }
         do {

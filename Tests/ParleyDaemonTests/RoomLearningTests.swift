@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyCore
+import ParleyRoom
 import ParleySpeech
 import ParleyTestKit
 import Testing
@@ -27,14 +28,25 @@ import Testing
 
     let speech = [Int16](repeating: 1_000, count: 1_600)
 
-    @Test func onlyAConversationConfirmedWithTheButtonIsKeptWithAllItsUtterances() throws {
+    /// The kept recordings once there are `count` (they are written off the
+    /// engine's path), polling by attempts.
+    func kept(_ room: RoomLearning, count: Int) async throws -> [KeptRecordings.Recording] {
+        for _ in 0..<2_000 {
+            let all = try room.kept.recordings()
+            if all.count >= count { return all }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try room.kept.recordings()
+    }
+
+    @Test func onlyAConversationConfirmedWithTheButtonIsKeptWithAllItsUtterances() async throws {
         defer { try? FileManager.default.removeItem(at: state) }
         let room = room(keep: true)
         room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
         room.heard(samples: speech, sampleRate: 16_000, words: "large")
         room.observe(.listening(.followUp(PhraseModel(rules: []))))  // a question does not end it
         room.observe(performed(confirmed: true))
-        #expect(try room.kept.recordings().map(\.words) == ["hey order a latte", "large"])
+        #expect(try await kept(room, count: 2).map(\.words) == ["hey order a latte", "large"])
 
         // Performed without the button (a voice "yes", or no confirmation): nothing.
         room.heard(samples: speech, sampleRate: 16_000, words: "hey coffee time")
@@ -43,7 +55,11 @@ import Testing
         room.heard(samples: speech, sampleRate: 16_000, words: "hey order a mocha")
         room.observe(.listening(.commands))
         room.observe(performed(confirmed: true))
-        #expect(room.kept.count == 2)
+        // Another confirmed conversation after them is kept (so the two
+        // above would have been written by now).
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a tea")
+        room.observe(performed(confirmed: true))
+        #expect(try await kept(room, count: 3).map(\.words) == ["hey order a latte", "large", "hey order a tea"])
     }
 
     @Test func nothingIsKeptWhenTheConfigurationDoesNotAllowIt() throws {
@@ -61,6 +77,7 @@ import Testing
         let room = room(keep: true)
         room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
         room.observe(performed(confirmed: true))
+        _ = try await kept(room, count: 1)
         // A transform made earlier, in use.
         try FileManager.default.createDirectory(at: room.transformFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try RoomTransform.identityText(streamLengths: [13, 13, 13]).write(to: room.transformFile, atomically: true, encoding: .utf8)
@@ -97,6 +114,7 @@ import Testing
         let room = room(keep: true)
         room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
         room.observe(performed(confirmed: true))
+        _ = try await kept(room, count: 1)
         await #expect { try await room.adapt() } throws: { "\($0)".contains("1 confirmed recording kept") }
         #expect(!FileManager.default.fileExists(atPath: room.transformFile.path))
     }

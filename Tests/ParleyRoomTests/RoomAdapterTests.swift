@@ -54,6 +54,14 @@ import Testing
         #expect(text.hasPrefix("1\n3\n13\n"))  // one class, the model's three streams of 13
         #expect(!FileManager.default.fileExists(atPath: scratch.appendingPathComponent("work/mllr_matrix").path))
 
+        // A shift-only transform leaves the matrix the identity and moves the means.
+        let shiftFile = scratch.appendingPathComponent("shift.mllr")
+        _ = try RoomAdapter(model: model, kind: .shift).adapt(list, work: scratch.appendingPathComponent("work"), output: shiftFile)
+        let numbers = try String(contentsOf: shiftFile, encoding: .utf8).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        let matrix = numbers[3..<(3 + 169)], shift = numbers[(3 + 169)..<(3 + 169 + 13)]
+        #expect(matrix.enumerated().allSatisfy { i, v in v == ((i / 13 == i % 13) ? 1 : 0) })
+        #expect(shift.contains { $0 != 0 })
+
         // Decoders on that model: one following the room, one not (the wake
         // detector's kind), one on another model.
         let words = Self.sentences[0].split(separator: " ").map(String.init)

@@ -28,6 +28,7 @@ public final class RoomLearning: Sendable {
         var adapting = false
     }
     private let state = Mutex(State())
+    private let writer = DispatchQueue(label: "parley.room.keep", qos: .utility)
     /// A conversation keeps at most this many utterances (a command and its answers).
     static let pendingLimit = 6
 
@@ -77,12 +78,17 @@ public final class RoomLearning: Sendable {
                 return s.pending
             }
             guard keepAudio, performed.confirmedWithButton, !heard.isEmpty else { return }
-            for utterance in heard {
-                do {
-                    let recording = try kept.keep(utterance.samples, sampleRate: utterance.sampleRate, words: utterance.words)
-                    logger.info("kept confirmed audio", metadata: ["file": "\(recording.name)", "words": "\(recording.words)"])
-                } catch {
-                    logger.error("confirmed audio not kept: \(error)")
+            // Written off the engine's path (the answer is spoken meanwhile),
+            // one conversation after another, in the order they ended.
+            let kept = self.kept, logger = self.logger
+            writer.async {
+                for utterance in heard {
+                    do {
+                        let recording = try kept.keep(utterance.samples, sampleRate: utterance.sampleRate, words: utterance.words)
+                        logger.info("kept confirmed audio", metadata: ["file": "\(recording.name)", "words": "\(recording.words)"])
+                    } catch {
+                        logger.error("confirmed audio not kept: \(error)")
+                    }
                 }
             }
         case .listening(.commands):
