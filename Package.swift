@@ -78,6 +78,9 @@ let package = Package(
             name: "ParleyHardware",
             dependencies: ["CGPIOD", "ParleyCore", "Yams", .product(name: "Logging", package: "swift-log")]),
 
+        // MARK: The device learns its room: kept confirmed audio, MLLR with sphinxtrain.
+        .target(name: "ParleyRoom", dependencies: ["ParleyAudio", "ParleySpeech"]),
+
         // MARK: External apps: manifests, handler processes (posix_spawn through CParleyProcess).
         .target(name: "CParleyProcess"),
         .target(
@@ -91,7 +94,7 @@ let package = Package(
             name: "ParleyDaemon",
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
-                "ParleySpeech", "ParleyHardware", "ParleyExternal", "Yams",
+                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "Yams",
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -105,6 +108,7 @@ let package = Package(
             name: "parley",
             dependencies: [
                 "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio", "ParleyExternal", "ParleyHardware",
+                "ParleyRoom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -134,7 +138,8 @@ let package = Package(
             dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyTestKit"]),
+        .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyRoom", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
         .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],

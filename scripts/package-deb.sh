@@ -214,6 +214,7 @@ Architecture: $arch
 Maintainer: Parley maintainers <parley@example.org>
 Installed-Size: $installed_kb
 Depends: $depends_line
+Recommends: sphinxtrain, sphinxbase-utils
 Section: sound
 Priority: optional
 Description: offline voice shortcuts for a small speaker

@@ -50,6 +50,10 @@ public enum EndpointEvaluation {
         public var oneSegmentWithAllSpeech: Bool
         /// Some segment contains the whole true extent (other segments allowed).
         public var someSegmentWithAllSpeech: Bool
+        /// The first segment, started the listening path's decoder lead-in
+        /// earlier, contains the whole true extent: what the decoder is fed
+        /// first (later segments, a noise after the command, do not matter).
+        public var firstUtteranceWithAllSpeech: Bool
         /// Seconds from the true end of speech to when the end was reported
         /// (for the segment containing the true end), nil if none.
         public var endDelaySeconds: Double?
@@ -61,6 +65,7 @@ public enum EndpointEvaluation {
         public var recordings: Int
         public var oneSegmentShare: Double
         public var someSegmentShare: Double
+        public var firstUtteranceShare: Double
         public var medianEndDelaySeconds: Double
         public var p90EndDelaySeconds: Double
     }
@@ -71,7 +76,11 @@ public enum EndpointEvaluation {
     public static let tailSeconds = 2.0
 
     /// Runs the endpointer over one recording (16 kHz mono) with `truth`.
-    public static func evaluate(_ samples: [Int16], truth: Range<Int>, configuration: EndpointerConfiguration) -> Outcome {
+    /// `leadInMilliseconds`: audio the listening path feeds its decoder
+    /// before a segment's start (`UtteranceListening.decoderLeadInMilliseconds`,
+    /// which ParleyAudio does not know), for `firstUtteranceWithAllSpeech`.
+    public static func evaluate(_ samples: [Int16], truth: Range<Int>, configuration: EndpointerConfiguration,
+                                leadInMilliseconds: Int = 0) -> Outcome {
         let endpointer = Endpointer(configuration: configuration)
         var segments: [(start: Int64, end: Int64, reportedAt: Int64)] = []
         var open: Int64?
@@ -92,10 +101,15 @@ public enum EndpointEvaluation {
         let containing = segments.first { $0.start <= Int64(truth.lowerBound) && $0.end >= Int64(truth.upperBound) }
         let ending = segments.first { $0.start < Int64(truth.upperBound) && $0.end >= Int64(truth.upperBound) }
             ?? segments.last { $0.start < Int64(truth.upperBound) }
+        let leadIn = Int64(leadInMilliseconds * configuration.sampleRate / 1000)
+        let firstHoldsAll = segments.first.map {
+            $0.start - leadIn <= Int64(truth.lowerBound) && $0.end >= Int64(truth.upperBound)
+        } ?? false
         return Outcome(
             segments: segments, truth: truth,
             oneSegmentWithAllSpeech: segments.count == 1 && containing != nil,
             someSegmentWithAllSpeech: containing != nil,
+            firstUtteranceWithAllSpeech: firstHoldsAll,
             endDelaySeconds: ending.map { Double($0.reportedAt - Int64(truth.upperBound)) / rate })
     }
 
@@ -103,11 +117,28 @@ public enum EndpointEvaluation {
     /// slice for recording i is chosen with seed `seed + i` (the same slice at
     /// every SNR); the tail is silence for clean, continuing noise for mixes.
     public static func run(recordings: [URL], noise: URL, snrs: [Double], seed: UInt64 = 20_240_611,
-                           configuration: EndpointerConfiguration) throws -> [Condition] {
+                           configuration: EndpointerConfiguration, leadInMilliseconds: Int = 0) throws -> [Condition] {
+        let all = try outcomes(recordings: recordings, noise: noise, snrs: snrs, seed: seed, configuration: configuration,
+                               leadInMilliseconds: leadInMilliseconds)
+        return (["clean"] + snrs.map { label(snr: $0) }).map { key in
+            let list = all.filter { $0.condition == key }.map(\.outcome)
+            let delays = list.compactMap(\.endDelaySeconds).sorted()
+            func share(_ f: (Outcome) -> Bool) -> Double { list.isEmpty ? 0 : Double(list.filter(f).count) / Double(list.count) }
+            return Condition(
+                label: key, recordings: list.count,
+                oneSegmentShare: share(\.oneSegmentWithAllSpeech), someSegmentShare: share(\.someSegmentWithAllSpeech),
+                firstUtteranceShare: share(\.firstUtteranceWithAllSpeech),
+                medianEndDelaySeconds: percentile(delays, 0.5), p90EndDelaySeconds: percentile(delays, 0.9))
+        }
+    }
+
+    /// Each recording's outcome in each condition ("clean", "6 dB", …), in
+    /// recording order (for per-recording analysis, e.g. cross-validation).
+    public static func outcomes(recordings: [URL], noise: URL, snrs: [Double], seed: UInt64 = 20_240_611,
+                                configuration: EndpointerConfiguration, leadInMilliseconds: Int = 0) throws
+        -> [(recording: URL, condition: String, outcome: Outcome)] {
         let noiseSamples = try WAVFile.read(noise).samples
-        var outcomes: [String: [Outcome]] = [:]
-        var order = ["clean"]
-        order += snrs.map { label(snr: $0) }
+        var outcomes: [(recording: URL, condition: String, outcome: Outcome)] = []
         for (index, url) in recordings.enumerated() {
             let (clean, rate) = try WAVFile.read(url)
             guard rate == configuration.sampleRate else {
@@ -115,21 +146,15 @@ public enum EndpointEvaluation {
             }
             guard let truth = SpeechExtent.of(clean, sampleRate: rate) else { continue }
             let padded = clean + [Int16](repeating: 0, count: Int(tailSeconds * Double(rate)))
-            outcomes["clean", default: []].append(evaluate(padded, truth: truth, configuration: configuration))
+            outcomes.append((url, "clean", evaluate(padded, truth: truth, configuration: configuration,
+                                                    leadInMilliseconds: leadInMilliseconds)))
             for snr in snrs {
                 let mixed = NoiseMixer.mix(speech: padded, noise: noiseSamples, snrDB: snr, seed: seed &+ UInt64(index))
-                outcomes[label(snr: snr), default: []].append(evaluate(mixed, truth: truth, configuration: configuration))
+                outcomes.append((url, label(snr: snr), evaluate(mixed, truth: truth, configuration: configuration,
+                                                                leadInMilliseconds: leadInMilliseconds)))
             }
         }
-        return order.map { key in
-            let list = outcomes[key] ?? []
-            let delays = list.compactMap(\.endDelaySeconds).sorted()
-            func share(_ f: (Outcome) -> Bool) -> Double { list.isEmpty ? 0 : Double(list.filter(f).count) / Double(list.count) }
-            return Condition(
-                label: key, recordings: list.count,
-                oneSegmentShare: share(\.oneSegmentWithAllSpeech), someSegmentShare: share(\.someSegmentWithAllSpeech),
-                medianEndDelaySeconds: percentile(delays, 0.5), p90EndDelaySeconds: percentile(delays, 0.9))
-        }
+        return outcomes
     }
 
     static func label(snr: Double) -> String { "\(Int(snr)) dB" }

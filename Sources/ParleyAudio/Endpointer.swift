@@ -19,6 +19,27 @@ public enum EndpointEvent: Sendable, Equatable {
     case speechPaused(start: Int64, end: Int64, reportedAt: Int64, silence: Int)
 }
 
+/// Which frames outside a segment teach the endpointer's noise model. With
+/// `.always`, the first words of a command said into loud noise, not yet
+/// loud enough to start a segment, raise the floor and the spread, and with
+/// them the start threshold, faster than the speech can reach it: at 6 dB
+/// kitchen noise 47 of 111 commands gave no segment at all. A room that
+/// really got louder is followed in every mode through
+/// `EndpointerConfiguration.noiseWindowMilliseconds`.
+public enum NoiseLearning: String, Sendable, Equatable, CaseIterable {
+    /// Every frame (clamped deviations): the behaviour before.
+    case always
+    /// Only frames at or below the continue threshold (frames that would
+    /// keep speech going are not taken for noise).
+    case belowContinue
+    /// Every frame, but those of a run above the continue threshold only
+    /// once the run has ended without starting a segment (then it was
+    /// noise: a burst teaches the spread as with `.always`); during the run
+    /// the thresholds come from the model as it was before the run, and an
+    /// onset discards what the run taught.
+    case deferredInRuns
+}
+
 /// Tuning of the endpointer. Levels are frame energies in dB on the Int16
 /// scale (0 dB = RMS of one LSB), relative to the tracked noise floor.
 public struct EndpointerConfiguration: Sendable, Equatable {
@@ -62,6 +83,27 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     public var postRollMilliseconds: Int = 300
     /// Time constant of the noise level and spread, learned on non-speech frames.
     public var noiseAdaptationMilliseconds: Int = 1_000
+    /// Which frames outside a segment teach the noise model (see
+    /// `NoiseLearning`). `.deferredInRuns` was chosen over `.belowContinue`
+    /// and `.always` on training noises with 5-fold cross-validation over the
+    /// recordings (scripts/eval-endpoint-cv.sh; BENCHMARKS.md).
+    public var noiseLearning: NoiseLearning = .deferredInRuns
+    /// At an onset the segment is back-dated to the start of the run of
+    /// frames above the continue threshold that led to it (the same
+    /// hysteresis as at the end, looking back), at most this far before the
+    /// first frame above the start threshold: in noise a command's first
+    /// syllable is often above the continue threshold but not the start one.
+    public var onsetLookbackMilliseconds: Int = 500
+    /// A segment whose loudest frame is less than this far above the noise
+    /// floor ends `noisyPostRollMilliseconds` after its last loud frame
+    /// instead of `postRollMilliseconds`: in loud noise the weak word ends
+    /// ("… latte", "… milk") sink under the noise before the speech stops.
+    /// The end is still reported after the trailing silence, so this costs
+    /// no latency; 0 turns it off. 25 dB was chosen on training noises
+    /// (babble, pink, brown, clatter, white) with 5-fold cross-validation
+    /// over the recordings (scripts/eval-endpoint-cv.sh; BENCHMARKS.md).
+    public var noisySegmentPeakDB: Double = 25
+    public var noisyPostRollMilliseconds: Int = 450
     /// The noise level never stays below the minimum smoothed frame level
     /// over this window (minimum statistics), so a room that got louder is
     /// followed within this time even though its frames look like speech.
@@ -110,10 +152,15 @@ public final class Endpointer {
     private var smoothed: Double = -1
     private var noiseLevel: Double = -1
     private var noiseSpread: Double = 2
+    /// `.deferredInRuns`: the noise model from before the current run above the continue threshold.
+    private var heldNoise: (level: Double, spread: Double)?
     private var framesSeen: Int64 = 0
     private var inSpeech = false
     private var runStart: Int64 = 0          // first loud frame of the current loud run (frames)
     private var lastLoudFrame: Int64 = -1_000
+    private var candidateRunStart: Int64 = 0   // first frame above the continue threshold of the current run (frames)
+    private var lastCandidateFrame: Int64 = -1_000
+    private var segmentPeak: Double = 0        // loudest smoothed level in the open segment (dB)
     private var segmentStart: Int64 = 0
     private var lastVoicedEnd: Int64 = 0
     private let trailingFrames: Int
@@ -121,6 +168,8 @@ public final class Endpointer {
     private let pauseFrames: [(frames: Int64, milliseconds: Int)]
     private let preRollSamples: Int64
     private let postRollSamples: Int64
+    private let noisyPostRollSamples: Int64
+    private let lookbackFrames: Int64
     private let maxSegmentSamples: Int64
     private let adaptation: Double
 
@@ -148,6 +197,9 @@ public final class Endpointer {
         preRollSamples = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
         postRollSamples = Int64(min(configuration.postRollMilliseconds, configuration.trailingSilenceMilliseconds)
                                 * configuration.sampleRate / 1000)
+        noisyPostRollSamples = Int64(min(configuration.noisyPostRollMilliseconds, configuration.trailingSilenceMilliseconds)
+                                     * configuration.sampleRate / 1000)
+        lookbackFrames = Int64((Double(configuration.onsetLookbackMilliseconds) / frameMs).rounded())
         maxSegmentSamples = Int64(configuration.maximumSegmentMilliseconds) * Int64(configuration.sampleRate) / 1000
         adaptation = min(1, frameMs / Double(max(1, configuration.noiseAdaptationMilliseconds)))
     }
@@ -161,7 +213,10 @@ public final class Endpointer {
     }
 
     /// The current noise level estimate (dB).
-    public var noiseFloorDB: Double { max(configuration.minimumFloorDB, noiseLevel) }
+    public var noiseFloorDB: Double { max(configuration.minimumFloorDB, heldNoise?.level ?? noiseLevel) }
+
+    /// The noise's spread around its level (dB, average absolute deviation) the thresholds use.
+    private var spreadDB: Double { heldNoise?.spread ?? noiseSpread }
 
     /// Whether a segment is open.
     public var isInSpeech: Bool { inSpeech }
@@ -177,6 +232,7 @@ public final class Endpointer {
             voicedHistory[i] = false
         }
         lastLoudFrame = -1_000
+        lastCandidateFrame = -1_000
     }
 
     /// Feeds the next samples of the stream; calls `emit` for each event.
@@ -248,21 +304,42 @@ public final class Endpointer {
         for i in 0..<levelCount { windowMinimum = min(windowMinimum, levels[i]) }
         if noiseLevel < 0 { noiseLevel = smoothed }
         noiseLevel = max(noiseLevel, windowMinimum)
+        if let held = heldNoise { heldNoise = (max(held.level, windowMinimum), held.spread) }
 
         let floor = noiseFloorDB
-        let startThreshold = floor + max(config.startThresholdDB, config.startSpread * noiseSpread)
-        let continueThreshold = floor + max(config.continueThresholdDB, config.continueSpread * noiseSpread)
+        let startThreshold = floor + max(config.startThresholdDB, config.startSpread * spreadDB)
+        let continueThreshold = floor + max(config.continueThresholdDB, config.continueSpread * spreadDB)
         let frameStart = framesSeen * frame
         let frameEnd = frameStart + frame
         framesSeen += 1
 
         if !inSpeech {
             let loud = smoothed > startThreshold
+            let candidate = smoothed > continueThreshold
             let voiced = loud && config.onsetVoicedFrames > 0 && isVoiced()
+            if config.noiseLearning == .deferredInRuns {
+                let frameIndex = framesSeen - 1
+                if candidate && heldNoise == nil {
+                    heldNoise = (noiseLevel, noiseSpread)
+                } else if heldNoise != nil
+                            && ((!candidate && frameIndex - lastCandidateFrame > 15)
+                                || frameIndex - candidateRunStart > Int64(levelCapacity)) {
+                    // The run ended without an onset (or outlasted the noise window: the room
+                    // changed): it was noise, and what it taught stands.
+                    heldNoise = nil
+                }
+            }
             // Learn the noise outside speech (deviations clamped so a burst cannot run away with it).
-            let deviation = min(smoothed - noiseLevel, 10)
-            noiseLevel += adaptation * deviation
-            noiseSpread += adaptation * (abs(deviation) - noiseSpread)
+            if !(candidate && config.noiseLearning == .belowContinue) {
+                let deviation = min(smoothed - noiseLevel, 10)
+                noiseLevel += adaptation * deviation
+                noiseSpread += adaptation * (abs(deviation) - noiseSpread)
+            }
+            if candidate {
+                // Runs above the continue threshold join up over gaps of up to 150 ms, as loud runs do.
+                if framesSeen - 1 - lastCandidateFrame > 15 { candidateRunStart = framesSeen - 1 }
+                lastCandidateFrame = framesSeen - 1
+            }
             if loud {
                 // A new run starts after 150 ms without loud frames; the segment is back-dated to it.
                 if framesSeen - 1 - lastLoudFrame > 15 { runStart = framesSeen - 1 }
@@ -279,10 +356,16 @@ public final class Endpointer {
             }
             if count >= config.onsetFrames && voicedCount >= config.onsetVoicedFrames {
                 inSpeech = true
-                // Back-date to the start of the loud run (voicing may confirm late), then the pre-roll.
-                let firstLoudStart = runStart * frame
-                segmentStart = max(0, firstLoudStart - preRollSamples)
+                if let held = heldNoise {   // the run was speech: forget what it taught
+                    (noiseLevel, noiseSpread) = held
+                    heldNoise = nil
+                }
+                // Back-date to the start of the loud run (voicing may confirm late), or of the
+                // run above the continue threshold that led to it, then the pre-roll.
+                let first = min(runStart, max(candidateRunStart, runStart - lookbackFrames))
+                segmentStart = max(0, first * frame - preRollSamples)
                 lastVoicedEnd = frameEnd
+                segmentPeak = smoothed
                 for i in 0..<onsetCapacity {
                     onsetHistory[i] = false
                     voicedHistory[i] = false
@@ -294,16 +377,19 @@ public final class Endpointer {
         if smoothed > continueThreshold {
             lastVoicedEnd = frameEnd
         }
+        segmentPeak = max(segmentPeak, smoothed)
+        let postRoll = config.noisySegmentPeakDB > 0 && segmentPeak - floor < config.noisySegmentPeakDB
+            ? max(noisyPostRollSamples, postRollSamples) : postRollSamples
         let silentFrames = (frameEnd - lastVoicedEnd) / frame
         // Exactly once per pause and length: the count passes each value
         // once before speech resumes (which sets it back to 0) or ends.
         for pause in pauseFrames where silentFrames == pause.frames && frameEnd - segmentStart < maxSegmentSamples {
-            emit(.speechPaused(start: segmentStart, end: min(lastVoicedEnd + postRollSamples, frameEnd), reportedAt: frameEnd,
+            emit(.speechPaused(start: segmentStart, end: min(lastVoicedEnd + postRoll, frameEnd), reportedAt: frameEnd,
                                silence: pause.milliseconds))
         }
         if silentFrames >= Int64(trailingFrames) || frameEnd - segmentStart >= maxSegmentSamples {
             inSpeech = false
-            emit(.speechEnded(start: segmentStart, end: min(lastVoicedEnd + postRollSamples, frameEnd), reportedAt: frameEnd))
+            emit(.speechEnded(start: segmentStart, end: min(lastVoicedEnd + postRoll, frameEnd), reportedAt: frameEnd))
         }
     }
 }

@@ -93,7 +93,7 @@ public final class Lexicon: @unchecked Sendable {
         return result
     }
 
-    static func dictionaryText(_ entries: [Pronunciation]) -> String {
+    public static func dictionaryText(_ entries: [Pronunciation]) -> String {
         entries.map { "\($0.word) \($0.phones.joined(separator: " "))" }.joined(separator: "\n") + "\n"
     }
 }

@@ -25,6 +25,12 @@ public final class SphinxDecoder {
     private let lexicon: Lexicon
     /// The reduced dictionary written for this decoder (nil: the full one is used).
     private let dictionaryFile: URL?
+    /// The ``RoomTransform`` generation this decoder last looked at, and
+    /// whether its means are transformed now.
+    var roomGeneration = 0
+    var roomTransformApplied = false
+    /// Why the newest room transform was not applied, if it was not.
+    public private(set) var roomTransformProblem: String?
 
     /// Creates a decoder whose dictionary holds only `words` (plus their
     /// pronunciation variants), generating pronunciations for unknown words.
@@ -151,7 +157,10 @@ public final class SphinxDecoder {
 
     // MARK: Utterances
 
-    public func startUtterance() throws { try checkSphinx(ps_start_utt(ps), "ps_start_utt") }
+    public func startUtterance() throws {
+        if let problem = followRoomTransform() { roomTransformProblem = problem }
+        try checkSphinx(ps_start_utt(ps), "ps_start_utt")
+    }
 
     public func process<C: Collection>(_ samples: C, fullUtterance: Bool = false) throws where C.Element == Int16 {
         let processed: Int32 = samples.withContiguousStorageIfAvailable { buffer in

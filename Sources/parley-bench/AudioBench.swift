@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyAudio
+import ParleySpeech
 
 /// `parley-bench audio …`: capture-path CPU cost, endpointing on the shared
 /// recordings, playback stop latency. Run in release mode (scripts/bench-audio.sh,
@@ -91,6 +92,10 @@ struct AudioBenchCommand: ParsableCommand {
         @Option(help: "Override the post-roll (ms).") var postRollMs: Int?
         @Option(help: "Override the voiced onset frames.") var onsetVoiced: Int?
         @Option(help: "Override the voicing threshold.") var voicing: Double?
+        @Option(help: "Override which frames teach the noise model: always, belowContinue, deferredInRuns.") var noiseLearning: NoiseLearning?
+        @Option(help: "Override the onset look-back (ms).") var lookbackMs: Int?
+        @Option(help: "Override the noisy-segment peak margin (dB; 0: off).") var noisyPeakDb: Double?
+        @Option(help: "Override the noisy-segment post-roll (ms).") var noisyPostRollMs: Int?
 
         func tuned(_ trailing: Int) -> EndpointerConfiguration {
             var c = EndpointerConfiguration(trailingSilenceMilliseconds: trailing)
@@ -103,10 +108,18 @@ struct AudioBenchCommand: ParsableCommand {
             if let postRollMs { c.postRollMilliseconds = postRollMs }
             if let onsetVoiced { c.onsetVoicedFrames = onsetVoiced }
             if let voicing { c.voicingThreshold = voicing }
+            if let noiseLearning { c.noiseLearning = noiseLearning }
+            if let lookbackMs { c.onsetLookbackMilliseconds = lookbackMs }
+            if let noisyPeakDb { c.noisySegmentPeakDB = noisyPeakDb }
+            if let noisyPostRollMs { c.noisyPostRollMilliseconds = noisyPostRollMs }
             return c
         }
 
         @Option(help: "Print each recording's segments at this SNR (dB) instead of the summary.") var detail: Double?
+        @Flag(help: "Print one JSON line per recording and condition (one, some, first) instead of the summary.") var outcomes = false
+
+        /// The listening path's decoder lead-in, for the "first utterance" column.
+        var leadIn: Int { UtteranceListening().decoderLeadInMilliseconds }
 
         func run() throws {
             let folder = URL(fileURLWithPath: clean)
@@ -117,17 +130,28 @@ struct AudioBenchCommand: ParsableCommand {
                 try printDetail(files: files, snr: detail)
                 return
             }
+            if outcomes {
+                let config = tuned(Int(trailingMs.split(separator: ",")[0]) ?? 600)
+                for entry in try EndpointEvaluation.outcomes(recordings: files, noise: URL(fileURLWithPath: noise), snrs: snrList,
+                                                             seed: seed, configuration: config, leadInMilliseconds: leadIn) {
+                    let o = entry.outcome
+                    print("{\"file\":\"\(entry.recording.lastPathComponent)\",\"condition\":\"\(entry.condition)\",\"one\":\(o.oneSegmentWithAllSpeech),\"some\":\(o.someSegmentWithAllSpeech),\"first\":\(o.firstUtteranceWithAllSpeech),\"delay\":\(o.endDelaySeconds ?? -1)}")
+                }
+                return
+            }
             try printCPU(files: files)
             for trailing in trailingMs.split(separator: ",").compactMap({ Int($0) }) {
                 let config = tuned(trailing)
                 let results = try EndpointEvaluation.run(
-                    recordings: files, noise: URL(fileURLWithPath: noise), snrs: snrList, seed: seed, configuration: config)
+                    recordings: files, noise: URL(fileURLWithPath: noise), snrs: snrList, seed: seed, configuration: config,
+                    leadInMilliseconds: leadIn)
                 print("trailing silence \(trailing) ms, \(files.count) recordings, true extent: 10 ms frames within \(Int(SpeechExtent.defaultThresholdDB)) dB of the loudest, in runs of >= \(SpeechExtent.defaultMinimumRunFrames * 10) ms")
-                print("| condition | one segment with all speech | some segment with all speech | end delay median | end delay p90 |")
-                print("|---|---|---|---|---|")
+                print("| condition | one segment with all speech | some segment with all speech | first utterance (\(leadIn) ms lead-in) with all speech | end delay median | end delay p90 |")
+                print("|---|---|---|---|---|---|")
                 for c in results {
-                    print(String(format: "| %@ | %.1f%% | %.1f%% | %.0f ms | %.0f ms |", c.label, c.oneSegmentShare * 100,
-                                 c.someSegmentShare * 100, c.medianEndDelaySeconds * 1000, c.p90EndDelaySeconds * 1000))
+                    print(String(format: "| %@ | %.1f%% | %.1f%% | %.1f%% | %.0f ms | %.0f ms |", c.label, c.oneSegmentShare * 100,
+                                 c.someSegmentShare * 100, c.firstUtteranceShare * 100, c.medianEndDelaySeconds * 1000,
+                                 c.p90EndDelaySeconds * 1000))
                 }
             }
         }
@@ -203,3 +227,6 @@ struct AudioBenchCommand: ParsableCommand {
         }
     }
 }
+
+/// `--noise-learning always|belowContinue|deferredInRuns`; anything else is refused naming the choices.
+extension NoiseLearning: ExpressibleByArgument {}

@@ -33,6 +33,10 @@ struct StatusCommand: ParsableCommand {
             "stored:       \(s.donations) donations, \(s.customPhrases) custom phrases in \(s.stateDirectory)",
             "config:       \(s.configFile ?? "defaults")",
         ]
+        if let kept = s.keptRecordings {
+            let transform = s.roomTransform.map { "room transform of \($0.formatted(date: .abbreviated, time: .shortened))" } ?? "no room transform"
+            lines.append("adaptation:   \(kept) kept recordings (keeping \(s.keepAudio == true ? "on" : "off")), \(transform)")
+        }
         if let problem = s.audio.problem { lines.insert("microphone:   \(problem)", at: 4) }
         if !s.notWired.isEmpty { lines.append("not wired:    \(s.notWired.joined(separator: ", "))") }
         return lines.joined(separator: "\n")

@@ -160,6 +160,84 @@ import ParleyTestKit
         withoutVoicing.onsetVoicedFrames = 0
         #expect(events(samples, withoutVoicing).count == 2)      // energy alone calls it speech
     }
+
+    /// Steady noise, then a command whose first second is only 8 dB above it
+    /// (above the continue threshold, below the start one), then 1 s at
+    /// 11 dB: the loudness of speech in a loud kitchen. `toneSNR` in dB over
+    /// the noise's power (uniform noise: power a²/3; tone: a²/2).
+    func quietCommand(noise: Double = 1_000) -> [Int16] {
+        func amplitude(_ snr: Double) -> Double { noise * (2.0 / 3.0 * pow(10, snr / 10)).squareRoot() }
+        return signal(seconds: 3, noise: noise, speech: 2.0..<3.5, toneAmplitude: amplitude(8))
+            + signal(seconds: 4, noise: noise, speech: 0..<1, toneAmplitude: amplitude(11), seed: 12)
+    }
+
+    @Test func speechBelowTheStartThresholdDoesNotTeachTheNoiseModel() {
+        let samples = quietCommand()
+        let loudStart = Int64(3 * 16_000)
+        var learning = EndpointerConfiguration()
+        learning.noiseLearning = .always
+        // Learning from the quiet first words raises the floor under the louder ones: no speech at all.
+        #expect(events(samples, learning).isEmpty)
+        learning.noiseLearning = .deferredInRuns
+        #expect(events(samples, learning).count == 2, "deferred: what the run taught is not used during it")
+        let found = events(samples)
+        let segments = found.compactMap { event -> (start: Int64, end: Int64)? in
+            if case .speechEnded(let start, let end, _) = event { return (start, end) }
+            return nil
+        }
+        #expect(segments.count == 1, "\(found)")
+        guard let segment = segments.first else { return }
+        #expect(segment.end >= 4 * 16_000, "the louder words are in the segment")
+        // Without the look-back the segment starts at the first frame above the start threshold (the
+        // louder words, the smoothing may take a few frames), less the pre-roll; with it, 500 ms earlier:
+        // the quieter words before them, above the continue threshold for a whole second, are in it.
+        var noLookback = EndpointerConfiguration()
+        noLookback.onsetLookbackMilliseconds = 0
+        let starts = events(samples, noLookback).compactMap { event -> Int64? in
+            if case .speechStarted(let start, _) = event { return start }
+            return nil
+        }
+        #expect(starts.count == 1, "\(starts)")
+        guard let loudOnly = starts.first else { return }
+        #expect(loudOnly >= loudStart - 3_200 && loudOnly <= loudStart - 3_200 + 800, "\(loudOnly)")
+        #expect(segment.start == loudOnly - 8_000, "start \(segment.start)")
+    }
+
+    @Test func aRoomThatGetsLouderIsStillFollowedWhileNoiseLearningIsGated() {
+        // 3 s quiet, then 6 s of noise 20 dB louder: every frame of it is above the
+        // continue threshold at first, so only the minimum over the window lets the floor follow.
+        let samples = signal(seconds: 3, noise: 100, speech: 0..<0) + signal(seconds: 6, noise: 1_000, speech: 0..<0, seed: 4)
+        for mode in NoiseLearning.allCases {
+            var config = EndpointerConfiguration()
+            config.noiseLearning = mode
+            let endpointer = Endpointer(configuration: config)
+            endpointer.process(Array(samples[0..<(3 * 16_000)])) { _ in }
+            let quietFloor = endpointer.noiseFloorDB
+            endpointer.process(Array(samples[(3 * 16_000)...])) { _ in }
+            #expect(endpointer.noiseFloorDB - quietFloor > 17, "\(mode): floor \(quietFloor) -> \(endpointer.noiseFloorDB)")
+        }
+    }
+
+    @Test func noisySegmentsKeepALongerPostRoll() throws {
+        var config = EndpointerConfiguration()
+        config.noisySegmentPeakDB = 25
+        config.noisyPostRollMilliseconds = 450
+        // Loud speech in a quiet room (about 40 dB over the noise) keeps the ordinary 300 ms post-roll.
+        let clean = events(signal(seconds: 4, noise: 100, speech: 1.0..<2.0), config)
+        // Speech 11 dB over steady noise gets 450 ms: its weak endings are under the noise.
+        let noisy = events(signal(seconds: 4, noise: 1_000, speech: 1.0..<2.0, toneAmplitude: 2_900), config)
+        func postRoll(_ found: [EndpointEvent]) -> Int64? {
+            for event in found { if case .speechEnded(_, let end, _) = event { return end - 2 * 16_000 } }
+            return nil
+        }
+        let cleanRoll = try #require(postRoll(clean))
+        let noisyRoll = try #require(postRoll(noisy))
+        #expect(cleanRoll >= 4_800 && cleanRoll < 4_800 + 960, "\(cleanRoll)")
+        #expect(noisyRoll >= 7_200 && noisyRoll < 7_200 + 960, "\(noisyRoll)")
+        config.noisySegmentPeakDB = 0
+        #expect(postRoll(events(signal(seconds: 4, noise: 1_000, speech: 1.0..<2.0, toneAmplitude: 2_900), config))
+            .map { $0 < 4_800 + 960 } == true, "off: the ordinary post-roll")
+    }
 }
 
 @Suite struct EndpointerAllocationTests {

@@ -199,6 +199,40 @@ import Testing
         if let listening, let awaiting, let success { #expect(listening < awaiting && awaiting < success) }
     }
 
+    /// `adaptation.keep_audio`: the recorded order confirmed with the button
+    /// is kept with the words heard; `parley adapt` needs more of them and
+    /// says so; forgetting the history deletes the audio.
+    @Test func aConfirmedOrderIsKeptForTheRoomAndForgottenWithTheHistory() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let first = try await Self.makeInput(in: dir)
+        let process = try await Self.startDaemon(
+            dir, settings: "timeouts: {confirmation: 20s}\nadaptation: {keep_audio: true}")
+        defer { process.terminate() }
+        let socket = dir.file("parley.sock")
+        let started = try await Self.waitForStatus(socket) { $0.audio.state == "running" }
+        #expect(started?.keepAudio == true && started?.keptRecordings == 0 && started?.roomTransform == nil)
+        _ = try await LiveMicrophoneTests.play(first, socket: socket)
+        _ = try await Self.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
+        _ = try await offPool { try ControlClient(path: socket).send(.press(.short)) }
+        let kept = try await Self.waitForStatus(socket) { $0.donations == 1 && $0.keptRecordings == 1 }
+        #expect(kept?.keptRecordings == 1)
+        let words = try String(contentsOfFile: dir.file("state/adaptation/kept/00000001.txt"), encoding: .utf8)
+        #expect(words.contains("light roast") && words.contains("twelve ounce"), "kept words: \(words)")
+        let audio = try FileManager.default.attributesOfItem(atPath: dir.file("state/adaptation/kept/00000001.wav"))
+        #expect((audio[.size] as? Int ?? 0) > 16_000 * 2)  // more than a second of 16 kHz speech
+
+        let refusal = try await offPool { () -> String in
+            do { return "answered: \(try ControlClient(path: socket).send(.adapt))" } catch { return "\(error)" }
+        }
+        #expect(refusal.contains("1 confirmed recording kept") && refusal.contains("at least 5"), "\(refusal)")
+        let forgot = try await offPool { try ControlClient(path: socket).send(.forgetDonations(.all)) }
+        #expect(forgot.count == 1)
+        let after = try await Self.waitForStatus(socket) { $0.keptRecordings == 0 }
+        #expect(after?.keptRecordings == 0 && after?.donations == 0)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("state/adaptation/kept/00000001.wav")))
+        _ = try await Self.stop(process)
+    }
+
     /// `parley status` says while the device's voice plays (every reply,
     /// typed ones too, is spoken; what is heard meanwhile is listened to for
     /// "stop" only). The soak waits on it before a recorded check: without

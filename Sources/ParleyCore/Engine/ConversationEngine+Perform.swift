@@ -98,7 +98,8 @@ extension ConversationEngine {
                                     parameters: parameters, date: clock.now, trigger: run.trigger.rawValue)
             do { try await stores.donations.record(donation) } catch { await log("donation not recorded: \(error)") }
             await sink.emit(.performed(PerformedIntent(app: run.app.identifier, intent: run.descriptor.identifier,
-                                                       parameters: parameters, output: result.output, trigger: run.trigger.rawValue)))
+                                                       parameters: parameters, output: result.output, trigger: run.trigger.rawValue,
+                                                       confirmedWithButton: run.confirmedWithButton)))
             await say(result.spoken)
             await setLED(.success)
             if await shortcutRunPerformed(run, result: result) { return }

@@ -251,7 +251,10 @@ public actor ConversationEngine {
             switch phase {
             case .waiting(let waiting):
                 switch waiting.kind {
-                case .confirmation(let run, _), .suggestion(let run): await perform(run)
+                case .confirmation(var run, _):
+                    run.confirmedWithButton = true
+                    await perform(run)
+                case .suggestion(let run): await perform(run)
                 case .forget: await forgetHistory()
                 case .question, .shortcutQuestion: await log("press ignored while a question is open")
                 }

@@ -31,6 +31,19 @@ public struct PerformedIntent: Sendable, Hashable {
     public var parameters: [String: String]
     public var output: [String: OutputValue]
     public var trigger: String
+    /// Performed after a press of the button confirmed it: what was heard
+    /// for it is vouched for (room adaptation keeps such audio).
+    public var confirmedWithButton = false
+
+    public init(app: String, intent: String, parameters: [String: String], output: [String: OutputValue], trigger: String,
+                confirmedWithButton: Bool = false) {
+        self.app = app
+        self.intent = intent
+        self.parameters = parameters
+        self.output = output
+        self.trigger = trigger
+        self.confirmedWithButton = confirmedWithButton
+    }
 }
 
 /// What the recogniser should listen for next.

@@ -47,6 +47,8 @@ struct Run: Sendable {
     /// Parameters the person was asked about (for the tip: a shorter phrase must carry one).
     var asked: Set<String> = []
     var trigger: Trigger
+    /// The person confirmed this run with the button (not by voice).
+    var confirmedWithButton = false
     /// Parameters a shortcut asks each time, with their question (nil: the parameter's own).
     var askEachTime: [String: String?] = [:]
 

@@ -62,6 +62,7 @@ public enum ConfigLoader {
             case "timeouts": try readTimeouts(field, into: &config.timeouts)
             case "tips": config.tips = try field.bool()
             case "donations": try readDonations(field, into: &config.donationRetention)
+            case "adaptation": try readAdaptation(field, into: &config.adaptation)
             case "state_directory": config.stateDirectory = try field.absolutePath()
             case "apps_folder": config.appsFolder = try field.string()
             case "control_socket": config.controlSocket = try field.absolutePath()
@@ -204,6 +205,23 @@ public enum ConfigLoader {
             switch key {
             case "keep": retention.maximumAge = try field.duration(in: .seconds(86_400)...(.seconds(3650 * 86_400)))
             case "max_entries": retention.maximumCount = try field.int(in: 100...1_000_000)
+            default: throw field.unknownKey()
+            }
+        }
+    }
+
+    private static func readAdaptation(_ section: Field, into adaptation: inout ParleyConfig.Adaptation) throws {
+        try section.forEachEntry { key, field in
+            switch key {
+            case "keep_audio": adaptation.keepAudio = try field.bool()
+            case "max_recordings": adaptation.maxRecordings = try field.int(in: 5...10_000)
+            case "nightly": adaptation.nightly = try field.bool()
+            case "nightly_at":
+                let text = try field.string()
+                guard let time = ParleyConfig.TimeOfDay(parsing: text) else {
+                    throw field.impossible("\(text) is not a time of day: expected HH:MM, 24-hour, such as 03:30")
+                }
+                adaptation.nightlyAt = time
             default: throw field.unknownKey()
             }
         }

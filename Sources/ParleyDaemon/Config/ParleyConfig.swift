@@ -15,7 +15,7 @@ public struct ParleyConfig: Sendable, Equatable {
     public var primaryApp: String?
     public var voice = Voice()
     /// `speech.acoustic_model`: the commands' model: `adapted` (the default:
-    /// the model scripts/adapt-model.sh adapts to commands in kitchen-like
+    /// the model scripts/shipped-model.sh adapts to commands in kitchen-like
     /// noise, installed with the package; BENCHMARKS.md, "Acoustic model
     /// adaptation"), `stock` (Debian's en-us model) or a PocketSphinx model
     /// folder.
@@ -25,6 +25,8 @@ public struct ParleyConfig: Sendable, Equatable {
     /// and the adapted model shifts its scores (BENCHMARKS.md, "The wake word
     /// with the adapted model").
     public var wakeAcousticModel: String = "stock"
+    /// `adaptation`: whether the device learns its room from confirmed commands.
+    public var adaptation = Adaptation()
     /// `confirm_by_voice`: intent categories a spoken "yes" may confirm.
     /// `order` and `payment` are refused: a voice alone never spends money.
     public var voiceConfirmableCategories: Set<String> = ["create", "edit", "play", "set", "get", "generic"]
@@ -49,6 +51,39 @@ public struct ParleyConfig: Sendable, Equatable {
     public var logLevel: String = "info"
 
     public init() {}
+
+    /// The device learning its own room and household (issue 15): each
+    /// order confirmed with the button is a labelled recording, kept only
+    /// when allowed, and `parley adapt` (or the nightly run) estimates an
+    /// MLLR transform from them that the recogniser swaps in at once.
+    public struct Adaptation: Sendable, Equatable {
+        /// `adaptation.keep_audio`: keep the audio of commands confirmed with
+        /// the button, under `<state>/adaptation/kept`. Off by default;
+        /// "forget my history" and `parley donations forget --all` delete it.
+        public var keepAudio = false
+        /// `adaptation.max_recordings`: the most kept (the oldest go first).
+        public var maxRecordings = 200
+        /// `adaptation.nightly`: adapt once a night, at `nightly_at` local
+        /// time, when new recordings were kept since the last transform.
+        public var nightly = false
+        /// `adaptation.nightly_at`: "HH:MM", 24-hour local time.
+        public var nightlyAt = TimeOfDay(hour: 3, minute: 30)
+        public init() {}
+    }
+
+    /// A time of day, "HH:MM".
+    public struct TimeOfDay: Sendable, Equatable, CustomStringConvertible {
+        public var hour: Int
+        public var minute: Int
+        public init(hour: Int, minute: Int) { self.hour = hour; self.minute = minute }
+        public init?(parsing text: String) {
+            let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0].count <= 2, parts[1].count == 2, let h = Int(parts[0]), let m = Int(parts[1]),
+                  (0...23).contains(h), (0...59).contains(m) else { return nil }
+            hour = h; minute = m
+        }
+        public var description: String { String(format: "%02d:%02d", hour, minute) }
+    }
 
     /// Where audio comes from and goes to.
     public struct Audio: Sendable, Equatable {

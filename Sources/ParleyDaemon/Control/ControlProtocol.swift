@@ -46,6 +46,9 @@ public enum ControlRequest: Sendable, Equatable {
     case runShortcut(String)
     case addShortcut(String)
     case removeShortcut(String)
+    /// Estimates the room transform from the kept confirmed audio and puts
+    /// it in use (`parley adapt`).
+    case adapt
 }
 
 /// The JSON form of a request: `command` plus the fields it uses.
@@ -98,6 +101,7 @@ extension ControlRequest {
         case .runShortcut(let name): var w = WireRequest(command: "shortcut-run"); w.value = name; return w
         case .addShortcut(let path): var w = WireRequest(command: "shortcut-add"); w.value = path; return w
         case .removeShortcut(let name): var w = WireRequest(command: "shortcut-remove"); w.value = name; return w
+        case .adapt: return WireRequest(command: "adapt")
         }
     }
 
@@ -150,6 +154,7 @@ extension ControlRequest {
         case "shortcut-run": self = .runShortcut(try need(w.value, "value"))
         case "shortcut-add": self = .addShortcut(try need(w.value, "value"))
         case "shortcut-remove": self = .removeShortcut(try need(w.value, "value"))
+        case "adapt": self = .adapt
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }
@@ -244,6 +249,12 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var customPhrases: Int
     /// Integration points with nothing plugged in ("recogniser", "gpio" …).
     public var notWired: [String]
+    /// Confirmed commands whose audio is kept for room adaptation (nil
+    /// from an older daemon), and whether keeping is on.
+    public var keptRecordings: Int?
+    public var keepAudio: Bool?
+    /// When the room transform in use was made; nil when none is.
+    public var roomTransform: Date?
 }
 
 /// A response: `ok` and either `error` or the field for the command.

@@ -96,11 +96,21 @@ public struct DaemonController: ControlHandling {
             case .identifier(let id): count = try await store.delete(.identifier(id))
             case .group(let group): count = try await store.delete(.group(group))
             case .app(let app): count = try await store.delete(.app(app))
-            case .all: count = try await store.delete(.all)
+            case .all:
+                count = try await store.delete(.all)
+                // The history's audio and what was learned from it go with it.
+                components.room?.forget()
             }
             logger.notice("donations forgotten", metadata: ["scope": "\(scope)", "count": "\(count)"])
             var response = ControlResponse.message("Forgot \(count) donation\(count == 1 ? "" : "s").")
             response.count = count
+            return response
+        case .adapt:
+            guard let room = components.room else { return missing("room adaptation") }
+            let outcome = try await room.adapt()
+            var response = ControlResponse.message(
+                "Adapted to this room from \(outcome.recordings) confirmed recordings (\(Int(outcome.seconds.rounded())) s of speech); in use now.")
+            response.count = outcome.recordings
             return response
         case .phrases:
             var response = ControlResponse()
@@ -176,7 +186,9 @@ public struct DaemonController: ControlHandling {
             grammarSize: await grammarSize(),
             donations: try await store.donationCount(),
             customPhrases: try await store.customPhrases().count,
-            notWired: components.notWired)
+            notWired: components.notWired,
+            keptRecordings: components.room?.kept.count, keepAudio: components.room?.keepAudio,
+            roomTransform: components.room?.transformDate)
     }
 
     private func grammarSize() async -> Int {

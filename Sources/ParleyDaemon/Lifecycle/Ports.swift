@@ -117,14 +117,17 @@ public struct DaemonComponents: Sendable {
     public var shortcuts: (any ShortcutPort)?
     /// The stand-in microphone WAV files are played into (`spool:` capture).
     public var spool: AudioSpool?
+    /// Kept confirmed audio and the room transform (`parley adapt`).
+    public var room: RoomLearning?
     public var services: [any Service]
 
     public init(
         conversation: (any ConversationPort)? = nil, catalog: (any CatalogPort)? = nil,
         audio: (any AudioPort)? = nil, recogniser: (any RecogniserPort)? = nil,
         board: (any BoardPort)? = nil, spool: AudioSpool? = nil, services: [any Service] = [],
-        shortcuts: (any ShortcutPort)? = nil
+        shortcuts: (any ShortcutPort)? = nil, room: RoomLearning? = nil
     ) {
+        self.room = room
         self.shortcuts = shortcuts
         self.spool = spool
         self.conversation = conversation

@@ -17,6 +17,11 @@ public enum Wiring {
     public static func components(config: ParleyConfig, store: StateStore, logger: Logger) async throws
         -> DaemonComponents
     {
+        // First: the model decides which room transform (if any) applies.
+        useAcousticModel(config, logger: logger)
+        let room = RoomLearning(config: config, model: AcousticModel.configuredDefault.folder,
+                                logger: Logger(label: "parley.room"))
+        room.restore()
         let apps = try await externalApps(config: config)
         let registry = apps.registry
         let bridge = EngineBridge(registry: registry, wake: config.wake.grammar, logger: Logger(label: "parley.engine"))
@@ -26,7 +31,7 @@ public enum Wiring {
         let hardware = board.open(logger: Logger(label: "parley.board"))
         let engine = ConversationEngine(
             registry: registry,
-            stores: ParleyStores(donations: store, customPhrases: store, appData: store),
+            stores: ParleyStores(donations: ForgettingDonations(store: store, room: room), customPhrases: store, appData: store),
             clock: SystemClock(), sink: bridge,
             configuration: engineConfiguration(config, board: board, buttonAvailable: hardware.isButtonAvailable))
         bridge.attach(engine)
@@ -68,15 +73,23 @@ public enum Wiring {
             outputs.sound = { speaker.play($0) }
             services.append(speaker)
         }
-        useAcousticModel(config, logger: logger)
+        outputs.observe = { room.observe($0) }
         let spool = try makeSpool(config: config, capture: devices.capture)
+        var keepHeard: (@Sendable ([Int16], Int, String) -> Void)?
+        if room.keepAudio {
+            keepHeard = { @Sendable samples, rate, words in room.heard(samples: samples, sampleRate: rate, words: words) }
+        }
         let listening = try makeListening(
             config: config, capture: devices.capture, playback: devices.playback, engine: engine, latency: latency,
             speaker: speaker, spool: spool,
-            showFault: { boardBridge.show(.error) }, logger: logger)
+            showFault: { boardBridge.show(.error) },
+            onHeard: keepHeard, logger: logger)
         if let listening {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
+        }
+        if config.adaptation.nightly {
+            services.append(NightlyAdaptation(room: room, at: config.adaptation.nightlyAt, logger: Logger(label: "parley.room")))
         }
         bridge.setOutputs(outputs)
         let phrases = await bridge.grammarSize()
@@ -87,7 +100,7 @@ public enum Wiring {
         ])
         return DaemonComponents(
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
-            spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge))
+            spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge), room: room)
     }
 
     /// The apps folder loaded (its handlers started) and the registry of the
@@ -184,7 +197,7 @@ public enum Wiring {
     static func makeListening(
         config: ParleyConfig, capture device: AudioEndpoint, playback: AudioEndpoint, engine: ConversationEngine,
         latency: LatencyProbe, speaker: Speaker?, spool: AudioSpool?, showFault: @escaping @Sendable () -> Void = {},
-        logger: Logger
+        onHeard: (@Sendable ([Int16], Int, String) -> Void)? = nil, logger: Logger
     ) throws
         -> ListeningPipeline?
     {
@@ -224,7 +237,7 @@ public enum Wiring {
             completePhraseSilence: config.audio.completePhraseSilence,
             playbackName: playback.description, latency: latency,
             isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() },
-            showFault: showFault, logger: Logger(label: "parley.listen"))
+            showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard)
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

@@ -18,6 +18,8 @@ public struct EngineOutputs: Sendable {
     public var led: (@Sendable (ParleyCore.DeviceState) -> Void)?
     /// Switches the recogniser between commands and follow-up answers.
     public var listening: (@Sendable (ListeningMode) async -> Void)?
+    /// Sees every event first (room adaptation keeps confirmed audio).
+    public var observe: (@Sendable (EngineEvent) -> Void)?
 
     public init() {}
 }
@@ -82,6 +84,7 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
 
     public func emit(_ event: EngineEvent) async {
         let outputs = state.withLock { $0.outputs }
+        outputs.observe?(event)
         switch event {
         case .spoke(let text):
             if let request = Self.request { state.withLock { $0.replies[request]?.spoken.append(text) } }

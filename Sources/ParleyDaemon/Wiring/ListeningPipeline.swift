@@ -69,6 +69,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private let isSpeaking: @Sendable () -> Bool
     private let interruptSpeech: @Sendable () -> Void
     private let showFault: @Sendable () -> Void
+    /// Given each recognised command's audio, rate and words when the
+    /// device keeps confirmed audio (``RoomLearning``); nil otherwise.
+    private let onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)?
 
     /// How often the fault is shown again while the microphone is missing:
     /// the LEDs' error state is a flash, so one flash would be over long
@@ -99,8 +102,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 isSpeaking: @escaping @Sendable () -> Bool = { false },
                 interruptSpeech: @escaping @Sendable () -> Void = {},
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
+                onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)? = nil,
                 compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) }) {
         self.showFault = showFault
+        self.onHeard = onHeard
         self.latency = latency
         self.isSpeaking = isSpeaking
         self.interruptSpeech = interruptSpeech
@@ -596,6 +601,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 "decided-sample": "\(decidedSample)", "decode-ms": "\(LatencyProbe.milliseconds(now - decodeStart))",
             ])
             hand(text, spokenEnd: spokenEnd)
+            // After the hand-over: copying the audio must not delay the answer.
+            onHeard?(samples(), ring.sampleRate, result.transcript)
             return
         }
         if kind == .dictation {

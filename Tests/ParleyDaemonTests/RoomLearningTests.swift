@@ -1,0 +1,145 @@
+import Foundation
+import Logging
+import ParleyCore
+import ParleyRoom
+import ParleySpeech
+import ParleyTestKit
+import Testing
+
+@testable import ParleyDaemon
+
+/// The daemon's side of room adaptation: which audio is kept, when, and
+/// that forgetting the history takes it and the transform with it.
+@Suite(.serialized) struct RoomLearningTests {
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("parley-room-state-\(UUID().uuidString)")
+
+    func room(keep: Bool, limit: Int = 200) -> RoomLearning {
+        var config = ParleyConfig()
+        config.stateDirectory = state.path
+        config.adaptation.keepAudio = keep
+        config.adaptation.maxRecordings = limit
+        return RoomLearning(config: config, model: AcousticModel.stockFolder, logger: Logger(label: "test"))
+    }
+
+    func performed(confirmed: Bool) -> EngineEvent {
+        .performed(PerformedIntent(app: "CoffeeMaker", intent: "OrderDrink", parameters: [:], output: [:], trigger: "voice",
+                                   confirmedWithButton: confirmed))
+    }
+
+    let speech = [Int16](repeating: 1_000, count: 1_600)
+
+    /// The kept recordings once there are `count` (they are written off the
+    /// engine's path), polling by attempts.
+    func kept(_ room: RoomLearning, count: Int) async throws -> [KeptRecordings.Recording] {
+        for _ in 0..<2_000 {
+            let all = try room.kept.recordings()
+            if all.count >= count { return all }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return try room.kept.recordings()
+    }
+
+    @Test func onlyAConversationConfirmedWithTheButtonIsKeptWithAllItsUtterances() async throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        let room = room(keep: true)
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
+        room.heard(samples: speech, sampleRate: 16_000, words: "large")
+        room.observe(.listening(.followUp(PhraseModel(rules: []))))  // a question does not end it
+        room.observe(performed(confirmed: true))
+        #expect(try await kept(room, count: 2).map(\.words) == ["hey order a latte", "large"])
+
+        // Performed without the button (a voice "yes", or no confirmation): nothing.
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey coffee time")
+        room.observe(performed(confirmed: false))
+        // Cancelled: the engine rests, listening for commands again.
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a mocha")
+        room.observe(.listening(.commands))
+        room.observe(performed(confirmed: true))
+        // Another confirmed conversation after them is kept (so the two
+        // above would have been written by now).
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a tea")
+        room.observe(performed(confirmed: true))
+        #expect(try await kept(room, count: 3).map(\.words) == ["hey order a latte", "large", "hey order a tea"])
+    }
+
+    @Test func nothingIsKeptWhenTheConfigurationDoesNotAllowIt() throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        #expect(ParleyConfig().adaptation.keepAudio == false)
+        let room = room(keep: false)
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
+        room.observe(performed(confirmed: true))
+        #expect(room.kept.count == 0)
+        #expect(!FileManager.default.fileExists(atPath: state.appendingPathComponent("adaptation").path))
+    }
+
+    @Test func forgettingTheHistoryDeletesTheAudioAndTheTransformAndStopsUsingIt() async throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        let room = room(keep: true)
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
+        room.observe(performed(confirmed: true))
+        _ = try await kept(room, count: 1)
+        // A transform made earlier, in use.
+        try FileManager.default.createDirectory(at: room.transformFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try RoomTransform.identityText(streamLengths: [13, 13, 13]).write(to: room.transformFile, atomically: true, encoding: .utf8)
+        try (AcousticModel.stockFolder + "\n").write(to: room.modelFile, atomically: true, encoding: .utf8)
+        room.restore()
+        #expect(RoomTransform.current.file == room.transformFile.path)
+        #expect(room.transformDate != nil)
+
+        // "Forget my history" reaches the store through the engine's donations.
+        let store = InMemoryDonationStore()
+        let donations = ForgettingDonations(store: store, room: room)
+        _ = try await donations.record(Donation(app: "a", intent: "i", parameters: [:], date: Date(), trigger: "voice"))
+        #expect(try await donations.delete(.app("other")) == 0)
+        #expect(room.kept.count == 1)  // only forgetting everything takes the audio
+        #expect(try await donations.delete(.all) == 1)
+        #expect(room.kept.count == 0)
+        #expect(!FileManager.default.fileExists(atPath: room.transformFile.path))
+        #expect(RoomTransform.current.file == nil)
+    }
+
+    @Test func aTransformMadeForAnotherModelIsNotUsed() throws {
+        defer { try? FileManager.default.removeItem(at: state); RoomTransform.use(nil, model: nil) }
+        RoomTransform.use(nil, model: nil)
+        let room = room(keep: true)
+        try FileManager.default.createDirectory(at: room.transformFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try RoomTransform.identityText(streamLengths: [13, 13, 13]).write(to: room.transformFile, atomically: true, encoding: .utf8)
+        try "/usr/share/parley/model/en-us-adapted\n".write(to: room.modelFile, atomically: true, encoding: .utf8)
+        room.restore()
+        #expect(RoomTransform.current.file == nil)
+    }
+
+    @Test func adaptingWithTooFewRecordingsSaysSoAndChangesNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        let room = room(keep: true)
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
+        room.observe(performed(confirmed: true))
+        _ = try await kept(room, count: 1)
+        await #expect { try await room.adapt() } throws: { "\($0)".contains("1 confirmed recording kept") }
+        #expect(!FileManager.default.fileExists(atPath: room.transformFile.path))
+    }
+
+    @Test func theAdaptationSectionIsReadAndCheckedByName() throws {
+        let config = try ConfigLoader.parse(
+            "adaptation: {keep_audio: true, max_recordings: 50, nightly: true, nightly_at: \"02:15\"}", file: "/etc/parley/parley.yaml")
+        #expect(config.adaptation.keepAudio && config.adaptation.nightly)
+        #expect(config.adaptation.maxRecordings == 50)
+        #expect(config.adaptation.nightlyAt == ParleyConfig.TimeOfDay(hour: 2, minute: 15))
+        #expect { try ConfigLoader.parse("adaptation:\n  nightly_at: \"25:00\"\n", file: "/etc/parley/parley.yaml") } throws: { error in
+            let e = error as? ConfigError
+            return e?.key == "adaptation.nightly_at" && e?.line == 2 && "\(error)".contains("25:00") && "\(error)".contains("HH:MM")
+        }
+        #expect(throws: ConfigError.self) { try ConfigLoader.parse("adaptation: {max_recordings: 2}", file: "/etc/parley/parley.yaml") }
+        #expect(throws: ConfigError.self) { try ConfigLoader.parse("adaptation: {keep: yes}", file: "/etc/parley/parley.yaml") }
+    }
+
+    @Test func theNightlyRunWaitsForTheNextTimeOfDay() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
+        let now = try #require(calendar.date(from: DateComponents(year: 2026, month: 11, day: 24, hour: 22, minute: 0)))
+        #expect(NightlyAdaptation.seconds(until: .init(hour: 3, minute: 30), from: now, calendar: calendar) == 5.5 * 3600)
+        #expect(NightlyAdaptation.seconds(until: .init(hour: 22, minute: 30), from: now, calendar: calendar) == 1800)
+        #expect(NightlyAdaptation.seconds(until: .init(hour: 22, minute: 0), from: now, calendar: calendar) == 86_400)
+    }
+}
+
