@@ -23,7 +23,7 @@ cd "$(dirname "$0")/.."
 # (noise mixing) on this host; package-deb.sh may run without Swift on PATH.
 if [ -d /opt/swift/usr/bin ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
 out=${1:-.build/model/en-us-adapted}
-export METHOD=map TAU=100 MAP_PARTS=means
+export METHOD=map TAU=100 MAP_PARTS=all
 unset CONDITIONS STOCK ALSO TAUS TRANSCRIPTS KEEP_WORK
 
 stock=/usr/share/pocketsphinx/model/en-us/en-us
