@@ -18,7 +18,27 @@ import Testing
         config.stateDirectory = state.path
         config.adaptation.keepAudio = keep
         config.adaptation.maxRecordings = limit
-        return RoomLearning(config: config, model: AcousticModel.stockFolder, logger: Logger(label: "test"))
+        return RoomLearning(config: config, model: Self.model, logger: Logger(label: "test"))
+    }
+
+    /// A model folder no decoder uses: the transforms these tests put in use
+    /// must not reach the decoders of suites running beside them.
+    static let model = FileManager.default.temporaryDirectory.appendingPathComponent("parley-room-test-model").path
+
+    /// A room with one confirmed conversation kept.
+    func roomWithOneKept() async throws -> RoomLearning {
+        let room = room(keep: true)
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
+        room.observe(performed(confirmed: true))
+        _ = try await kept(room, count: 1)
+        return room
+    }
+
+    /// A transform as `parley adapt` leaves it, estimated on `model`.
+    func writeTransform(_ room: RoomLearning, madeFor model: String) throws {
+        try FileManager.default.createDirectory(at: room.transformFile.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try RoomTransform.identityText(streamLengths: [13, 13, 13]).write(to: room.transformFile, atomically: true, encoding: .utf8)
+        try (model + "\n").write(to: room.modelFile, atomically: true, encoding: .utf8)
     }
 
     func performed(confirmed: Bool) -> EngineEvent {
@@ -74,14 +94,9 @@ import Testing
 
     @Test func forgettingTheHistoryDeletesTheAudioAndTheTransformAndStopsUsingIt() async throws {
         defer { try? FileManager.default.removeItem(at: state) }
-        let room = room(keep: true)
-        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
-        room.observe(performed(confirmed: true))
-        _ = try await kept(room, count: 1)
+        let room = try await roomWithOneKept()
         // A transform made earlier, in use.
-        try FileManager.default.createDirectory(at: room.transformFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try RoomTransform.identityText(streamLengths: [13, 13, 13]).write(to: room.transformFile, atomically: true, encoding: .utf8)
-        try (AcousticModel.stockFolder + "\n").write(to: room.modelFile, atomically: true, encoding: .utf8)
+        try writeTransform(room, madeFor: Self.model)
         room.restore()
         #expect(RoomTransform.current.file == room.transformFile.path)
         #expect(room.transformDate != nil)
@@ -102,19 +117,14 @@ import Testing
         defer { try? FileManager.default.removeItem(at: state); RoomTransform.use(nil, model: nil) }
         RoomTransform.use(nil, model: nil)
         let room = room(keep: true)
-        try FileManager.default.createDirectory(at: room.transformFile.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try RoomTransform.identityText(streamLengths: [13, 13, 13]).write(to: room.transformFile, atomically: true, encoding: .utf8)
-        try "/usr/share/parley/model/en-us-adapted\n".write(to: room.modelFile, atomically: true, encoding: .utf8)
+        try writeTransform(room, madeFor: "/usr/share/parley/model/en-us-adapted")
         room.restore()
         #expect(RoomTransform.current.file == nil)
     }
 
     @Test func adaptingWithTooFewRecordingsSaysSoAndChangesNothing() async throws {
         defer { try? FileManager.default.removeItem(at: state) }
-        let room = room(keep: true)
-        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
-        room.observe(performed(confirmed: true))
-        _ = try await kept(room, count: 1)
+        let room = try await roomWithOneKept()
         await #expect { try await room.adapt() } throws: { "\($0)".contains("1 confirmed recording kept") }
         #expect(!FileManager.default.fileExists(atPath: room.transformFile.path))
     }
