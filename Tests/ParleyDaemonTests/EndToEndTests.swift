@@ -227,6 +227,7 @@ import Testing
         #expect(refusal.contains("1 confirmed recording kept") && refusal.contains("at least 5"), "\(refusal)")
         let forgot = try await offPool { try ControlClient(path: socket).send(.forgetDonations(.all)) }
         #expect(forgot.count == 1)
+        #expect(forgot.message == "Forgot 1 donation and 1 kept recording with the room transform.")
         let after = try await Self.waitForStatus(socket) { $0.keptRecordings == 0 }
         #expect(after?.keptRecordings == 0 && after?.donations == 0)
         #expect(!FileManager.default.fileExists(atPath: dir.file("state/adaptation/kept/00000001.wav")))

@@ -91,6 +91,7 @@ public struct DaemonController: ControlHandling {
             return response
         case .forgetDonations(let scope):
             let count: Int
+            var keptForgotten: Int?
             switch scope {
             case .row(let id): count = try await store.deleteDonation(rowID: id) ? 1 : 0
             case .identifier(let id): count = try await store.delete(.identifier(id))
@@ -99,10 +100,11 @@ public struct DaemonController: ControlHandling {
             case .all:
                 count = try await store.delete(.all)
                 // The history's audio and what was learned from it go with it.
-                components.room?.forget()
+                keptForgotten = components.room?.forget()
             }
             logger.notice("donations forgotten", metadata: ["scope": "\(scope)", "count": "\(count)"])
-            var response = ControlResponse.message("Forgot \(count) donation\(count == 1 ? "" : "s").")
+            let kept = keptForgotten.map { $0 > 0 ? " and \($0) kept recording\($0 == 1 ? "" : "s") with the room transform" : "" } ?? ""
+            var response = ControlResponse.message("Forgot \(count) donation\(count == 1 ? "" : "s")\(kept).")
             response.count = count
             return response
         case .adapt:
