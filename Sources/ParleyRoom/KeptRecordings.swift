@@ -65,7 +65,9 @@ public final class KeptRecordings: Sendable {
         }
     }
 
-    public var count: Int { (try? recordings().count) ?? 0 }
+    /// How many complete recordings there are (from the folder listing
+    /// alone: `parley status` asks often).
+    public var count: Int { lock.withLock { _ in ((try? numbered()) ?? []).filter(\.hasWords).count } }
 
     /// Deletes every kept recording; returns how many there were.
     @discardableResult

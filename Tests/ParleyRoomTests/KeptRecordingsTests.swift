@@ -44,6 +44,7 @@ import Testing
         // As after a crash between the audio and its words.
         try Data("RIFF".utf8).write(to: folder.appendingPathComponent("00000002.wav"))
         #expect(try kept.recordings().map(\.words) == ["first"])
+        #expect(kept.count == 1)
         try kept.keep(tone(0.1), sampleRate: 16_000, words: "third")
         #expect(try kept.recordings().map(\.name) == ["00000001", "00000003"])
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("00000002.wav").path))
