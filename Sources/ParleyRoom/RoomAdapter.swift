@@ -117,16 +117,25 @@ public struct RoomAdapter: Sendable {
             "-c", fileIDs.path, "-di", audioFolder.path, "-do", features.path,
             "-ei", "wav", "-eo", "mfc", "-mswav", "yes",
         ], log: work.appendingPathComponent("sphinx_fe.log"))
-        try run(tools.bw, [
+        // The front end's settings as the model was trained with them. Built
+        // step by step: one literal of this size with `??` in it is more than
+        // Swift 6.2's type checker finishes in time.
+        let feature: [String] = [
+            "-feat", params["feat"] ?? "1s_c_d_dd", "-cmn", params["cmn"] ?? "batch",
+            "-agc", params["agc"] ?? "none", "-varnorm", params["varnorm"] ?? "no",
+        ]
+        let svspec: [String] = params["svspec"].map { ["-svspec", $0] } ?? []
+        let modelFiles: [String] = [
             "-moddeffn", "\(model)/mdef.txt", "-ts2cbfn", ".\(params["model"] ?? "ptm").",
             "-meanfn", "\(model)/means", "-varfn", "\(model)/variances",
             "-mixwfn", "\(model)/mixture_weights", "-tmatfn", "\(model)/transition_matrices",
-            "-feat", params["feat"] ?? "1s_c_d_dd", "-cmn", params["cmn"] ?? "batch",
-            "-agc", params["agc"] ?? "none", "-varnorm", params["varnorm"] ?? "no",
+        ]
+        let data: [String] = [
             "-dictfn", dictionaryFile.path, "-fdictfn", "\(model)/noisedict",
             "-ctlfn", fileIDs.path, "-lsnfn", transcription.path,
             "-cepdir", features.path, "-cepext", "mfc", "-accumdir", accumulated.path, "-timing", "no",
-        ] + (params["svspec"].map { ["-svspec", $0] } ?? []), log: work.appendingPathComponent("bw.log"))
+        ]
+        try run(tools.bw, modelFiles + feature + svspec + data, log: work.appendingPathComponent("bw.log"))
         let solved = work.appendingPathComponent("mllr_matrix")
         try run(tools.mllrSolve, [
             "-meanfn", "\(model)/means", "-varfn", "\(model)/variances",
