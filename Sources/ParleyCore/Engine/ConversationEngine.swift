@@ -21,10 +21,11 @@ public actor ConversationEngine {
     public let sink: any EngineOutputSink
     public private(set) var configuration: EngineConfiguration
 
-    private var commandModel = PhraseModel()
-    private var commandResolver: Resolver?
+    // Shared with ConversationEngine+Phrases.swift.
+    var commandModel = PhraseModel()
+    var commandResolver: Resolver?
     /// Set while the phrase model lacks some app's values (`reloadPhrases`).
-    private var vocabularyRetry: VocabularyRetry?
+    var vocabularyRetry: VocabularyRetry?
     // Shared with the resolution and perform extensions (other files).
     var phase: Phase = .idle
     private var led: DeviceState?
@@ -33,7 +34,8 @@ public actor ConversationEngine {
     var guide: Guide
     var suggestions: Suggestions
     private(set) var phrases: CustomPhraseBook
-    private var announcements = Announcements()
+    /// Scheduled by apps (ConversationEngine+Services.swift), spoken from `tick()`.
+    var announcements = Announcements()
     private var wallClock: WallClockWatch
     private var lastRunID: UInt64 = 0
     /// The perform under way, so "cancel" can stop it.
@@ -89,38 +91,6 @@ public actor ConversationEngine {
         return true
     }
 
-    /// Compiles the phrase model from the apps and the stored custom phrases.
-    ///
-    /// An app that cannot give a parameter's values now (a handler slow to
-    /// start on a busy CPU, one restarting) must not leave its phrases
-    /// without them until the next reload: the model is compiled with what
-    /// there is, and compiled again when `vocabularyRetry` is due (before the
-    /// next command, or from `tick()` when idle), backing off while it fails.
-    public func reloadPhrases() async {
-        let custom = (try? await phrases.all()) ?? []
-        let compiled = await registry.compiledPhrases(customPhrases: custom, shortcuts: shortcuts.shortcuts,
-                                                      context: { self.context(app: $0) })
-        commandModel = compiled.model
-        commandResolver = Resolver(model: commandModel)
-        let failedBefore = vocabularyRetry != nil
-        vocabularyRetry = vocabularyRetry.next(unavailable: compiled.unavailable, at: clock.instant)
-        if let retry = vocabularyRetry {
-            let which = compiled.unavailable.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
-            await log("phrases compiled without the values of \(which); asking again in \(Int(retry.interval)) s")
-        } else if failedBefore {
-            await log("phrases compiled again with every app's values")
-        }
-    }
-
-    /// Compiles the phrases again if some app's values were missing and the
-    /// retry is due. Returns whether it did.
-    @discardableResult
-    func retryMissingVocabularies() async -> Bool {
-        guard let retry = vocabularyRetry, retry.due <= clock.instant else { return false }
-        await reloadPhrases()
-        return true
-    }
-
     /// Installs another set of apps (an external app added, changed or
     /// removed): help, suggestions and custom phrases use them from now on,
     /// and the phrase model is recompiled. A run already under way keeps the
@@ -131,31 +101,6 @@ public actor ConversationEngine {
         suggestions.registry = registry
         phrases.registry = registry
         await reloadPhrases()
-    }
-
-    /// A person's own phrase for an intent with fixed values ("Add to Siri").
-    /// Refused when it clashes with a phrase the device already understands.
-    public func addCustomPhrase(_ phrase: String, app: String, intent: String, parameters: [String: String]) async throws {
-        await prepare()
-        if app == CustomPhrase.shortcutApp {
-            try await addShortcutPhrase(phrase, shortcut: intent)
-            return
-        }
-        let custom = try await phrases.validated(phrase, app: app, intent: intent, parameters: parameters,
-                                           against: commandResolver, at: clock.now)
-        try await stores.customPhrases.save(custom)
-        await reloadPhrases()
-    }
-
-    /// Custom phrases, oldest first.
-    public func customPhrases() async throws -> [CustomPhrase] { try await phrases.all() }
-
-    /// Deletes a custom phrase; true when it existed. The phrase model is recompiled.
-    @discardableResult
-    public func deleteCustomPhrase(_ phrase: String) async throws -> Bool {
-        let deleted = try await stores.customPhrases.deletePhrase(phrase)
-        if deleted { await reloadPhrases() }
-        return deleted
     }
 
     /// Replaces the configuration (takes effect from the next input).
@@ -347,10 +292,6 @@ public actor ConversationEngine {
 
     // MARK: - Commands
 
-    func prepare() async {
-        if commandResolver == nil { await reloadPhrases() } else { await retryMissingVocabularies() }
-    }
-
     func nextRunID() -> RunID {
         lastRunID += 1
         return RunID(value: lastRunID)
@@ -469,67 +410,4 @@ public actor ConversationEngine {
     }
 
     func log(_ message: String) async { await sink.emit(.log(message)) }
-
-    // MARK: - Services for apps
-
-    nonisolated func context(app: String) -> IntentContext {
-        IntentContext(app: app, now: clock.now, appData: stores.appData, services: EngineServices(engine: self, run: nil))
-    }
-
-    /// The context of a run's app code: what it donates counts only while the run is current.
-    nonisolated func context(for run: Run) -> IntentContext {
-        IntentContext(app: run.app.identifier, now: clock.now, appData: stores.appData,
-                      services: EngineServices(engine: self, run: run.id))
-    }
-
-    /// Whether app code of `run` may still act for it (nil: not tied to a run).
-    func accepts(_ run: RunID?) -> Bool {
-        guard let run else { return true }
-        return isCurrent(run)
-    }
-
-    func schedule(app: String, id: String, at date: Date, text: String) {
-        announcements.schedule(Announcements.Entry(app: app, id: id, due: clock.instant(at: date), text: text))
-    }
-
-    func cancelScheduled(app: String, id: String) {
-        announcements.cancel(app: app, id: id)
-    }
-
-    /// When a scheduled announcement is due, as a wall-clock date reckoned now.
-    func scheduledDate(app: String, id: String) -> Date? {
-        announcements.due(app: app, id: id).map { clock.date(at: $0) }
-    }
-}
-
-/// How apps reach the engine while they run.
-struct EngineServices: IntentServices {
-    let engine: ConversationEngine
-    /// The run whose app code holds these services, if any.
-    let run: RunID?
-
-    func donate(app: String, _ request: DonationRequest) async throws {
-        // A run cancelled meanwhile donates nothing, even from its own code.
-        guard await engine.accepts(run) else { return }
-        try await engine.stores.donations.record(Donation(identifier: request.identifier, groupIdentifier: request.groupIdentifier,
-            app: app, intent: request.intent, parameters: request.parameters, date: engine.clock.now, trigger: Trigger.app.rawValue))
-    }
-
-    func schedule(app: String, id: String, at date: Date, announcement: String) async {
-        await engine.schedule(app: app, id: id, at: date, text: announcement)
-    }
-
-    func cancelScheduled(app: String, id: String) async {
-        await engine.cancelScheduled(app: app, id: id)
-    }
-
-    func scheduledDate(app: String, id: String) async -> Date? {
-        await engine.scheduledDate(app: app, id: id)
-    }
-
-    func recentValues(app: String, intent: String, parameter: String, limit: Int) async -> [String] {
-        let donations = (try? await engine.stores.donations.donations(app: app, intent: intent, limit: 200)) ?? []
-        var seen = Set<String>()
-        return donations.compactMap { $0.parameters[parameter] }.filter { seen.insert($0).inserted }.prefix(limit).map { $0 }
-    }
 }
