@@ -1,12 +1,18 @@
 // swift-tools-version:6.1
 // Parley: an offline voice-shortcuts runtime for a Raspberry-Pi-class speaker.
 //
-// Layering (see README "Architecture"):
+// Layering (see README "Architecture"); "A -> B" means A uses B:
 //   C system libraries  CALSA CPocketSphinx CGPIOD CESpeakNG (SQLite through GRDB)
-//   pure Swift          ParleyIntents -> ParleyCore -> ParleyApps   (no C needed)
-//   device wrappers     ParleyAudio (ALSA) ParleySpeech (PocketSphinx, espeak-ng)
-//                       ParleyHardware (libgpiod) ParleyStore (SQLite, GRDB)
-//   wiring              ParleyDaemon -> parleyd, parley
+//   pure Swift          ParleyDevice (device states, button gestures, SourceTree, BlockingMain)
+//   (no C needed)       ParleyIntents    ParleyApps -> ParleyIntents
+//                       ParleyCore -> ParleyIntents, ParleyDevice
+//   device wrappers     ParleyAudio (ALSA) ParleySpeech (PocketSphinx, espeak-ng) ParleyStore (SQLite, GRDB)
+//                       ParleyHardware (libgpiod) -> ParleyDevice, never ParleyCore
+//   between programs    ParleyConfiguration (parley.yaml: ParleyConfig, ConfigLoader) -> ParleySpeech, ParleyStore
+//                       ParleyControl (control protocol, client, socket, server) -> ParleyCore, ParleyConfiguration
+//   wiring              ParleyDaemon -> all of the above; parleyd -> ParleyDaemon
+//   tools               parley -> ParleyControl, ParleyConfiguration and the wrappers: no daemon code
+//                       parley-bench -> ParleyDaemon only for the app-install benchmark
 import PackageDescription
 
 let package = Package(
@@ -47,9 +53,13 @@ let package = Package(
 
         // MARK: Pure Swift: the app API, the engine, the bundled apps.
         .target(name: "ParleyIntents"),
+        // What the engine and the board share (device states, button gestures), where
+        // installed files are found and how executables start: ParleyHardware needs
+        // these without the engine.
+        .target(name: "ParleyDevice"),
         // Yams reads shortcut files; it builds its vendored libyaml as a Swift-package
         // C target, so ParleyCore still needs no system library.
-        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "Yams"]),
+        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "ParleyDevice", "Yams"]),
         .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
         .target(
             name: "ParleyTestKit",
@@ -76,7 +86,7 @@ let package = Package(
             ]),
         .target(
             name: "ParleyHardware",
-            dependencies: ["CGPIOD", "ParleyCore", "Yams", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CGPIOD", "ParleyDevice", "Yams", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: The device learns its room: kept confirmed audio, MLLR with sphinxtrain.
         .target(name: "ParleyRoom", dependencies: ["ParleyAudio", "ParleySpeech"]),
@@ -89,12 +99,21 @@ let package = Package(
                 "ParleyIntents", "ParleyCore", "CParleyProcess", "Yams", .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // MARK: Between programs: the control socket and the configuration file,
+        // shared by the daemon and the `parley` tool (which links no daemon code).
+        .target(name: "ParleyConfiguration", dependencies: ["ParleySpeech", "ParleyStore", "Yams"]),
+        // The client finds the socket through parley.yaml's control_socket.
+        .target(
+            name: "ParleyControl",
+            dependencies: ["ParleyCore", "ParleyConfiguration", .product(name: "Logging", package: "swift-log")]),
+
         // MARK: Wiring and executables.
         .target(
             name: "ParleyDaemon",
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
-                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "Yams",
+                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
+                "ParleyConfiguration", "Yams",
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -102,27 +121,32 @@ let package = Package(
         .executableTarget(
             name: "parleyd",
             dependencies: [
-                "ParleyDaemon", "ParleyAudio", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ParleyDaemon", "ParleyConfiguration", "ParleyDevice", "ParleyAudio",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "parley",
             dependencies: [
-                "ParleyDaemon", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech", "ParleyAudio", "ParleyExternal", "ParleyHardware",
-                "ParleyRoom",
+                "ParleyControl", "ParleyConfiguration", "ParleyDevice", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech",
+                "ParleyAudio", "ParleyExternal", "ParleyHardware", "ParleyRoom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
             name: "parley-bench",
             dependencies: [
+                // ParleyDaemon for the app-install benchmark, which measures the daemon's own wiring.
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech", "ParleyExternal", "ParleyDaemon",
-                "ParleyStore",
+                "ParleyConfiguration", "ParleyDevice", "ParleyStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Fuzz targets for every reader of outside input (scripts/fuzz.sh builds it
         // with libFuzzer; a normal build replays corpus files).
         .executableTarget(
             name: "parley-fuzz",
-            dependencies: ["ParleyCore", "ParleyApps", "ParleyAudio", "ParleyDaemon", "ParleyExternal", "ParleyHardware"]),
+            dependencies: [
+                "ParleyCore", "ParleyApps", "ParleyAudio", "ParleyControl", "ParleyConfiguration", "ParleyExternal",
+                "ParleyHardware",
+            ]),
 
         // MARK: Tests: one target per module, plus the command-line contracts.
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
@@ -137,9 +161,14 @@ let package = Package(
             name: "ParleyAudioTests",
             dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
-        .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
+        .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyDevice"]),
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyRoom", "ParleyTestKit"]),
+        .testTarget(
+            name: "ParleyDaemonTests",
+            dependencies: ["ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleySpeech", "ParleyRoom", "ParleyTestKit"]),
+        .testTarget(
+            name: "ParleyConfigurationTests",
+            dependencies: ["ParleyConfiguration", "ParleyAudio", "ParleyStore", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
         .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],

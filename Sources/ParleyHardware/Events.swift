@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 
 /// A point on the kernel's monotonic clock (CLOCK_MONOTONIC), in nanoseconds.
 ///
@@ -29,7 +29,7 @@ public struct Timestamp: Comparable, Hashable, Sendable, CustomStringConvertible
     }
 }
 
-/// A recognised button gesture (ParleyCore's `ButtonGesture`) with the kernel
+/// A recognised button gesture (ParleyDevice's `ButtonGesture`) with the kernel
 /// timestamps it was recognised from.
 public struct ButtonEvent: Equatable, Sendable {
     public var kind: ButtonGesture

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ParleyConfiguration
 import ParleyDaemon
 import ParleyStore
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ParleyDaemon
+import ParleyDevice
 
 /// `parley-bench`: benchmarks, run in release mode. One subcommand per
 /// benchmark, each in its own file.

@@ -1,8 +1,9 @@
 import Foundation
 import ParleyApps
 import ParleyAudio
+import ParleyConfiguration
+import ParleyControl
 import ParleyCore
-import ParleyDaemon
 import ParleyExternal
 import ParleyHardware
 

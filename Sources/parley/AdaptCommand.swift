@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import ParleyDaemon
 import ParleyRoom
 import ParleySpeech
 

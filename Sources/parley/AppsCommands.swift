@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Logging
 import ParleyApps
-import ParleyDaemon
 import ParleyExternal
 import ParleyIntents
 

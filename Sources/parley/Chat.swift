@@ -5,7 +5,6 @@ import Logging
 import ParleyCore
 import ParleyExternal
 import ParleyIntents
-import ParleyDaemon
 import ParleyHardware
 import ParleySpeech
 import Synchronization

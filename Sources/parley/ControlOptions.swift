@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ParleyDaemon
+import ParleyControl
 
 /// The subcommands that talk to a running parleyd over its control socket.
 /// The root command lists them: `subcommands: [...] + ControlCommands.all`.

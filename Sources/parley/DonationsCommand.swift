@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ParleyDaemon
+import ParleyControl
 
 /// `parley donations [list|forget]`: the history suggestions are learned from.
 struct DonationsCommand: ParsableCommand {

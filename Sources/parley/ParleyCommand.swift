@@ -1,5 +1,5 @@
 import ArgumentParser
-import ParleyDaemon
+import ParleyDevice
 
 /// `parley`: the command-line tool. Each subcommand lives in its own file.
 struct ParleyCommand: AsyncParsableCommand {

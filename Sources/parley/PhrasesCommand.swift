@@ -1,6 +1,6 @@
 import ArgumentParser
+import ParleyControl
 import ParleyCore
-import ParleyDaemon
 
 /// `parley phrases [list|add|delete]`: a person's own phrases ("Add to Siri").
 struct PhrasesCommand: ParsableCommand {

@@ -1,5 +1,4 @@
 import ArgumentParser
-import ParleyDaemon
 
 /// `parley press`: a short press (confirm, or the idle suggestion).
 struct PressCommand: ParsableCommand {

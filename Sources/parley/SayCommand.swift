@@ -1,6 +1,5 @@
 import Foundation
 import ArgumentParser
-import ParleyDaemon
 
 struct SayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

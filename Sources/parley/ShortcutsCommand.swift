@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import ParleyApps
+import ParleyConfiguration
+import ParleyControl
 import ParleyCore
-import ParleyDaemon
 import ParleyHardware
 
 /// `parley shortcuts ...`: a person's multi-step shortcuts (docs/shortcuts.md).

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import ParleyDaemon
+import ParleyControl
 
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Logging
 import ParleyAudio
+import ParleyConfiguration
 import ParleyDaemon
+import ParleyDevice
 
 /// `parleyd [--config FILE] [--check-config]`: the daemon systemd starts.
 struct Parleyd: AsyncParsableCommand {

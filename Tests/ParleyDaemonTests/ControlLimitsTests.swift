@@ -1,4 +1,5 @@
 import Foundation
+@testable import ParleyControl
 import Testing
 
 @testable import ParleyDaemon

@@ -1,4 +1,5 @@
 import Foundation
+@testable import ParleyControl
 import ParleyCore
 import ParleyTestKit
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyControl
 import ParleyStore
 import ParleyTestKit
 import Synchronization

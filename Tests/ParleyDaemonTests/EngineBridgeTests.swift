@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyApps
+import ParleyConfiguration
 import ParleyCore
 import ParleyTestKit
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyConfiguration
 import ParleyCore
 @testable import ParleyDaemon
 import ParleyStore

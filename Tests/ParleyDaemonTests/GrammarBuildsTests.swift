@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ParleyApps
 import ParleyAudio
+import ParleyConfiguration
 import ParleyCore
 import ParleySpeech
 import ParleyTestKit

@@ -1,3 +1,4 @@
+import ParleyConfiguration
 import ParleyCore
 import ParleySpeech
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyControl
 import ParleyTestKit
 import Testing
 

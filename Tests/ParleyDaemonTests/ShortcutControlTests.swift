@@ -1,4 +1,5 @@
 import Foundation
+import ParleyControl
 import Testing
 
 @testable import ParleyDaemon

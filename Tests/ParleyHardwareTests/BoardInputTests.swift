@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 import Foundation
 import Logging
 import Testing

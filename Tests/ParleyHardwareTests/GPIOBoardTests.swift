@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 import Glibc
 import Logging
 import Testing

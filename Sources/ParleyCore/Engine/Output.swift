@@ -1,28 +1,5 @@
-/// What the LEDs show. Raw values are the names printed by `parley chat`
-/// (`led: <state>`) and used by board files.
-public enum DeviceState: String, Sendable, Hashable, CaseIterable, Codable {
-    case idle
-    case listening
-    case thinking
-    case speaking
-    case awaitingConfirmation = "awaiting-confirmation"
-    case success
-    case error
-    case muted
-}
-
-extension DeviceState {
-    /// Success and error are shown for one flash and then the LEDs return to
-    /// the state shown before; every other state lasts until the next one.
-    public var isTransient: Bool { self == .success || self == .error }
-}
-
-/// A button gesture from the hardware (or the console's `:press`).
-public enum ButtonGesture: String, Sendable, Hashable, CaseIterable {
-    case press
-    case longPress = "long-press"
-    case doublePress = "double-press"
-}
+// `DeviceState` and `ButtonGesture` live in ParleyDevice (re-exported by
+// Exports.swift), where ParleyHardware can use them without the engine.
 
 /// An intent that ran, with the canonical values of its parameters.
 public struct PerformedIntent: Sendable, Hashable {

@@ -1,6 +1,8 @@
 import CParleyShims
 import Foundation
 import Logging
+import ParleyConfiguration
+import ParleyControl
 import ParleyStore
 import ServiceLifecycle
 

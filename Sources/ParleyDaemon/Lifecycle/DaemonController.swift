@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import ParleyConfiguration
+import ParleyControl
 import ParleyCore
 import ParleyStore
 

@@ -1,4 +1,5 @@
 import ParleyAudio
+import ParleyControl
 import ParleyCore
 import ServiceLifecycle
 
@@ -39,7 +40,7 @@ public struct HeardText: Sendable, Equatable {
 /// What the device knows: apps, their App Shortcut phrases, custom phrases.
 public protocol CatalogPort: Sendable {
     func apps() async -> [AppSummary]
-    func shortcuts() async -> [ShortcutSummary]
+    func shortcuts() async -> [ParleyControl.ShortcutSummary]
     /// Validates (app and intent exist, no clash with a known phrase),
     /// stores and makes the phrase recognisable; throws with a spoken-style
     /// reason when refused.
@@ -58,24 +59,6 @@ public protocol ShortcutPort: Sendable {
     /// Checks a file and copies it into the folder; its name, or the problems.
     func add(file: String) async throws -> String
     func remove(_ name: String) async -> Bool
-}
-
-/// A shortcut as `parley shortcuts list` and `show` print it.
-public struct PersonalShortcut: Sendable, Codable, Equatable {
-    public var name: String
-    public var phrases: [String]
-    /// "double-press", "07:30 mon tue", "input door rising".
-    public var triggers: [String]
-    /// Its actions in words ("Order two tomato soup for pick up, ...").
-    public var summary: String
-    public var file: String
-    public init(name: String, phrases: [String], triggers: [String], summary: String, file: String) {
-        self.name = name
-        self.phrases = phrases
-        self.triggers = triggers
-        self.summary = summary
-        self.file = file
-    }
 }
 
 /// Audio capture and playback health.

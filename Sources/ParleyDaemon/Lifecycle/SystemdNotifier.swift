@@ -1,4 +1,5 @@
 import Foundation
+import ParleyControl
 
 #if canImport(Glibc)
     import Glibc

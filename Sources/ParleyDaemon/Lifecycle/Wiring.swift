@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyApps
 import ParleyAudio
+import ParleyConfiguration
 import ParleyCore
 import ParleyExternal
 import ParleyHardware

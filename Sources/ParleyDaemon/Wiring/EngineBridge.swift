@@ -1,4 +1,5 @@
 import Foundation
+import ParleyControl
 import ServiceLifecycle
 import Logging
 import ParleyCore
@@ -184,18 +185,18 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
         }
     }
 
-    public func shortcuts() async -> [ShortcutSummary] {
-        var result: [ShortcutSummary] = []
+    public func shortcuts() async -> [ParleyControl.ShortcutSummary] {
+        var result: [ParleyControl.ShortcutSummary] = []
         for app in registry.apps {
             for shortcut in app.shortcuts {
                 for phrase in shortcut.phrases {
                     let spoken = phrase.replacingOccurrences(of: "{app}", with: app.name)
-                    result.append(ShortcutSummary(phrase: spoken, app: app.name, intent: shortcut.intent.identifier))
+                    result.append(ParleyControl.ShortcutSummary(phrase: spoken, app: app.name, intent: shortcut.intent.identifier))
                 }
             }
         }
         for custom in (try? await engine.stores.customPhrases.customPhrases()) ?? [] {
-            result.append(ShortcutSummary(phrase: custom.phrase, app: custom.app, intent: custom.intent))
+            result.append(ParleyControl.ShortcutSummary(phrase: custom.phrase, app: custom.app, intent: custom.intent))
         }
         return result
     }

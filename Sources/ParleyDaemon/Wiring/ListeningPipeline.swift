@@ -2,6 +2,8 @@ import CParleyShims
 import Foundation
 import Logging
 import ParleyAudio
+import ParleyConfiguration
+import ParleyControl
 import ParleyCore
 import ParleySpeech
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyConfiguration
 import ParleyCore
 import ParleyRoom
 import ParleySpeech

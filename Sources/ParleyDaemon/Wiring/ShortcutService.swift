@@ -1,4 +1,5 @@
 import Foundation
+import ParleyControl
 import ParleyCore
 
 /// The `ShortcutPort` of parleyd: the shortcut folder (`<state>/shortcuts`)

@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 import Foundation
 
 /// A board file: the facts about one board (pins, active levels, timings, LED

@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 /// A board file that cannot be used, with where and why:
 /// `board/pi4/board.yaml:14:11: leds.green.line: line 17 is already used by button.line (line 8)`.
 public struct BoardFileError: Error, Equatable, Sendable, CustomStringConvertible {

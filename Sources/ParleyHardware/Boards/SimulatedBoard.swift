@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 import Logging
 import Synchronization
 

@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 /// Software debounce from edge timestamps alone.
 ///
 /// The first edge that changes the stable level is accepted at its own time;

@@ -1,4 +1,4 @@
-import ParleyCore
+import ParleyDevice
 import Synchronization
 
 /// The LED state machine: from the device state to each LED's level, driven

@@ -28,9 +28,9 @@ func systemCall(_ name: String, _ path: String, _ body: () -> Int32) throws(Syst
 }
 
 /// Unix stream socket helpers (C: `socket(AF_UNIX)`, `struct sockaddr_un`).
-enum UnixSocket {
+package enum UnixSocket {
     /// `sun_path` holds 108 bytes including the terminating NUL.
-    static let maxPathLength = 107
+    package static let maxPathLength = 107
 
     static func withAddress<T>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T) throws -> T {
         var address = sockaddr_un()

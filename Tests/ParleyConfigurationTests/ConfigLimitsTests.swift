@@ -2,7 +2,7 @@ import Foundation
 import ParleyStore
 import Testing
 
-@testable import ParleyDaemon
+@testable import ParleyConfiguration
 
 /// The `donations:` keys, and durations too large to convert (a crash before).
 @Suite struct ConfigLimitsTests {

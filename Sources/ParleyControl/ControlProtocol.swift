@@ -51,23 +51,24 @@ public enum ControlRequest: Sendable, Equatable {
     case adapt
 }
 
-/// The JSON form of a request: `command` plus the fields it uses.
-struct WireRequest: Codable, Equatable {
-    var command: String
-    var text: String?
-    var limit: Int?
-    var app: String?
-    var intent: String?
-    var scope: String?
-    var value: String?
-    var phrase: String?
-    var parameters: [String: String]?
+/// The JSON form of a request: `command` plus the fields it uses (package:
+/// the daemon logs a refused request by its command).
+package struct WireRequest: Codable, Equatable {
+    package var command: String
+    package var text: String?
+    package var limit: Int?
+    package var app: String?
+    package var intent: String?
+    package var scope: String?
+    package var value: String?
+    package var phrase: String?
+    package var parameters: [String: String]?
 
-    init(command: String) { self.command = command }
+    package init(command: String) { self.command = command }
 }
 
 extension ControlRequest {
-    var wire: WireRequest {
+    package var wire: WireRequest {
         switch self {
         case .status: return WireRequest(command: "status")
         case .say(let text): var w = WireRequest(command: "say"); w.text = text; return w
@@ -197,6 +198,24 @@ public struct ShortcutSummary: Sendable, Codable, Equatable {
     }
 }
 
+/// A shortcut as `parley shortcuts list` and `show` print it.
+public struct PersonalShortcut: Sendable, Codable, Equatable {
+    public var name: String
+    public var phrases: [String]
+    /// "double-press", "07:30 mon tue", "input door rising".
+    public var triggers: [String]
+    /// Its actions in words ("Order two tomato soup for pick up, ...").
+    public var summary: String
+    public var file: String
+    public init(name: String, phrases: [String], triggers: [String], summary: String, file: String) {
+        self.name = name
+        self.phrases = phrases
+        self.triggers = triggers
+        self.summary = summary
+        self.file = file
+    }
+}
+
 /// The audio path's health as `parley status` shows it.
 public struct AudioStatus: Sendable, Codable, Equatable {
     public var capture: String
@@ -255,6 +274,33 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var keepAudio: Bool?
     /// When the room transform in use was made; nil when none is.
     public var roomTransform: Date?
+
+    // Spelled out because the daemon, which fills it in, is another module
+    // (a memberwise initialiser is internal).
+    public init(version: String, pid: Int32, uptimeSeconds: Double, state: String, board: String, led: String? = nil,
+                buttonProblem: String? = nil, configFile: String? = nil, stateDirectory: String, audio: AudioStatus,
+                recognitions: Int, lastIntents: [String], grammarSize: Int, donations: Int, customPhrases: Int,
+                notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil) {
+        self.version = version
+        self.pid = pid
+        self.uptimeSeconds = uptimeSeconds
+        self.state = state
+        self.board = board
+        self.led = led
+        self.buttonProblem = buttonProblem
+        self.configFile = configFile
+        self.stateDirectory = stateDirectory
+        self.audio = audio
+        self.recognitions = recognitions
+        self.lastIntents = lastIntents
+        self.grammarSize = grammarSize
+        self.donations = donations
+        self.customPhrases = customPhrases
+        self.notWired = notWired
+        self.keptRecordings = keptRecordings
+        self.keepAudio = keepAudio
+        self.roomTransform = roomTransform
+    }
 }
 
 /// A response: `ok` and either `error` or the field for the command.

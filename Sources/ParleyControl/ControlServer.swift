@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import Logging
-import ServiceLifecycle
 import Synchronization
 
 #if canImport(Glibc)
@@ -238,24 +237,4 @@ private func blockingAwait<T: Sendable>(_ body: @escaping @Sendable () async -> 
 
 private final class ResultBox<T: Sendable>: Sendable {
     let value = Mutex<T?>(nil)
-}
-
-/// The control socket as a service of the daemon's service group.
-public struct ControlSocketService: Service {
-    public let server: ControlServer
-    private let onListening: @Sendable () -> Void
-
-    /// `onListening` runs once the socket accepts connections (readiness).
-    public init(server: ControlServer, onListening: @escaping @Sendable () -> Void = {}) {
-        self.server = server
-        self.onListening = onListening
-    }
-
-    public func run() async throws {
-        try server.start()
-        onListening()
-        // Returns when graceful shutdown starts (SIGTERM) or throws on cancellation.
-        try? await gracefulShutdown()
-        server.stop()
-    }
 }

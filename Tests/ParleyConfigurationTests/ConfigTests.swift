@@ -3,7 +3,7 @@ import ParleyAudio
 import ParleyTestKit
 import Testing
 
-@testable import ParleyDaemon
+@testable import ParleyConfiguration
 
 @Suite struct ConfigTests {
     private func parse(_ yaml: String) throws -> ParleyConfig {

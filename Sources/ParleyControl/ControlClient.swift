@@ -1,4 +1,5 @@
 import Foundation
+import ParleyConfiguration
 
 #if canImport(Glibc)
     import Glibc
