@@ -113,7 +113,7 @@ let package = Package(
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
                 "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
-                "ParleyConfiguration", "Yams",
+                "ParleyConfiguration",
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
