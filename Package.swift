@@ -49,7 +49,11 @@ let package = Package(
         .target(name: "ParleyIntents"),
         // Yams reads shortcut files; it builds its vendored libyaml as a Swift-package
         // C target, so ParleyCore still needs no system library.
-        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "Yams"]),
+        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "ParleyYAML", "Yams"]),
+        // The one reader of Parley's YAML files (shortcuts, manifests, configuration,
+        // boards): located nodes, typed reads, one error shape. On Yams alone, so
+        // ParleyHardware can read board files without ParleyCore.
+        .target(name: "ParleyYAML", dependencies: ["Yams"]),
         .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
         .target(
             name: "ParleyTestKit",
@@ -76,7 +80,7 @@ let package = Package(
             ]),
         .target(
             name: "ParleyHardware",
-            dependencies: ["CGPIOD", "ParleyCore", "Yams", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CGPIOD", "ParleyCore", "ParleyYAML", "Yams", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: The device learns its room: kept confirmed audio, MLLR with sphinxtrain.
         .target(name: "ParleyRoom", dependencies: ["ParleyAudio", "ParleySpeech"]),
@@ -126,6 +130,7 @@ let package = Package(
 
         // MARK: Tests: one target per module, plus the command-line contracts.
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
+        .testTarget(name: "ParleyYAMLTests", dependencies: ["ParleyYAML"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit", "Yams"]),
         .testTarget(
