@@ -80,7 +80,7 @@ let package = Package(
             ]),
         .target(
             name: "ParleyHardware",
-            dependencies: ["CGPIOD", "ParleyCore", "ParleyYAML", "Yams", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CGPIOD", "ParleyCore", "ParleyYAML", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: The device learns its room: kept confirmed audio, MLLR with sphinxtrain.
         .target(name: "ParleyRoom", dependencies: ["ParleyAudio", "ParleySpeech"]),
