@@ -47,9 +47,9 @@ let package = Package(
 
         // MARK: Pure Swift: the app API, the engine, the bundled apps.
         .target(name: "ParleyIntents"),
-        // Yams reads shortcut files; it builds its vendored libyaml as a Swift-package
-        // C target, so ParleyCore still needs no system library.
-        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "ParleyYAML", "Yams"]),
+        // ParleyYAML reads shortcut files; its Yams builds the vendored libyaml as a
+        // Swift-package C target, so ParleyCore still needs no system library.
+        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "ParleyYAML"]),
         // The one reader of Parley's YAML files (shortcuts, manifests, configuration,
         // boards): located nodes, typed reads, one error shape. On Yams alone, so
         // ParleyHardware can read board files without ParleyCore.
@@ -90,7 +90,7 @@ let package = Package(
         .target(
             name: "ParleyExternal",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "CParleyProcess", "Yams", .product(name: "Logging", package: "swift-log"),
+                "ParleyIntents", "ParleyCore", "ParleyYAML", "CParleyProcess", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // MARK: Wiring and executables.
@@ -98,7 +98,7 @@ let package = Package(
             name: "ParleyDaemon",
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
-                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "Yams",
+                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyYAML",
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -30,11 +30,13 @@ public struct YAMLNode {
     /// A scalar written in quotes (its text starts one column after the node).
     public var isQuoted: Bool { node.scalar.map { $0.style == .doubleQuoted || $0.style == .singleQuoted } ?? false }
     public var isPlain: Bool { node.scalar?.style == .plain }
-    /// Nothing written (`key:`, `~`, `null`), or `{}`.
-    public var isEmpty: Bool {
-        if let scalar = node.scalar { return scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string) }
-        return node.mapping?.isEmpty ?? false
+    /// Nothing written: `key:`, `~` or `null` (YAML's null), unquoted.
+    public var isNull: Bool {
+        guard let scalar = node.scalar else { return false }
+        return scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
     }
+    /// Null, or `{}`.
+    public var isEmpty: Bool { isNull || (node.mapping?.isEmpty ?? false) }
     public var isMapping: Bool { node.mapping != nil }
     public var isList: Bool { node.sequence != nil }
 
@@ -44,7 +46,7 @@ public struct YAMLNode {
         case .mapping: return "a mapping"
         case .sequence: return "a list"
         case .alias: return "an alias"
-        case .scalar(let scalar): return isEmpty ? "nothing" : "'\(scalar.string)'"
+        case .scalar(let scalar): return isNull ? "nothing" : "'\(scalar.string)'"
         }
     }
 
@@ -71,7 +73,7 @@ public struct YAMLNode {
 
     /// A whole number (decimal, or 0x/0o as YAML writes them) in `range`.
     public func int(in range: ClosedRange<Int>, expected: String = "a whole number") throws(YAMLError) -> Int {
-        guard let scalar = node.scalar, !isEmpty, let value = Int.construct(from: scalar) else { throw wrongType(expected) }
+        guard let scalar = node.scalar, !isNull, let value = Int.construct(from: scalar) else { throw wrongType(expected) }
         guard range.contains(value) else {
             throw error(.invalidValue(scalar.string, expected: "a number from \(range.lowerBound) to \(range.upperBound)"))
         }
@@ -80,7 +82,7 @@ public struct YAMLNode {
 
     /// A finite number in `range`.
     public func double(in range: ClosedRange<Double>, expected: String = "a number") throws(YAMLError) -> Double {
-        guard let scalar = node.scalar, !isEmpty, let value = Double.construct(from: scalar), value.isFinite else { throw wrongType(expected) }
+        guard let scalar = node.scalar, !isNull, let value = Double.construct(from: scalar), value.isFinite else { throw wrongType(expected) }
         guard range.contains(value) else {
             throw error(.invalidValue(scalar.string, expected: "a number from \(range.lowerBound) to \(range.upperBound)"))
         }

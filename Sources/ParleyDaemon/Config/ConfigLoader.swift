@@ -1,7 +1,7 @@
 import Foundation
 import ParleySpeech
 import ParleyStore
-import Yams
+import ParleyYAML
 
 /// Reads `parley.yaml`. Every key is checked: unknown keys, wrong types and
 /// impossible values are refused with the file, line, key and reason, so a
@@ -41,15 +41,15 @@ public enum ConfigLoader {
 
     /// Parses YAML text; `file` names it in errors.
     public static func parse(_ yaml: String, file: String) throws -> ParleyConfig {
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: yaml)
-        } catch let error as YamlError {
-            throw syntaxError(error, file: file)
+            root = try YAMLDocument.parse(yaml, file: file)
+        } catch {
+            throw ConfigError(error)
         }
         var config = ParleyConfig()
-        guard let root, root.null == nil else { return config }  // an empty file: all defaults
-        let document = Field(node: root, key: "", file: file)
+        guard let root, !root.isNull else { return config }  // an empty file: all defaults
+        let document = Field(node: root)
         try document.forEachEntry { key, field in
             switch key {
             case "board": config.board = try field.name()
@@ -238,80 +238,68 @@ public enum ConfigLoader {
         }
         return result
     }
+}
 
-    private static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
-            return ConfigError(.syntax, file: file, line: mark.line, column: mark.column, key: "", reason: detail)
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            return ConfigError(
-                .syntax, file: file, line: context.mark.line, column: context.mark.column, key: "",
-                reason: "duplicate key(s) \(duplicates.sorted().joined(separator: ", "))")
-        default:
-            return ConfigError(.syntax, file: file, line: nil, column: nil, key: "", reason: "\(error)")
+extension ConfigError {
+    /// ParleyYAML's error as a configuration error: the same file, place and
+    /// dotted key; its kind from what went wrong.
+    init(_ error: YAMLError) {
+        let kind: Kind
+        var reason = error.message
+        switch error.problem {
+        case .syntax(let why): kind = .syntax; reason = why
+        case .unknownKey: kind = .unknownKey
+        case .wrongType: kind = .wrongType
+        case .missingKey, .invalidValue, .other: kind = .impossibleValue
         }
+        let line = error.location.line, column = error.location.column
+        self.init(kind, file: error.location.file, line: line, column: column, key: error.path, reason: reason)
     }
 }
 
-/// One value of the document with its dotted key and position, and the
-/// typed reads that name both in their errors.
+/// One value of the document: a ParleyYAML node (its file, position and
+/// dotted key, e.g. `voice.rate`), with the reads of parley.yaml's value
+/// kinds, each failing with a `ConfigError`.
 struct Field {
-    let node: Node
-    let key: String
-    let file: String
-    var fallback: Mark? = nil
+    let node: YAMLNode
 
-    private var line: Int? { (node.mark ?? fallback)?.line }
-    private var column: Int? { (node.mark ?? fallback)?.column }
+    var key: String { node.path }
 
     func error(_ kind: ConfigError.Kind, _ reason: String) -> ConfigError {
-        ConfigError(kind, file: file, line: line, column: column, key: key, reason: reason)
+        ConfigError(kind, file: node.file, line: node.location.line, column: node.location.column, key: key, reason: reason)
     }
 
     func unknownKey() -> ConfigError { error(.unknownKey, "not a Parley setting (see dist/parley.yaml)") }
     func impossible(_ reason: String) -> ConfigError { error(.impossibleValue, reason) }
-    private func wrongType(_ expected: String) -> ConfigError {
-        error(.wrongType, "expected \(expected), found \(shape)")
-    }
+    private func wrongType(_ expected: String) -> ConfigError { ConfigError(node.wrongType(expected)) }
 
-    /// What the node is, in words, for wrong-type messages.
-    private var shape: String {
-        switch node {
-        case .mapping: return "a mapping"
-        case .sequence: return "a list"
-        case .alias: return "an alias"
-        case .scalar(let scalar): return node.null != nil ? "nothing (null)" : "\"\(scalar.string)\""
-        }
+    /// A read of ParleyYAML, its error as a `ConfigError`.
+    private func read<T>(_ body: () throws(YAMLError) -> T) throws -> T {
+        do { return try body() } catch { throw ConfigError(error) }
     }
 
     /// Calls `body` for each key of a mapping, in file order; the field
     /// passed on carries the value node and the dotted key, positioned at the
     /// value (or at its key when the value is empty and has no position).
     func forEachEntry(_ body: (String, Field) throws -> Void) throws {
-        guard case .mapping(let mapping) = node else { throw wrongType("a mapping of settings") }
-        for (keyNode, value) in mapping {
-            guard case .scalar(let name) = keyNode else {
-                throw Field(node: keyNode, key: key, file: file).wrongType("a key name")
-            }
-            let dotted = key.isEmpty ? name.string : "\(key).\(name.string)"
-            try body(name.string, Field(node: value, key: dotted, file: file, fallback: keyNode.mark))
+        let mapping = try read { () throws(YAMLError) in try node.mapping("a mapping of settings") }
+        for (keyNode, value) in mapping.entries {
+            guard let name = keyNode.text else { throw ConfigError(keyNode.wrongType("a key name")) }
+            try body(name, Field(node: value))
         }
     }
 
     func sequence() throws -> [Field] {
-        guard case .sequence(let items) = node else { throw wrongType("a list") }
-        return items.enumerated().map { Field(node: $1, key: "\(key)[\($0)]", file: file) }
+        try read { () throws(YAMLError) in try node.list() }.map(Field.init)
     }
 
     func string() throws -> String {
-        guard case .scalar(let scalar) = node, node.null == nil else { throw wrongType("a text value") }
-        return scalar.string
+        guard !node.isNull else { throw wrongType("a text value") }
+        return try read { () throws(YAMLError) in try node.string() }
     }
 
     func optionalString() throws -> String? {
-        if node.null != nil { return nil }
+        if node.isNull { return nil }
         let value = try string()
         return value.isEmpty ? nil : value
     }
@@ -331,32 +319,26 @@ struct Field {
         return value
     }
 
-    func bool() throws -> Bool {
-        guard let value = node.bool else { throw wrongType("true or false") }
-        return value
-    }
+    func bool() throws -> Bool { try read { () throws(YAMLError) in try node.bool() } }
 
+    /// Parley's ranges read "80…450" in messages.
     func int(in range: ClosedRange<Int>) throws -> Int {
-        guard let value = node.int else { throw wrongType("a whole number") }
-        guard range.contains(value) else {
-            throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)")
-        }
+        let value = try read { () throws(YAMLError) in try node.int(in: Int.min...Int.max) }
+        guard range.contains(value) else { throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)") }
         return value
     }
 
     func double(in range: ClosedRange<Double>) throws -> Double {
-        guard let value = node.float, value.isFinite else { throw wrongType("a number") }
-        guard range.contains(value) else {
-            throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)")
-        }
+        let value = try read { () throws(YAMLError) in try node.double(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude) }
+        guard range.contains(value) else { throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)") }
         return value
     }
 
     /// A duration: a number of seconds (`8`, `0.6`) or a number with a unit
     /// (`600ms`, `8s`, `2min`, `12h`, `90d`).
     func duration(in range: ClosedRange<Duration>) throws -> Duration {
-        guard case .scalar(let scalar) = node, node.null == nil else { throw wrongType("a duration such as 8s or 600ms") }
-        let text = scalar.string.trimmingCharacters(in: .whitespaces)
+        guard let written = node.text, !node.isNull else { throw wrongType("a duration such as 8s or 600ms") }
+        let text = written.trimmingCharacters(in: .whitespaces)
         let units: [(String, Double)] = [("ms", 0.001), ("min", 60), ("s", 1), ("h", 3600), ("d", 86_400)]
         var seconds: Double?
         if let plain = Double(text) {
