@@ -50,7 +50,11 @@ public enum ConfigLoader {
         var config = ParleyConfig()
         guard let root, !root.isNull else { return config }  // an empty file: all defaults
         let document = Field(node: root)
-        try document.forEachEntry { key, field in
+        try document.forEachEntry(of: [
+            "board", "audio", "wake", "primary_app", "voice", "speech", "confirm_by_voice", "timeouts", "tips",
+            "donations", "adaptation", "state_directory", "apps_folder", "control_socket", "control_group",
+            "log_level",
+        ]) { key, field in
             switch key {
             case "board": config.board = try field.name()
             case "audio": try readAudio(field, into: &config.audio)
@@ -80,7 +84,11 @@ public enum ConfigLoader {
         // the line of the key that has to change.
         var pacingField: Field?, formatFields: [Field] = []
         var periodField: Field?, bufferField: Field?
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: [
+            "capture", "playback", "sample_rate", "capture_rate", "capture_channels", "capture_period_frames",
+            "capture_buffer_frames", "realtime_priority", "pacing", "endpoint_silence",
+            "complete_phrase_silence",
+        ]) { key, field in
             switch key {
             case "capture":
                 audio.capture = try field.audioEndpoint()
@@ -139,7 +147,7 @@ public enum ConfigLoader {
     }
 
     private static func readWake(_ section: Field, into wake: inout ParleyConfig.Wake) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["direct", "named", "hey_optional", "name", "sensitivity", "window"]) { key, field in
             switch key {
             case "direct": wake.direct = try field.bool()
             case "named": wake.named = try field.bool()
@@ -161,7 +169,7 @@ public enum ConfigLoader {
     }
 
     private static func readVoice(_ section: Field, into voice: inout ParleyConfig.Voice) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["name", "rate", "volume"]) { key, field in
             switch key {
             case "name": voice.name = try field.name()
             case "rate": voice.rate = try field.int(in: 80...450)
@@ -172,7 +180,7 @@ public enum ConfigLoader {
     }
 
     private static func readSpeech(_ section: Field, into config: inout ParleyConfig) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model"]) { key, field in
             switch key {
             case "acoustic_model": config.acousticModel = try acousticModel(field)
             case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
@@ -190,7 +198,7 @@ public enum ConfigLoader {
     }
 
     private static func readTimeouts(_ section: Field, into timeouts: inout ParleyConfig.Timeouts) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["answer", "confirmation", "perform"]) { key, field in
             switch key {
             case "answer": timeouts.answer = try field.duration(in: .seconds(1)...(.seconds(120)))
             case "confirmation": timeouts.confirmation = try field.duration(in: .seconds(1)...(.seconds(300)))
@@ -201,7 +209,7 @@ public enum ConfigLoader {
     }
 
     private static func readDonations(_ section: Field, into retention: inout DonationRetention) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["keep", "max_entries"]) { key, field in
             switch key {
             case "keep": retention.maximumAge = try field.duration(in: .seconds(86_400)...(.seconds(3650 * 86_400)))
             case "max_entries": retention.maximumCount = try field.int(in: 100...1_000_000)
@@ -211,7 +219,7 @@ public enum ConfigLoader {
     }
 
     private static func readAdaptation(_ section: Field, into adaptation: inout ParleyConfig.Adaptation) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["keep_audio", "max_recordings", "nightly", "nightly_at"]) { key, field in
             switch key {
             case "keep_audio": adaptation.keepAudio = try field.bool()
             case "max_recordings": adaptation.maxRecordings = try field.int(in: 5...10_000)
@@ -269,7 +277,9 @@ struct Field {
         ConfigError(kind, file: node.file, line: node.location.line, column: node.location.column, key: key, reason: reason)
     }
 
-    func unknownKey() -> ConfigError { error(.unknownKey, "not a Parley setting (see dist/parley.yaml)") }
+    func unknownKey(suggesting key: String? = nil) -> ConfigError {
+        error(.unknownKey, "not a Parley setting (see dist/parley.yaml)" + (key.map { "; did you mean '\($0)'?" } ?? ""))
+    }
     func impossible(_ reason: String) -> ConfigError { error(.impossibleValue, reason) }
     private func wrongType(_ expected: String) -> ConfigError { ConfigError(node.wrongType(expected)) }
 
@@ -280,12 +290,15 @@ struct Field {
 
     /// Calls `body` for each key of a mapping, in file order; the field
     /// passed on carries the value node and the dotted key, positioned at the
-    /// value (or at its key when the value is empty and has no position).
-    func forEachEntry(_ body: (String, Field) throws -> Void) throws {
+    /// value (or at its key when the value is empty and has no position). A
+    /// key not in `keys` is refused there, with the closest one if any.
+    func forEachEntry(of keys: [String], _ body: (String, Field) throws -> Void) throws {
         let mapping = try read { () throws(YAMLError) in try node.mapping("a mapping of settings") }
         for (keyNode, value) in mapping.entries {
             guard let name = keyNode.text else { throw ConfigError(keyNode.wrongType("a key name")) }
-            try body(name, Field(node: value))
+            let field = Field(node: value)
+            guard keys.contains(name) else { throw field.unknownKey(suggesting: closestKey(to: name, among: keys)) }
+            try body(name, field)
         }
     }
 
