@@ -57,9 +57,13 @@ let package = Package(
         // installed files are found and how executables start: ParleyHardware needs
         // these without the engine.
         .target(name: "ParleyDevice"),
-        // Yams reads shortcut files; it builds its vendored libyaml as a Swift-package
-        // C target, so ParleyCore still needs no system library.
-        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "ParleyDevice", "Yams"]),
+        // ParleyYAML reads shortcut files; its Yams builds the vendored libyaml as a
+        // Swift-package C target, so ParleyCore still needs no system library.
+        .target(name: "ParleyCore", dependencies: ["ParleyIntents", "ParleyDevice", "ParleyYAML"]),
+        // The one reader of Parley's YAML files (shortcuts, manifests, configuration,
+        // boards): located nodes, typed reads, one error shape. On Yams alone, so
+        // ParleyHardware can read board files without ParleyCore.
+        .target(name: "ParleyYAML", dependencies: ["Yams"]),
         .target(name: "ParleyApps", dependencies: ["ParleyIntents"]),
         .target(
             name: "ParleyTestKit",
@@ -86,7 +90,7 @@ let package = Package(
             ]),
         .target(
             name: "ParleyHardware",
-            dependencies: ["CGPIOD", "ParleyDevice", "Yams", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CGPIOD", "ParleyDevice", "ParleyYAML", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: The device learns its room: kept confirmed audio, MLLR with sphinxtrain.
         .target(name: "ParleyRoom", dependencies: ["ParleyAudio", "ParleySpeech"]),
@@ -96,12 +100,12 @@ let package = Package(
         .target(
             name: "ParleyExternal",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "CParleyProcess", "Yams", .product(name: "Logging", package: "swift-log"),
+                "ParleyIntents", "ParleyCore", "ParleyYAML", "CParleyProcess", .product(name: "Logging", package: "swift-log"),
             ]),
 
         // MARK: Between programs: the control socket and the configuration file,
         // shared by the daemon and the `parley` tool (which links no daemon code).
-        .target(name: "ParleyConfiguration", dependencies: ["ParleySpeech", "ParleyStore", "Yams"]),
+        .target(name: "ParleyConfiguration", dependencies: ["ParleySpeech", "ParleyStore", "ParleyYAML"]),
         // The client finds the socket through parley.yaml's control_socket.
         .target(
             name: "ParleyControl",
@@ -150,6 +154,7 @@ let package = Package(
 
         // MARK: Tests: one target per module, plus the command-line contracts.
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
+        .testTarget(name: "ParleyYAMLTests", dependencies: ["ParleyYAML"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit", "Yams"]),
         .testTarget(

@@ -1,7 +1,7 @@
 import Foundation
 import ParleySpeech
 import ParleyStore
-import Yams
+import ParleyYAML
 
 /// Reads `parley.yaml`. Every key is checked: unknown keys, wrong types and
 /// impossible values are refused with the file, line, key and reason, so a
@@ -41,16 +41,20 @@ public enum ConfigLoader {
 
     /// Parses YAML text; `file` names it in errors.
     public static func parse(_ yaml: String, file: String) throws -> ParleyConfig {
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: yaml)
-        } catch let error as YamlError {
-            throw syntaxError(error, file: file)
+            root = try YAMLDocument.parse(yaml, file: file)
+        } catch {
+            throw ConfigError(error)
         }
         var config = ParleyConfig()
-        guard let root, root.null == nil else { return config }  // an empty file: all defaults
-        let document = Field(node: root, key: "", file: file)
-        try document.forEachEntry { key, field in
+        guard let root, !root.isNull else { return config }  // an empty file: all defaults
+        let document = Field(node: root)
+        try document.forEachEntry(of: [
+            "board", "audio", "wake", "primary_app", "voice", "speech", "confirm_by_voice", "timeouts", "tips",
+            "donations", "adaptation", "state_directory", "apps_folder", "control_socket", "control_group",
+            "log_level",
+        ]) { key, field in
             switch key {
             case "board": config.board = try field.name()
             case "audio": try readAudio(field, into: &config.audio)
@@ -80,7 +84,11 @@ public enum ConfigLoader {
         // the line of the key that has to change.
         var pacingField: Field?, formatFields: [Field] = []
         var periodField: Field?, bufferField: Field?
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: [
+            "capture", "playback", "sample_rate", "capture_rate", "capture_channels", "capture_period_frames",
+            "capture_buffer_frames", "realtime_priority", "pacing", "endpoint_silence",
+            "complete_phrase_silence",
+        ]) { key, field in
             switch key {
             case "capture":
                 audio.capture = try field.audioEndpoint()
@@ -139,7 +147,7 @@ public enum ConfigLoader {
     }
 
     private static func readWake(_ section: Field, into wake: inout ParleyConfig.Wake) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["direct", "named", "hey_optional", "name", "sensitivity", "window"]) { key, field in
             switch key {
             case "direct": wake.direct = try field.bool()
             case "named": wake.named = try field.bool()
@@ -161,7 +169,7 @@ public enum ConfigLoader {
     }
 
     private static func readVoice(_ section: Field, into voice: inout ParleyConfig.Voice) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["name", "rate", "volume"]) { key, field in
             switch key {
             case "name": voice.name = try field.name()
             case "rate": voice.rate = try field.int(in: 80...450)
@@ -172,7 +180,7 @@ public enum ConfigLoader {
     }
 
     private static func readSpeech(_ section: Field, into config: inout ParleyConfig) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model"]) { key, field in
             switch key {
             case "acoustic_model": config.acousticModel = try acousticModel(field)
             case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
@@ -190,7 +198,7 @@ public enum ConfigLoader {
     }
 
     private static func readTimeouts(_ section: Field, into timeouts: inout ParleyConfig.Timeouts) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["answer", "confirmation", "perform"]) { key, field in
             switch key {
             case "answer": timeouts.answer = try field.duration(in: .seconds(1)...(.seconds(120)))
             case "confirmation": timeouts.confirmation = try field.duration(in: .seconds(1)...(.seconds(300)))
@@ -201,7 +209,7 @@ public enum ConfigLoader {
     }
 
     private static func readDonations(_ section: Field, into retention: inout DonationRetention) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["keep", "max_entries"]) { key, field in
             switch key {
             case "keep": retention.maximumAge = try field.duration(in: .seconds(86_400)...(.seconds(3650 * 86_400)))
             case "max_entries": retention.maximumCount = try field.int(in: 100...1_000_000)
@@ -211,7 +219,7 @@ public enum ConfigLoader {
     }
 
     private static func readAdaptation(_ section: Field, into adaptation: inout ParleyConfig.Adaptation) throws {
-        try section.forEachEntry { key, field in
+        try section.forEachEntry(of: ["keep_audio", "max_recordings", "nightly", "nightly_at"]) { key, field in
             switch key {
             case "keep_audio": adaptation.keepAudio = try field.bool()
             case "max_recordings": adaptation.maxRecordings = try field.int(in: 5...10_000)
@@ -238,80 +246,73 @@ public enum ConfigLoader {
         }
         return result
     }
+}
 
-    private static func syntaxError(_ error: YamlError, file: String) -> ConfigError {
-        switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            let detail = context.map { "\(problem) (\($0.text))" } ?? problem
-            return ConfigError(.syntax, file: file, line: mark.line, column: mark.column, key: "", reason: detail)
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            return ConfigError(
-                .syntax, file: file, line: context.mark.line, column: context.mark.column, key: "",
-                reason: "duplicate key(s) \(duplicates.sorted().joined(separator: ", "))")
-        default:
-            return ConfigError(.syntax, file: file, line: nil, column: nil, key: "", reason: "\(error)")
+extension ConfigError {
+    /// ParleyYAML's error as a configuration error: the same file, place and
+    /// dotted key; its kind from what went wrong.
+    init(_ error: YAMLError) {
+        let kind: Kind
+        var reason = error.message
+        switch error.problem {
+        case .syntax(let why): kind = .syntax; reason = why
+        case .unknownKey: kind = .unknownKey
+        case .wrongType: kind = .wrongType
+        case .missingKey, .invalidValue, .other: kind = .impossibleValue
         }
+        let line = error.location.line, column = error.location.column
+        self.init(kind, file: error.location.file, line: line, column: column, key: error.path, reason: reason)
     }
 }
 
-/// One value of the document with its dotted key and position, and the
-/// typed reads that name both in their errors.
+/// One value of the document: a ParleyYAML node (its file, position and
+/// dotted key, e.g. `voice.rate`), with the reads of parley.yaml's value
+/// kinds, each failing with a `ConfigError`.
 struct Field {
-    let node: Node
-    let key: String
-    let file: String
-    var fallback: Mark? = nil
+    let node: YAMLNode
 
-    private var line: Int? { (node.mark ?? fallback)?.line }
-    private var column: Int? { (node.mark ?? fallback)?.column }
+    var key: String { node.path }
 
     func error(_ kind: ConfigError.Kind, _ reason: String) -> ConfigError {
-        ConfigError(kind, file: file, line: line, column: column, key: key, reason: reason)
+        ConfigError(kind, file: node.file, line: node.location.line, column: node.location.column, key: key, reason: reason)
     }
 
-    func unknownKey() -> ConfigError { error(.unknownKey, "not a Parley setting (see dist/parley.yaml)") }
+    func unknownKey(suggesting key: String? = nil) -> ConfigError {
+        error(.unknownKey, "not a Parley setting (see dist/parley.yaml)" + (key.map { "; did you mean '\($0)'?" } ?? ""))
+    }
     func impossible(_ reason: String) -> ConfigError { error(.impossibleValue, reason) }
-    private func wrongType(_ expected: String) -> ConfigError {
-        error(.wrongType, "expected \(expected), found \(shape)")
-    }
+    private func wrongType(_ expected: String) -> ConfigError { ConfigError(node.wrongType(expected)) }
 
-    /// What the node is, in words, for wrong-type messages.
-    private var shape: String {
-        switch node {
-        case .mapping: return "a mapping"
-        case .sequence: return "a list"
-        case .alias: return "an alias"
-        case .scalar(let scalar): return node.null != nil ? "nothing (null)" : "\"\(scalar.string)\""
-        }
+    /// A read of ParleyYAML, its error as a `ConfigError`.
+    private func read<T>(_ body: () throws(YAMLError) -> T) throws -> T {
+        do { return try body() } catch { throw ConfigError(error) }
     }
 
     /// Calls `body` for each key of a mapping, in file order; the field
     /// passed on carries the value node and the dotted key, positioned at the
-    /// value (or at its key when the value is empty and has no position).
-    func forEachEntry(_ body: (String, Field) throws -> Void) throws {
-        guard case .mapping(let mapping) = node else { throw wrongType("a mapping of settings") }
-        for (keyNode, value) in mapping {
-            guard case .scalar(let name) = keyNode else {
-                throw Field(node: keyNode, key: key, file: file).wrongType("a key name")
-            }
-            let dotted = key.isEmpty ? name.string : "\(key).\(name.string)"
-            try body(name.string, Field(node: value, key: dotted, file: file, fallback: keyNode.mark))
+    /// value (or at its key when the value is empty and has no position). A
+    /// key not in `keys` is refused there, with the closest one if any.
+    func forEachEntry(of keys: [String], _ body: (String, Field) throws -> Void) throws {
+        let mapping = try read { () throws(YAMLError) in try node.mapping("a mapping of settings") }
+        for (keyNode, value) in mapping.entries {
+            guard let name = keyNode.text else { throw ConfigError(keyNode.wrongType("a key name")) }
+            let field = Field(node: value)
+            guard keys.contains(name) else { throw field.unknownKey(suggesting: closestKey(to: name, among: keys)) }
+            try body(name, field)
         }
     }
 
     func sequence() throws -> [Field] {
-        guard case .sequence(let items) = node else { throw wrongType("a list") }
-        return items.enumerated().map { Field(node: $1, key: "\(key)[\($0)]", file: file) }
+        try read { () throws(YAMLError) in try node.list() }.map(Field.init)
     }
 
     func string() throws -> String {
-        guard case .scalar(let scalar) = node, node.null == nil else { throw wrongType("a text value") }
-        return scalar.string
+        guard !node.isNull else { throw wrongType("a text value") }
+        return try read { () throws(YAMLError) in try node.string() }
     }
 
     func optionalString() throws -> String? {
-        if node.null != nil { return nil }
+        if node.isNull { return nil }
         let value = try string()
         return value.isEmpty ? nil : value
     }
@@ -331,32 +332,26 @@ struct Field {
         return value
     }
 
-    func bool() throws -> Bool {
-        guard let value = node.bool else { throw wrongType("true or false") }
-        return value
-    }
+    func bool() throws -> Bool { try read { () throws(YAMLError) in try node.bool() } }
 
+    /// Parley's ranges read "80…450" in messages.
     func int(in range: ClosedRange<Int>) throws -> Int {
-        guard let value = node.int else { throw wrongType("a whole number") }
-        guard range.contains(value) else {
-            throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)")
-        }
+        let value = try read { () throws(YAMLError) in try node.int(in: Int.min...Int.max) }
+        guard range.contains(value) else { throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)") }
         return value
     }
 
     func double(in range: ClosedRange<Double>) throws -> Double {
-        guard let value = node.float, value.isFinite else { throw wrongType("a number") }
-        guard range.contains(value) else {
-            throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)")
-        }
+        let value = try read { () throws(YAMLError) in try node.double(in: -Double.greatestFiniteMagnitude...Double.greatestFiniteMagnitude) }
+        guard range.contains(value) else { throw impossible("\(value) is not in \(range.lowerBound)…\(range.upperBound)") }
         return value
     }
 
     /// A duration: a number of seconds (`8`, `0.6`) or a number with a unit
     /// (`600ms`, `8s`, `2min`, `12h`, `90d`).
     func duration(in range: ClosedRange<Duration>) throws -> Duration {
-        guard case .scalar(let scalar) = node, node.null == nil else { throw wrongType("a duration such as 8s or 600ms") }
-        let text = scalar.string.trimmingCharacters(in: .whitespaces)
+        guard let written = node.text, !node.isNull else { throw wrongType("a duration such as 8s or 600ms") }
+        let text = written.trimmingCharacters(in: .whitespaces)
         let units: [(String, Double)] = [("ms", 0.001), ("min", 60), ("s", 1), ("h", 3600), ("d", 86_400)]
         var seconds: Double?
         if let plain = Double(text) {

@@ -1,6 +1,6 @@
 import Foundation
 import ParleyIntents
-import Yams
+import ParleyYAML
 
 /// Reads `manifest.yaml` of an app folder and checks everything that can be
 /// checked in the file alone; `ManifestRegistration` then applies the rules
@@ -21,40 +21,31 @@ public enum ManifestLoader {
 
     /// Parses manifest text; `file` names it in errors, `folder` is where the handler runs.
     public static func parse(yaml: String, file: String, folder: URL) throws(ManifestErrors) -> AppManifest {
-        let root: Node
+        let parsed: YAMLNode?
         do {
-            guard let node = try Yams.compose(yaml: yaml) else {
-                throw ManifestErrors([ManifestError(file: file, mark: SourceMark(line: 1, column: 1), reason: "the manifest is empty")])
-            }
-            root = node
-        } catch let error as ManifestErrors {
-            throw error
+            parsed = try YAMLDocument.parse(yaml, file: file)
         } catch {
-            throw ManifestErrors([syntaxError(error, file: file)])
+            throw ManifestErrors([ManifestError(error)])
+        }
+        guard let root = parsed else {
+            throw ManifestErrors([ManifestError(file: file, mark: SourceMark(line: 1, column: 1), reason: "the manifest is empty")])
         }
         var reader = ManifestReader(file: file, folder: folder)
         let manifest = reader.manifest(root)
         if let manifest, reader.errors.isEmpty { return manifest }
         throw ManifestErrors(reader.errors.sorted { ($0.mark.line, $0.mark.column) < ($1.mark.line, $1.mark.column) })
     }
+}
 
-    static func syntaxError(_ error: any Error, file: String) -> ManifestError {
-        func at(_ mark: Mark, _ reason: String) -> ManifestError {
-            ManifestError(file: file, mark: SourceMark(line: mark.line, column: mark.column), reason: "not valid YAML: \(reason)")
-        }
-        switch error as? YamlError {
-        case .scanner(_, let problem, let mark, _)?, .parser(_, let problem, let mark, _)?, .composer(_, let problem, let mark, _)?:
-            return at(mark, problem)
-        case .duplicatedKeysInMapping(let duplicates, let context)?:
-            return at(context.mark, "duplicate key \(duplicates.joined(separator: ", "))")
-        default:
-            let first = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
-            return ManifestError(file: file, mark: SourceMark(line: 1, column: 1), reason: "not valid YAML: \(first)")
-        }
+extension ManifestError {
+    /// ParleyYAML's error, at its place, with its message.
+    init(_ error: YAMLError) {
+        self.init(file: error.location.file, mark: SourceMark(line: error.location.line, column: error.location.column), reason: error.message)
     }
 }
 
-/// Walks the node tree, collecting errors rather than stopping at the first.
+/// Walks the node tree (ParleyYAML's located nodes), collecting errors rather
+/// than stopping at the first.
 struct ManifestReader {
     let file: String
     let folder: URL
@@ -67,47 +58,46 @@ struct ManifestReader {
         return text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_") }
     }
 
-    func mark(_ node: Node?) -> SourceMark {
-        node?.mark.map { SourceMark(line: $0.line, column: $0.column) } ?? SourceMark(line: 1, column: 1)
+    func mark(_ node: YAMLNode?) -> SourceMark {
+        node.map { SourceMark(line: $0.location.line, column: $0.location.column) } ?? SourceMark(line: 1, column: 1)
     }
 
-    mutating func error(_ node: Node?, _ reason: String) {
+    mutating func error(_ node: YAMLNode?, _ reason: String) {
         errors.append(ManifestError(file: file, mark: mark(node), reason: reason))
     }
 
     // MARK: Shapes
 
-    /// The keys of a mapping; unknown keys and missing required ones are errors.
-    mutating func mapping(_ node: Node, _ path: String, allowed: [String], required: [String] = []) -> [String: Node]? {
-        guard let mapping = node.mapping else {
-            error(node, "\(path) must be a mapping with keys \(allowed.joined(separator: ", ")), not \(describe(node))")
+    /// The keys of a mapping; unknown keys (with the closest allowed one) and
+    /// missing required ones (or required ones written under another key) are errors.
+    mutating func mapping(_ node: YAMLNode, _ path: String, allowed: [String], required: [String] = []) -> [String: YAMLNode]? {
+        guard node.isMapping, let mapping = try? node.mapping() else {
+            error(node, "\(path) must be a mapping with keys \(allowed.joined(separator: ", ")), not \(node.shape)")
             return nil
         }
-        var keys: [String: Node] = [:]
-        for (key, value) in mapping {
-            let name = key.scalar?.string ?? ""
-            if !allowed.contains(name) {
-                error(key, "unknown key '\(name)' in \(path); expected one of: \(allowed.joined(separator: ", "))")
-            } else {
-                keys[name] = value
-            }
-        }
+        errors += mapping.unknownKeys(allowed: allowed, in: path).map(ManifestError.init)
+        var keys: [String: YAMLNode] = [:]
+        for (key, value) in mapping.entries where allowed.contains(key.text ?? "") { keys[key.text ?? ""] = value }
         for name in required where keys[name] == nil {
-            error(node, "\(path) is missing the required key '\(name)'")
+            if mapping.writtenUnder(name) != nil {
+                errors.append(ManifestError(mapping.missing(name)))
+            } else {
+                error(node, "\(path) is missing the required key '\(name)'")
+            }
         }
         return keys
     }
 
-    mutating func string(_ node: Node?, _ path: String) -> String? {
+    mutating func string(_ node: YAMLNode?, _ path: String) -> String? {
         guard let node else { return nil }
-        guard let scalar = node.scalar else {
-            error(node, "\(path) must be a text, not \(describe(node))")
+        guard let text = node.text else {
+            error(node, "\(path) must be a text, not \(node.shape)")
             return nil
         }
-        return scalar.string
+        return text
     }
 
-    mutating func nonEmptyString(_ node: Node?, _ path: String) -> String? {
+    mutating func nonEmptyString(_ node: YAMLNode?, _ path: String) -> String? {
         guard let text = string(node, path) else { return nil }
         if text.trimmingCharacters(in: .whitespaces).isEmpty {
             error(node, "\(path) must not be empty")
@@ -116,16 +106,16 @@ struct ManifestReader {
         return text
     }
 
-    mutating func sequence(_ node: Node?, _ path: String, example: String) -> [Node]? {
+    mutating func sequence(_ node: YAMLNode?, _ path: String, example: String) -> [YAMLNode]? {
         guard let node else { return nil }
-        guard let sequence = node.sequence else {
-            error(node, "\(path) must be a list like \(example), not \(describe(node))")
+        guard node.isList, let items = try? node.list() else {
+            error(node, "\(path) must be a list like \(example), not \(node.shape)")
             return nil
         }
-        return Array(sequence)
+        return items
     }
 
-    mutating func stringList(_ node: Node?, _ path: String, example: String) -> [String]? {
+    mutating func stringList(_ node: YAMLNode?, _ path: String, example: String) -> [String]? {
         guard let items = sequence(node, path, example: example) else { return nil }
         var result: [String] = []
         for item in items {
@@ -134,7 +124,7 @@ struct ManifestReader {
         return result
     }
 
-    mutating func bool(_ node: Node?, _ path: String) -> Bool? {
+    mutating func bool(_ node: YAMLNode?, _ path: String) -> Bool? {
         guard let text = string(node, path) else { return nil }
         switch text.lowercased() {
         case "true", "yes": return true
@@ -145,7 +135,7 @@ struct ManifestReader {
         }
     }
 
-    mutating func number(_ node: Node?, _ path: String, integer: Bool) -> Double? {
+    mutating func number(_ node: YAMLNode?, _ path: String, integer: Bool) -> Double? {
         guard let text = string(node, path) else { return nil }
         if integer, let value = Int(text) { return Double(value) }
         if !integer, let value = Double(text), value.isFinite { return value }
@@ -153,7 +143,7 @@ struct ManifestReader {
         return nil
     }
 
-    mutating func identifier(_ node: Node?, _ path: String) -> String? {
+    mutating func identifier(_ node: YAMLNode?, _ path: String) -> String? {
         guard let text = nonEmptyString(node, path) else { return nil }
         guard Self.isIdentifier(text, leadingUnderscore: false) else {
             error(node, "\(path) '\(text)' must be letters, digits and underscores, starting with a letter (it is written App.Intent in shortcut files)")
@@ -162,18 +152,9 @@ struct ManifestReader {
         return text
     }
 
-    func describe(_ node: Node) -> String {
-        switch node {
-        case .scalar(let scalar): "'\(scalar.string)'"
-        case .mapping: "a mapping"
-        case .sequence: "a list"
-        default: "an alias"
-        }
-    }
-
     // MARK: The document
 
-    mutating func manifest(_ root: Node) -> AppManifest? {
+    mutating func manifest(_ root: YAMLNode) -> AppManifest? {
         guard let top = mapping(root, "the manifest", allowed: ["identifier", "name", "synonyms", "handler", "intents", "shortcuts"],
                                 required: ["identifier", "name", "handler", "intents"]) else { return nil }
         let identifier = identifier(top["identifier"], "identifier")
@@ -192,7 +173,7 @@ struct ManifestReader {
             seenIntents[intent.identifier] = intent.mark
             intents.append(intent)
         }
-        if top["intents"]?.sequence?.isEmpty == true { error(top["intents"], "intents must list at least one intent") }
+        if top["intents"]?.node.sequence?.isEmpty == true { error(top["intents"], "intents must list at least one intent") }
         var shortcuts: [AppManifest.Shortcut] = []
         for node in sequence(top["shortcuts"], "shortcuts", example: "[{intent: SetLight, phrases: [\"use {app}\"]}]") ?? [] {
             if let shortcut = shortcut(node, intents: intents) { shortcuts.append(shortcut) }
@@ -208,7 +189,7 @@ struct ManifestReader {
 
     /// The handler's argv; its program must exist: in the app folder when it
     /// contains a slash, otherwise on the PATH.
-    mutating func handlerArgv(_ node: Node?) -> [String]? {
+    mutating func handlerArgv(_ node: YAMLNode?) -> [String]? {
         guard let node else { return nil }
         guard let argv = stringList(node, "handler", example: "[python3, handler.py]") else { return nil }
         guard let program = argv.first else {
@@ -218,12 +199,12 @@ struct ManifestReader {
         if program.contains("/") {
             let path = program.hasPrefix("/") ? program : folder.appendingPathComponent(program).path
             if !FileManager.default.fileExists(atPath: path) {
-                error(node.sequence?.first, "the handler program '\(program)' does not exist in the app folder")
+                error(try? node.list().first, "the handler program '\(program)' does not exist in the app folder")
             } else if !FileManager.default.isExecutableFile(atPath: path) {
-                error(node.sequence?.first, "the handler program '\(program)' is not executable (chmod +x)")
+                error(try? node.list().first, "the handler program '\(program)' is not executable (chmod +x)")
             }
         } else if Self.findOnPath(program) == nil {
-            error(node.sequence?.first, "the handler program '\(program)' is not on the PATH; write ./\(program) for a program in the app folder")
+            error(try? node.list().first, "the handler program '\(program)' is not on the PATH; write ./\(program) for a program in the app folder")
         }
         return argv
     }
@@ -233,7 +214,7 @@ struct ManifestReader {
         return path.split(separator: ":").map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    mutating func intent(_ node: Node) -> AppManifest.Intent? {
+    mutating func intent(_ node: YAMLNode) -> AppManifest.Intent? {
         guard let keys = mapping(node, "an intent", allowed: ["identifier", "title", "description", "category", "summary", "parameters", "confirm", "time-limit"],
                                  required: ["identifier", "title"]) else { return nil }
         let identifier = identifier(keys["identifier"], "intent identifier")
@@ -282,7 +263,7 @@ struct ManifestReader {
         errors.append(ManifestError(file: file, mark: mark, reason: reason))
     }
 
-    mutating func parameter(_ node: Node, intent path: String) -> AppManifest.Parameter? {
+    mutating func parameter(_ node: YAMLNode, intent path: String) -> AppManifest.Parameter? {
         guard let keys = mapping(node, "a parameter of \(path)",
                                  allowed: ["name", "title", "type", "prompt", "optional", "default", "min", "max", "below-min", "above-max", "values", "parent"],
                                  required: ["name", "type"]) else { return nil }
@@ -346,12 +327,12 @@ struct ManifestReader {
                                      bounds: bounds, values: values, parent: parent, mark: mark(node))
     }
 
-    mutating func enumValues(_ node: Node, _ where_: String) -> [ParameterOption]? {
+    mutating func enumValues(_ node: YAMLNode, _ where_: String) -> [ParameterOption]? {
         guard let items = sequence(node, "\(where_) values", example: "[{value: kitchen, display: kitchen}]") else { return nil }
         var options: [ParameterOption] = []
         for item in items {
             var option: ParameterOption?
-            if item.scalar != nil {
+            if item.text != nil {
                 if let value = nonEmptyString(item, "a value of \(where_)") { option = ParameterOption(id: value, title: value) }
             } else if let keys = mapping(item, "a value of \(where_)", allowed: ["value", "display", "synonyms", "spoken"], required: ["value"]),
                       let value = nonEmptyString(keys["value"], "a value of \(where_)") {
@@ -373,7 +354,7 @@ struct ManifestReader {
         return options
     }
 
-    mutating func shortcut(_ node: Node, intents: [AppManifest.Intent]) -> AppManifest.Shortcut? {
+    mutating func shortcut(_ node: YAMLNode, intents: [AppManifest.Intent]) -> AppManifest.Shortcut? {
         guard let keys = mapping(node, "a shortcut", allowed: ["intent", "phrases", "title"], required: ["intent", "phrases"]) else { return nil }
         let intent = nonEmptyString(keys["intent"], "shortcut intent")
         if let intent, !intents.contains(where: { $0.identifier == intent }) {
@@ -384,7 +365,7 @@ struct ManifestReader {
         for item in sequence(keys["phrases"], "shortcut phrases", example: "[\"use {app}\"]") ?? [] {
             if let text = nonEmptyString(item, "a phrase") { phrases.append(AppManifest.Phrase(text: text, mark: mark(item))) }
         }
-        if keys["phrases"]?.sequence?.isEmpty == true { error(keys["phrases"], "a shortcut needs at least one phrase") }
+        if keys["phrases"]?.node.sequence?.isEmpty == true { error(keys["phrases"], "a shortcut needs at least one phrase") }
         let title = nonEmptyString(keys["title"], "shortcut title")
         guard let intent else { return nil }
         return AppManifest.Shortcut(intent: intent, title: title, phrases: phrases, mark: mark(node), intentMark: mark(keys["intent"]))

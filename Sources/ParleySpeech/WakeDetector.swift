@@ -67,6 +67,14 @@ public final class WakeDetector {
     }
     public static let verificationRange = -21.0 ... 59.0
 
+    /// The phrases of named mode: "hey <name>", and the name alone when
+    /// "hey" is optional; the name's words are `WakeGrammar`'s, so what is
+    /// listened for is what the command grammars and the stripping expect.
+    public static func keyphrases(name: String, heyOptional: Bool) -> [[String]] {
+        let words = WakeGrammar.nameWords(name)
+        return heyOptional ? [["hey"] + words, words] : [["hey"] + words]
+    }
+
     /// `candidateThreshold` overrides the stage-1 threshold (benchmarks).
     public init(mode: WakeMode, sensitivity: Double = 0.5, settings: DecoderSettings = .wake(),
                 candidateThreshold: Double = WakeDetector.candidateThreshold) throws {
@@ -78,12 +86,12 @@ public final class WakeDetector {
         var lines: [(phrase: String, threshold: Double)]
         switch mode {
         case .named(let name, let heyOptional):
-            let words = RhinoContext.normalise(name)
-            guard !words.isEmpty else { throw SpeechError.badSetting(name: "wake name", value: name, expected: "at least one word") }
-            let phrase = words.joined(separator: " ")
-            lines = [("hey " + phrase, candidateThreshold)]
-            if heyOptional { lines.append((phrase, candidateThreshold)) }
-            verifier = WakeVerifier(phrases: lines.map { $0.phrase.split(separator: " ").map(String.init) })
+            let phrases = Self.keyphrases(name: name, heyOptional: heyOptional)
+            guard phrases.allSatisfy({ !$0.isEmpty }), phrases[0].count > 1 else {
+                throw SpeechError.badSetting(name: "wake name", value: name, expected: "at least one word")
+            }
+            lines = phrases.map { ($0.joined(separator: " "), candidateThreshold) }
+            verifier = WakeVerifier(phrases: phrases)
         case .direct:
             lines = [("hey", Self.threshold(sensitivity: sensitivity))]
             verifier = nil

@@ -21,11 +21,16 @@ public struct WakeGrammar: Sendable, Equatable {
     static let hey = "hey"
 
     public init(name: String, direct: Bool = true, named: Bool = true, heyOptional: Bool = false) {
-        self.name = PhraseText.normalise(name)
+        self.name = Self.nameWords(name)
         self.direct = direct
         self.named = named
         self.heyOptional = heyOptional
     }
+
+    /// The device name as words, normalised as every phrase is ("Zoë" ->
+    /// ["zoe"], "Unit 2" -> ["unit", "two"]); `WakeDetector` listens for the
+    /// same words.
+    public static func nameWords(_ name: String) -> [String] { PhraseText.normalise(name) }
 
     private var nameNode: PhraseNode { .words(name) }
 

@@ -247,7 +247,7 @@ import Testing
 
     @Test func shapeErrorsAreNamed() {
         #expect(problems("name: X\nactions:\n  - speak: hi\ncolour: red\n")
-            == ["lunch.yaml:4:1: unknown key 'colour' in a shortcut; expected name, description, phrases, triggers, actions"])
+            == ["lunch.yaml:4:1: unknown key 'colour' in a shortcut; expected one of name, description, phrases, triggers, actions"])
         #expect(problems("phrases: [x]\nactions: [{speak: a}]\n") == ["lunch.yaml:1:1: missing `name:` (the shortcut's unique name)"])
         #expect(problems("name: X\n") == ["lunch.yaml:1:1: missing `actions:` (the list of what the shortcut does)"])
         #expect(problems("name: X\nactions:\n  - ask: Why?\n") == ["lunch.yaml:3:5: an `ask` action needs `as:` naming the variable that receives the answer"])

@@ -2,24 +2,11 @@
 // The file format is documented in docs/shortcuts.md; `ShortcutLoader` reads
 // it and `ShortcutValidator` checks it against the installed apps.
 
-/// Where something was written: file, line and column (1-based).
-public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var column: Int
+import ParleyYAML
 
-    public init(file: String, line: Int, column: Int) {
-        self.file = file
-        self.line = line
-        self.column = column
-    }
-
-    public var description: String { "\(file):\(line):\(column)" }
-
-    public static func < (a: SourceLocation, b: SourceLocation) -> Bool {
-        (a.file, a.line, a.column) < (b.file, b.line, b.column)
-    }
-}
+/// Where something was written: file, line and column (1-based); the
+/// location ParleyYAML's nodes carry.
+public typealias SourceLocation = YAMLLocation
 
 /// One reason a shortcut file cannot be loaded: `FILE:LINE:COLUMN: reason`.
 public struct ShortcutProblem: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import ParleyDevice
+import ParleyYAML
 /// A board file that cannot be used, with where and why:
 /// `board/pi4/board.yaml:14:11: leds.green.line: line 17 is already used by button.line (line 8)`.
 public struct BoardFileError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -10,6 +11,8 @@ public struct BoardFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case unknownLED(String, known: [String])
         case lineUsedTwice(UInt32, firstUse: String, firstLine: Int?)
         case missingKey(String)
+        /// A required key written inside another key's value instead of beside it.
+        case misplacedKey(String, under: String)
         case wrongType(expected: String, found: String)
         case invalidValue(String, expected: String)
     }
@@ -44,7 +47,8 @@ public struct BoardFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case .unreadable(let why): return "cannot read the board file (\(why))"
         case .syntax(let why): return "not valid YAML: \(why)"
         case .unknownKey(let key, let allowed):
-            return "unknown key '\(key)'; expected one of: \(allowed.joined(separator: ", "))"
+            let hint = closestKey(to: key, among: allowed).map { "; did you mean '\($0)'?" } ?? ""
+            return "unknown key '\(key)'; expected one of: \(allowed.joined(separator: ", "))\(hint)"
         case .unknownState(let state):
             let known = DeviceState.allCases.map(\.rawValue).joined(separator: ", ")
             return "unknown state '\(state)'; the states are: \(known)"
@@ -54,6 +58,8 @@ public struct BoardFileError: Error, Equatable, Sendable, CustomStringConvertibl
             let at = firstLine.map { " (line \($0))" } ?? ""
             return "line \(offset) is already used by \(firstUse)\(at)"
         case .missingKey(let key): return "missing required key '\(key)'"
+        case .misplacedKey(let key, let under):
+            return "`\(key):` is written under `\(under):`; it belongs beside `\(under):`, at the same indentation"
         case .wrongType(let expected, let found): return "expected \(expected), found \(found)"
         case .invalidValue(let value, let expected): return "invalid value '\(value)'; expected \(expected)"
         }
