@@ -282,3 +282,7 @@ final class StreamError: @unchecked Sendable {
         if let error = lock.withLock({ error }) { throw error }
     }
 }
+
+/// The listening driver's decoder: `begin`, `feed`, `phraseProgress`,
+/// `finish` and `cancel` above.
+extension StreamingCommandDecoder: UtteranceDecoder {}
