@@ -71,9 +71,7 @@ public final class DictationDecoder {
 
     /// Decodes a whole recording (tests, benchmarks).
     public func transcribe(_ samples: [Int16]) throws -> String {
-        begin()
-        feed(samples)
-        return try finish()
+        try decode(samples)
     }
 }
 

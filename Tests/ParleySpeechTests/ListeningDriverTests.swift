@@ -9,18 +9,8 @@ import Testing
 /// `Endpointer` and `UtteranceSegmenter`) with a `ScriptedDecoder`: no
 /// espeak-ng, no PocketSphinx. Positions and counts only, never times.
 @Suite struct ListeningDriverTests {
-    /// Light noise with "words" where `speech` says (seconds): 250 ms
-    /// bursts of a voiced 200 Hz tone and 100 ms gaps, as syllables.
-    static func audio(seconds: Double, speech: [ClosedRange<Double>], seed: UInt64 = 7) -> [Int16] {
-        var rng = SplitMix64(seed: seed)
-        return (0..<Int(seconds * 16_000)).map { i in
-            let t = Double(i) / 16_000
-            var v = (Double(rng.next() % 2_001) - 1_000) / 1_000 * 200
-            if let word = speech.first(where: { $0.contains(t) }), (t - word.lowerBound).truncatingRemainder(dividingBy: 0.35) < 0.25 {
-                v += 6_000 * sin(2 * Double.pi * 200 * t)
-            }
-            return Int16(max(-32_768, min(32_767, v)))
-        }
+    static func audio(seconds: Double, speech: [ClosedRange<Double>]) -> [Int16] {
+        SyntheticSpeech.samples(seconds: seconds, words: speech)
     }
 
     typealias Scripted = ScriptedDecoder<String>

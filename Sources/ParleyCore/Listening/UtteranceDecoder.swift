@@ -25,7 +25,7 @@ public enum PhraseProgress: Sendable, Equatable {
 /// or `cancel`. The streaming command decoder, the wake detector's
 /// utterance path and dictation implement it; so does ParleyTestKit's
 /// `ScriptedDecoder`. Use from one thread.
-public protocol UtteranceDecoder: AnyObject {
+public protocol UtteranceDecoder<Result>: AnyObject {
     /// What an utterance decodes to (a command result, dictated text, a wake decision).
     associatedtype Result
     /// Starts an utterance (an open one is dropped).
@@ -40,4 +40,13 @@ public protocol UtteranceDecoder: AnyObject {
     func finish() throws -> Result
     /// Ends the utterance without a result.
     func cancel()
+}
+
+extension UtteranceDecoder {
+    /// A whole buffered utterance: begin, one feed, finish.
+    public func decode(_ samples: [Int16]) throws -> Result {
+        begin()
+        feed(samples)
+        return try finish()
+    }
 }

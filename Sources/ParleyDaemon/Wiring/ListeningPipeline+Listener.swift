@@ -12,9 +12,10 @@ extension ListeningPipeline {
     /// that out (counts, log, the engine).
     final class Listener: UtteranceHandler {
         let pipeline: ListeningPipeline
-        let recognizer: StreamingCommandDecoder
+        let recognizer: any CommandDecoding
         /// Named mode's wake detector, on each commands utterance.
-        let wake: WakeUtterance?
+        let wake: (any UtteranceDecoder<Bool>)?
+        private let makeDictation: () throws -> any UtteranceDecoder<String>
         /// The grammar while the device speaks, compiled once.
         let bargeIn: (model: PhraseModel, graph: WordGraph)
         /// The version of the requested grammar the recogniser holds (nil:
@@ -22,23 +23,21 @@ extension ListeningPipeline {
         var applied: Int? = 0
         /// Loaded the first time an open-text answer is expected (its
         /// 130,000-word model is not needed before).
-        private var dictationDecoder: DictationDecoder?
+        private var dictationDecoder: (any UtteranceDecoder<String>)?
         /// The kind of the open utterance, and how far the wake detector has
         /// been fed (it gets the speech from its start to the newest sample).
         private var open: (kind: ListeningKind, wakeFed: Int64)?
 
         init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
-            let wake = pipeline.wake
             self.pipeline = pipeline
             // Compiled once, here on the listen thread: the decoder starts with
             // it and it is the grammar of version 0 (listening without a request).
             let graph = try GrammarCompiler().graph(for: initial)
             pipeline.grammars.setInitial(initial, graph: graph)
-            recognizer = try StreamingCommandDecoder(
-                model: initial, graph: graph, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity))
-            self.wake = wake.named
-                ? WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
-                : nil
+            let decoders = try pipeline.makeDecoders(initial, graph)
+            recognizer = decoders.command
+            wake = decoders.wake
+            makeDictation = decoders.dictation
             let bargeInModel = pipeline.wakeGrammar.bargeIn
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
@@ -57,10 +56,10 @@ extension ListeningPipeline {
         }
 
         /// The dictation decoder, loaded on first use; nil when it cannot be.
-        var dictation: DictationDecoder? {
+        var dictation: (any UtteranceDecoder<String>)? {
             if dictationDecoder == nil {
                 do {
-                    dictationDecoder = try DictationDecoder()
+                    dictationDecoder = try makeDictation()
                 } catch {
                     pipeline.logger.error("dictation unavailable: \(error)")
                 }
@@ -128,7 +127,7 @@ extension ListeningPipeline {
                 // "hey <name>" alone: the rest of the stream gives its tail.
                 feedWake(upTo: newest)
                 // Only an utterance streamed as commands went to the detector.
-                woke = current.kind == .commands ? wake?.finish() ?? false : false
+                woke = current.kind == .commands ? (try? wake?.finish()) ?? false : false
             } else {
                 woke = false
             }
@@ -180,14 +179,14 @@ extension ListeningPipeline {
             return (kind, command, dictated)
         }
 
-        private func transcribe(_ samples: [Int16], with dictation: DictationDecoder) throws -> String {
-            do { return try dictation.transcribe(samples) } catch {
+        private func transcribe(_ samples: [Int16], with dictation: any UtteranceDecoder<String>) throws -> String {
+            do { return try dictation.decode(samples) } catch {
                 pipeline.logger.error("dictation failed: \(error)")
                 throw error
             }
         }
 
-        private func finishDictation(_ dictation: DictationDecoder) throws -> String {
+        private func finishDictation(_ dictation: any UtteranceDecoder<String>) throws -> String {
             do { return try dictation.finish() } catch {
                 pipeline.logger.error("dictation failed: \(error)")
                 throw error
@@ -198,7 +197,7 @@ extension ListeningPipeline {
         private func feedWake(upTo newest: Int64) {
             guard let current = open, current.kind == .commands, let wake, newest > current.wakeFed else { return }
             wake.feed(pipeline.capture.ring.samples(from: current.wakeFed, count: Int(newest - current.wakeFed)))
-            if let failure = wake.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
+            if let failure = (wake as? WakeUtterance)?.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
             open?.wakeFed = newest
         }
 
@@ -223,7 +222,7 @@ extension ListeningPipeline {
 
         private func load(_ model: PhraseModel, graph: WordGraph?, version: Int?) {
             do {
-                if let graph { try recognizer.update(model: model, graph: graph) } else { try recognizer.update(model: model) }
+                try recognizer.update(model: model, graph: graph ?? GrammarCompiler().graph(for: model))
                 applied = version
                 pipeline.shared.withLock { $0.grammarSize = model.rules.count }
             } catch {
@@ -281,5 +280,40 @@ extension ListeningPipeline {
     private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?) {
         if let spokenEnd { latency.commandEnded(at: spokenEnd) }
         inbox.send(.text(text))
+    }
+}
+
+/// The decoders the daemon's listener drives: PocketSphinx's in the product
+/// (`pocketSphinx(wake:)`), scripted ones in tests.
+public struct ListeningDecoders {
+    public var command: any CommandDecoding
+    /// Named mode's wake detector (nil: direct mode, "hey <phrase>" only).
+    public var wake: (any UtteranceDecoder<Bool>)?
+    /// Loads the dictation decoder, the first time an open-text answer is expected.
+    public var dictation: () throws -> any UtteranceDecoder<String>
+
+    public init(command: any CommandDecoding, wake: (any UtteranceDecoder<Bool>)?,
+                dictation: @escaping () throws -> any UtteranceDecoder<String>) {
+        self.command = command
+        self.wake = wake
+        self.dictation = dictation
+    }
+
+    /// Made on the listen thread from the initial grammar and its graph.
+    public typealias Factory = @Sendable (_ initial: PhraseModel, _ graph: WordGraph) throws -> ListeningDecoders
+
+    /// PocketSphinx: the streaming command decoder at the wake
+    /// sensitivity's rejection threshold, the two-stage wake detector in
+    /// named mode, the dictation decoder.
+    public static func pocketSphinx(wake: ParleyConfig.Wake) -> Factory {
+        { initial, graph in
+            ListeningDecoders(
+                command: try StreamingCommandDecoder(
+                    model: initial, graph: graph, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity)),
+                wake: wake.named
+                    ? WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
+                    : nil,
+                dictation: { try DictationDecoder() })
+        }
     }
 }

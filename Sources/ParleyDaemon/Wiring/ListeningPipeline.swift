@@ -55,6 +55,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     }
 
     let latency: LatencyProbe
+    /// Makes the listener's decoders (``ListeningDecoders``).
+    let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
     let interruptSpeech: @Sendable () -> Void
     private let showFault: @Sendable () -> Void
@@ -83,7 +85,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// device when one is heard. `showFault` shows the error state on the
     /// LEDs; it is called every ``faultInterval`` while the microphone is
     /// missing. `compileGrammar` compiles what `listen` asks for (tests slow
-    /// it down to stand in for a slow board).
+    /// it down to stand in for a slow board). `decoders` makes the decoders
+    /// on the listen thread (default: PocketSphinx's; tests script them).
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
                 endpointSilence: Duration,
                 completePhraseSilence: Duration = .milliseconds(UtteranceListening().completePhraseSilenceMilliseconds),
@@ -92,7 +95,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 interruptSpeech: @escaping @Sendable () -> Void = {},
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
                 onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)? = nil,
-                compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) }) {
+                compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
+                decoders: ListeningDecoders.Factory? = nil) {
+        makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake)
         self.showFault = showFault
         self.onHeard = onHeard
         self.latency = latency
