@@ -59,15 +59,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
     static let order = heard("make toast with toaster", .intent(app: "Toaster", intent: "MakeToast", fixed: [:]))
     static let nothing = CommandResult(transcript: "", confidence: -5, match: nil, rejection: "scripted: no command")
 
-    struct Running {
-        let pipeline: ListeningPipeline
-        let harness: EngineHarness
-        let task: Task<Void, any Error>
-        func stop() async {
-            task.cancel()
-            _ = try? await task.value
-        }
-    }
+    typealias Running = ListeningPipelineTests.Running
 
     static func start(words: [ClosedRange<Double>], seconds: Double, in dir: TemporaryDirectory, named: Bool,
                       commands: ScriptedCommands, wake wakeDecoder: ScriptedWake? = nil,
