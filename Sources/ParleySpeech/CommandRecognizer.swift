@@ -15,6 +15,15 @@ public struct CommandResult: Sendable, Equatable {
     public var rejection: String?
     /// What rejection measured (nil when rejection is off or nothing was recognised).
     public var evidence: RejectionEvidence? = nil
+
+    public init(transcript: String, confidence: Double, match: PhraseMatch?, rejection: String? = nil,
+                evidence: RejectionEvidence? = nil) {
+        self.transcript = transcript
+        self.confidence = confidence
+        self.match = match
+        self.rejection = rejection
+        self.evidence = evidence
+    }
 }
 
 /// Recognises a buffered utterance against a grammar compiled from a

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyCore
 
 /// Open-text answers ("What should the note say?"): PocketSphinx with the
 /// generic en-us trigram model and the full CMU dictionary. The one place
@@ -64,10 +65,15 @@ public final class DictationDecoder {
         return words
     }
 
+    /// Open text has no phrases to complete: a whole phrase that may go on
+    /// (the utterance ends at the trailing silence).
+    public func phraseProgress() -> PhraseProgress { .extendable }
+
     /// Decodes a whole recording (tests, benchmarks).
     public func transcribe(_ samples: [Int16]) throws -> String {
-        begin()
-        feed(samples)
-        return try finish()
+        try decode(samples)
     }
 }
+
+/// The listening driver's decoder for open-text answers.
+extension DictationDecoder: UtteranceDecoder {}

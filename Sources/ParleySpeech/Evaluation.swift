@@ -71,21 +71,40 @@ public struct CommandEvaluation: Sendable {
     public var accuracy: Double { total == 0 ? 0 : Double(understood) / Double(total) }
     public var realTimeFactor: Double { audioSeconds == 0 ? 0 : decodeSeconds / audioSeconds }
 
-    /// Runs `recognizer` on every item, optionally mixed with noise at `snr` dB.
+    /// Runs `recognizer` (the buffered decoder) on every item, optionally
+    /// mixed with noise at `snr` dB.
     public static func run(_ set: LabelledSet, recognizer: CommandRecognizer, noise: PCMAudio? = nil, snr: Double? = nil,
                            expectNothing: Bool = false) throws -> CommandEvaluation {
+        try run(set, policy: recognizer.policy, noise: noise, snr: snr, expectNothing: expectNothing) {
+            try recognizer.recognize($0)
+        }
+    }
+
+    /// Every item through the daemon's listening path: `utterances` (the
+    /// `ListeningDriver`) feeding `decoder` while the recording plays, the
+    /// result `parley understand` reports.
+    public static func run(_ set: LabelledSet, listening utterances: RecordedUtterances, decoder: StreamingCommandDecoder,
+                           noise: PCMAudio? = nil, snr: Double? = nil, expectNothing: Bool = false) throws -> CommandEvaluation {
+        try run(set, policy: decoder.policy, noise: noise, snr: snr, expectNothing: expectNothing) {
+            try utterances.understand($0, decoder: decoder).result ?? CommandResult(transcript: "", confidence: 0, match: nil, rejection: "no speech")
+        }
+    }
+
+    /// `recognize` on every item; `policy` weighs the leftover speech.
+    static func run(_ set: LabelledSet, policy: RejectionPolicy, noise: PCMAudio?, snr: Double?, expectNothing: Bool,
+                    recognize: ([Int16]) throws -> CommandResult) throws -> CommandEvaluation {
         var e = CommandEvaluation()
         for (index, item) in set.items.enumerated() {
             var audio = try PCMAudio.read(item.file)
             if let noise, let snr { audio = audio.mixed(with: noise, snr: snr, seed: UInt64(index) &+ 0x5EED) }
             let start = DispatchTime.now().uptimeNanoseconds
-            let result = try recognizer.recognize(audio.samples)
+            let result = try recognize(audio.samples)
             e.decodeSeconds += Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             e.audioSeconds += audio.seconds
             e.total += 1
             e.confidences.append(result.confidence)
             if let evidence = result.evidence {
-                e.absorbed.append(evidence.absorbedSpeech * recognizer.policy.quietWeight(snr: evidence.snr))
+                e.absorbed.append(evidence.absorbedSpeech * policy.quietWeight(snr: evidence.snr))
             }
             let ok = expectNothing ? result.match == nil : isUnderstood(intent: item.intent, slots: item.slots, result: result.match)
             if ok { e.understood += 1 } else {

@@ -9,6 +9,12 @@ public struct PhraseMatch: Sendable, Equatable {
     public var target: PhraseTarget
     /// Canonical slot values keyed by parameter name (fixed values included).
     public var slots: [String: String]
+
+    public init(ruleID: String, target: PhraseTarget, slots: [String: String]) {
+        self.ruleID = ruleID
+        self.target = target
+        self.slots = slots
+    }
 }
 
 /// ParleyCore's `Resolver` (exact words, no fillers) behind the recogniser's

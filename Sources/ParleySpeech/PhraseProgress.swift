@@ -1,19 +1,6 @@
-/// How far the words heard so far have come through a grammar: what the
-/// listening path needs to decide, at a pause, whether the person has
-/// finished (phrase-complete endpointing).
-public enum PhraseProgress: Sendable, Equatable {
-    /// Not (yet) a whole phrase: nothing, a beginning ("a large"), or words
-    /// the grammar does not have.
-    case incomplete
-    /// A whole phrase that the grammar can still extend ("a large latte",
-    /// which "with milk" may follow).
-    case extendable
-    /// A whole phrase that nothing in the grammar can follow ("a large
-    /// latte with milk and sugar", "yes", "the second one").
-    case complete
+import ParleyCore
 
-    public var isWhole: Bool { self != .incomplete }
-}
+// `PhraseProgress` itself is in ParleyCore (beside `UtteranceDecoder`).
 
 /// A `WordGraph` indexed for walking word by word: each state's successors
 /// per word, and each state's closure over empty arcs. Built once per

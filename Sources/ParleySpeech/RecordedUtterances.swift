@@ -1,10 +1,9 @@
 import ParleyAudio
 
 /// Runs a recording through the daemon's listening path, for tools that
-/// take files (`parley understand`): ParleyAudio's `Endpointer` in 100 ms
-/// blocks and the daemon's `UtteranceSegmenter` deciding what a
-/// `StreamingCommandDecoder` is fed and when an utterance ends, as
-/// `ListeningPipeline` does with the capture ring. Each endpointed segment
+/// take files (`parley understand`): the `ListeningDriver` reading the file
+/// in 100 ms blocks (`SampleArraySource`) and driving a
+/// `StreamingCommandDecoder`, as `ListeningPipeline` drives the capture ring. Each endpointed segment
 /// gives one `CommandResult`.
 ///
 /// As in a listening window of the daemon, a segment that is rejected does
@@ -30,55 +29,37 @@ public struct RecordedUtterances {
     }
 
     /// Decodes the segments of `samples` in order until `stop` says so (by
-    /// default: until one is accepted). Speech still open at the end of the
-    /// recording ends there, as if the trailing silence had followed. A
-    /// recording in which the endpointer finds no speech at all is decoded
-    /// whole (the file is, by contract, the command), and reported as one
-    /// segment over all of it.
+    /// default: until one is accepted), through the `ListeningDriver`.
+    /// Speech still open at the end of the recording ends there, as if the
+    /// trailing silence had followed. A recording in which the endpointer
+    /// finds no speech at all is decoded whole (the file is, by contract,
+    /// the command), and reported as one segment over all of it.
     public func segments(
         of samples: [Int16], decoder: StreamingCommandDecoder,
         stop: (Segment) -> Bool = { $0.result.match != nil }
     ) throws -> [Segment] {
-        var segmenter = UtteranceSegmenter(endpointer: configuration, listening: listening)
-        let endpointer = Endpointer(configuration: segmenter.endpointer)
+        var driver = ListeningDriver(endpointer: configuration, listening: listening, bufferSamples: blockSamples)
+        var source = SampleArraySource(samples, blockSamples: blockSamples)
         var found: [Segment] = []
-        var events: [EndpointEvent] = []
-        var done = false
-
-        /// Carries out the segmenter's decisions; true once `stop` said so.
-        func act(_ decisions: [UtteranceSegmenter.Decision]) throws {
-            for decision in decisions where !done {
-                switch decision {
-                case .begin: decoder.begin()
-                case .feed(let range): decoder.feed(Array(samples[Int(range.lowerBound)..<Int(range.upperBound)]))
-                case .checkPhrase: try act(segmenter.phraseChecked(try decoder.phraseProgress()))
-                case .finish(let utterance):
-                    endpointer.endSegment()   // as the daemon: what follows an early end is new speech
-                    let segment = Segment(range: Int(utterance.lowerBound)..<Int(utterance.upperBound), result: try decoder.finish())
-                    found.append(segment)
-                    done = stop(segment)
-                case .cancel: decoder.cancel()
-                }
-            }
+        let ending = try driver.run(&source, handler: DecoderUtterances(decoder)) { decoded in
+            let segment = Segment(range: Int(decoded.range.lowerBound)..<Int(decoded.range.upperBound), result: decoded.result)
+            found.append(segment)
+            return stop(segment)
         }
-
-        var position = 0
-        while position < samples.count && !done {
-            let end = min(samples.count, position + blockSamples)
-            samples.withUnsafeBufferPointer { all in
-                endpointer.process(UnsafeBufferPointer(rebasing: all[position..<end])) { events.append($0) }
-            }
-            position = end
-            for event in events { try act(segmenter.handle(event)) }
-            events.removeAll(keepingCapacity: true)
-            try act(segmenter.advance(to: Int64(position)))
-        }
-        if done { return found }
-        if segmenter.isOpen {
-            try act(segmenter.endOfStream())
-        } else if found.isEmpty {
+        if !ending.stopped && ending.utterances == 0 {
             found.append(Segment(range: 0..<samples.count, result: try decoder.recognize(samples)))
         }
         return found
+    }
+
+    /// What `parley understand` reports for a recording: its segments and
+    /// the chosen result (the understood segment, else the first that held
+    /// any words, for the transcript, else the first).
+    public func understand(_ samples: [Int16], decoder: StreamingCommandDecoder) throws
+        -> (segments: [Segment], result: CommandResult?) {
+        let segments = try segments(of: samples, decoder: decoder)
+        let chosen = segments.first { $0.result.match != nil }
+            ?? segments.first { !$0.result.transcript.isEmpty } ?? segments.first
+        return (segments, chosen?.result)
     }
 }

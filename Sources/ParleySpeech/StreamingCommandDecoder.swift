@@ -282,3 +282,19 @@ final class StreamError: @unchecked Sendable {
         if let error = lock.withLock({ error }) { throw error }
     }
 }
+
+/// What the daemon's listener needs of its command decoder: an utterance
+/// streamed while spoken, a grammar swapped between utterances, and a
+/// buffered utterance decoded again when the grammar changed while it was
+/// spoken. PocketSphinx's `StreamingCommandDecoder` in the product,
+/// scripted ones in tests.
+public protocol CommandDecoding: UtteranceDecoder<CommandResult> {
+    /// Replaces the grammar between utterances (the graph compiled elsewhere).
+    func update(model: PhraseModel, graph: WordGraph) throws
+    /// Decodes a buffered utterance (an open one is dropped).
+    func recognize(_ samples: [Int16]) throws -> CommandResult
+}
+
+/// The listening driver's decoder: `begin`, `feed`, `phraseProgress`,
+/// `finish` and `cancel` above.
+extension StreamingCommandDecoder: CommandDecoding {}

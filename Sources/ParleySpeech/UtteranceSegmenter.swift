@@ -1,4 +1,5 @@
 import ParleyAudio
+import ParleyCore
 
 /// How the listening path turns endpointed speech into decoder input; the
 /// `UtteranceSegmenter` applies it.
@@ -40,10 +41,10 @@ public struct UtteranceListening: Sendable, Equatable {
 }
 
 /// The one listening path's decisions, as a pure state machine: endpointer
-/// events and stream positions in, decoder decisions out. The daemon's
-/// `ListeningPipeline` (reading the capture ring) and `RecordedUtterances`
-/// (`parley understand`, reading a file) both drive it, so every accuracy
-/// figure is measured on the logic the device runs.
+/// events and stream positions in, decoder decisions out. One driver runs
+/// it, `ListeningDriver`, for the daemon's `ListeningPipeline` (the capture
+/// ring) and `RecordedUtterances` (`parley understand`, a file) alike, so
+/// every accuracy figure is measured on the logic the device runs.
 ///
 /// Positions are absolute sample positions of one stream (the ring's
 /// numbering, or the file's sample index). The driver:

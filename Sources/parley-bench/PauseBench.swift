@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ParleyAudio
+import ParleyCore
 import ParleySpeech
 
 /// Test material for phrase-complete endpointing: commands in which the

@@ -24,7 +24,13 @@ func decoderSettings(_ overrides: [String]) throws -> DecoderSettings {
 /// Command acceptance on the coffee-maker recordings, clean and in kitchen noise.
 struct SpeechCoffee: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "speech-coffee", abstract: "Coffee-maker command acceptance, RTF, memory, false acceptance.")
+        commandName: "speech-coffee",
+        abstract: "Coffee-maker command acceptance, RTF, memory, false acceptance, through the daemon's listening path.",
+        discussion: """
+            Each recording goes through the ListeningDriver (endpointer, segmenter, streaming decoder), as \
+            `parley understand` and parleyd listen; --buffered decodes each whole file with the buffered \
+            CommandRecognizer instead (the figures before the driver).
+            """)
 
     @Option(name: .customLong("snr"), parsing: .upToNextOption, help: "SNRs in dB; 'clean' for no noise.")
     var snrs: [String] = ["clean"]
@@ -50,6 +56,8 @@ struct SpeechCoffee: ParsableCommand {
     var falseAcceptance = false
     @Flag(help: "Print each failure.")
     var verbose = false
+    @Flag(help: "Decode each whole file with the buffered CommandRecognizer instead of the listening path.")
+    var buffered = false
 
     func run() throws {
         let settings = try decoderSettings(settings)
@@ -57,17 +65,29 @@ struct SpeechCoffee: ParsableCommand {
         if let limit { set.items = Array(set.items.prefix(limit)) }
         let model = falseAcceptance ? BenchGrammars.soup : try RhinoContext.load(sharedData("coffee-maker/grammar.yaml"), app: "Coffee Maker")
         let rejection = garbage > 0 ? RejectionModel(phonePenalty: phonePenalty) : nil
-        let recognizer = try CommandRecognizer(model: model, settings: settings, rejection: rejection, threshold: threshold)
-        recognizer.policy.relaxPerDecibel = relax
-        recognizer.policy.cleanSNR = cleanSNR
-        recognizer.policy.maximumAbsorbedSpeech = maxAbsorbed
-        recognizer.policy.quietSpan = quietSpan
+        var policy = RejectionPolicy()
+        policy.relaxPerDecibel = relax
+        policy.cleanSNR = cleanSNR
+        policy.maximumAbsorbedSpeech = maxAbsorbed
+        policy.quietSpan = quietSpan
+        let evaluate: (PCMAudio?, Double?) throws -> CommandEvaluation
+        if buffered {
+            let recognizer = try CommandRecognizer(model: model, settings: settings, rejection: rejection, threshold: threshold)
+            recognizer.policy = policy
+            evaluate = { try CommandEvaluation.run(set, recognizer: recognizer, noise: $0, snr: $1, expectNothing: falseAcceptance) }
+        } else {
+            let decoder = try StreamingCommandDecoder(model: model, settings: settings, rejection: rejection, threshold: threshold)
+            decoder.policy = policy
+            evaluate = {
+                try CommandEvaluation.run(set, listening: RecordedUtterances(), decoder: decoder, noise: $0, snr: $1,
+                                          expectNothing: falseAcceptance)
+            }
+        }
         let noise = try PCMAudio.read(sharedData("noise/kitchen.wav"))
         for snr in snrs {
             let level = snr == "clean" ? nil : Double(snr)
             if snr != "clean" && level == nil { throw ValidationError("--snr \(snr): expected a number or 'clean'") }
-            let e = try CommandEvaluation.run(set, recognizer: recognizer, noise: level == nil ? nil : noise, snr: level,
-                                              expectNothing: falseAcceptance)
+            let e = try evaluate(level == nil ? nil : noise, level)
             let label = falseAcceptance ? "false-accept" : "accuracy"
             let value = falseAcceptance ? 1 - e.accuracy : e.accuracy
             emit(String(format: "snr=%@ %@=%.1f%% (%d/%d) rtf=%.3f", snr, label, value * 100, falseAcceptance ? e.total - e.understood : e.understood, e.total, e.realTimeFactor))

@@ -83,11 +83,7 @@ struct Understand: AsyncParsableCommand {
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let start = DispatchTime.now().uptimeNanoseconds
-            let segments = try utterances.segments(of: audio.samples, decoder: decoder)
-            // The understood segment, else the first that held any words (for the transcript).
-            let chosen = segments.first { $0.result.match != nil }
-                ?? segments.first { !$0.result.transcript.isEmpty } ?? segments.first
-            let result = chosen?.result
+            let (segments, result) = try utterances.understand(audio.samples, decoder: decoder)
             let resolution = result?.match == nil ? nil : resolver.resolve(result?.transcript ?? "")
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let line: [String: Any] = [

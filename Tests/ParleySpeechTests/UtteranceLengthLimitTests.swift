@@ -1,15 +1,17 @@
 import Foundation
 import ParleyAudio
+import ParleyCore
 import Testing
 @testable import ParleySpeech
+import ParleyTestKit
 
 /// The length bound of an utterance (BENCHMARKS.md, "Limits": dictation
 /// length): speech that never stops — a person dictating on and on, a TV, a
 /// stuck noise source that sounds voiced — is cut at the endpointer's
 /// `maximumSegmentMilliseconds`, so no decoder is ever fed an unbounded
 /// utterance. Real `Endpointer` on synthetic speech-like audio, the real
-/// `UtteranceSegmenter`, driven as the daemon's `ListeningPipeline` drives
-/// them (events, then `advance`, `endSegment` at each finish).
+/// `UtteranceSegmenter`, driven by the daemon's `ListeningDriver` over a
+/// scripted decoder.
 @Suite struct UtteranceLengthLimitTests {
     /// `seconds` of "speech" that does not stop: 250 ms bursts of a voiced
     /// 200 Hz tone with 100 ms gaps (shorter than any pause the segmenter
@@ -26,43 +28,25 @@ import Testing
         }
     }
 
-    /// The utterances the segmenter finishes on `samples`: each one's speech
-    /// (from its `begin`'s speech start to its end, lead-in not counted) and
-    /// what was fed for it. `progress`: the decoder's answer to every phrase
-    /// check (`.incomplete` is what a decoder says in the middle of endless
-    /// speech); `dictation`: the daemon's flags for an open-text answer.
+    /// The utterances the listening driver finishes on `samples`: each
+    /// one's speech (from its speech start to its end, lead-in not counted)
+    /// and how much was fed to the decoder for it. `progress`: the
+    /// decoder's answer to every phrase check (`.incomplete` is what a
+    /// decoder says in the middle of endless speech); `dictation`: the
+    /// daemon's phrase rules for an open-text answer.
     func utterances(_ samples: [Int16], maximumMilliseconds: Int, progress: PhraseProgress,
-                    dictation: Bool) -> [(speech: Range<Int64>, fed: Int64)] {
+                    dictation: Bool) throws -> [(speech: Range<Int64>, fed: Int64)] {
         var configuration = EndpointerConfiguration()
         configuration.maximumSegmentMilliseconds = maximumMilliseconds
-        var segmenter = UtteranceSegmenter(endpointer: configuration)
-        let endpointer = Endpointer(configuration: segmenter.endpointer)
+        var driver = ListeningDriver(endpointer: configuration)
+        var source = SampleArraySource(samples)
+        let decoder = ScriptedDecoder<Void>(otherwise: .init(progress, ()))
+        let handler = DecoderUtterances(decoder, rules: dictation ? .none : .all)
         var found: [(speech: Range<Int64>, fed: Int64)] = []
-        var speech: Int64 = 0
-        var fed: Int64 = 0
-        func act(_ decisions: [UtteranceSegmenter.Decision]) {
-            for decision in decisions {
-                switch decision {
-                case .begin(_, let start): speech = start; fed = 0
-                case .feed(let range): fed += Int64(range.count)
-                case .checkPhrase: act(segmenter.phraseChecked(progress))
-                case .finish(let range):
-                    endpointer.endSegment()
-                    found.append((speech..<range.upperBound, fed))
-                case .cancel: break
-                }
-            }
-        }
-        var position = 0
-        while position < samples.count {
-            let block = Array(samples[position..<min(position + 1_600, samples.count)])
-            position += block.count
-            var events: [EndpointEvent] = []
-            endpointer.process(block) { events.append($0) }
-            for event in events {
-                act(segmenter.handle(event, holdAllowed: !dictation, earlyEndAllowed: !dictation))
-            }
-            act(segmenter.advance(to: Int64(position)))
+        try driver.run(&source, handler: handler) { utterance in
+            let fed = Int64(decoder.utterances.last?.fed.count ?? 0)
+            found.append((utterance.speech..<utterance.range.upperBound, fed))
+            return false
         }
         return found
     }
@@ -86,9 +70,9 @@ import Testing
         }
     }
 
-    @Test func aDictationIsCutAtTheMaximumSegmentLength() {
+    @Test func aDictationIsCutAtTheMaximumSegmentLength() throws {
         // The default bound, 15 s; 50 s of dictation give three cut utterances.
-        let found = utterances(endlessSpeech(seconds: 50), maximumMilliseconds: EndpointerConfiguration().maximumSegmentMilliseconds,
+        let found = try utterances(endlessSpeech(seconds: 50), maximumMilliseconds: EndpointerConfiguration().maximumSegmentMilliseconds,
                                progress: .incomplete, dictation: true)
         #expect(found.count >= 3)
         for utterance in found {
@@ -100,13 +84,13 @@ import Testing
         for utterance in found.dropLast() { #expect(utterance.speech.count >= 15 * 16_000 - 160) }
     }
 
-    @Test func aCommandWhoseWordsAreNeverWholeIsCutAtTheSameLength() {
+    @Test func aCommandWhoseWordsAreNeverWholeIsCutAtTheSameLength() throws {
         // Commands hold an utterance whose words are not yet a whole phrase
         // for the rest of it; speech that resumes continues it. Endless
         // speech must not make that an endless utterance: the bound holds
         // over the whole utterance, not each endpointer segment.
         for maximum in [5_000, 15_000] {
-            let found = utterances(endlessSpeech(seconds: 50), maximumMilliseconds: maximum, progress: .incomplete,
+            let found = try utterances(endlessSpeech(seconds: 50), maximumMilliseconds: maximum, progress: .incomplete,
                                    dictation: false)
             let limit = Int64(maximum * 16)
             #expect(found.count >= 50_000 / maximum - 1, "\(maximum) ms: \(found.map(\.speech))")

@@ -1,4 +1,5 @@
 import ParleyAudio
+import ParleyCore
 import Testing
 @testable import ParleySpeech
 

@@ -27,36 +27,25 @@ import Synchronization
 ///   a person can interrupt it but its own voice wakes nothing.
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     let capture: CaptureService
-    private let engine: ConversationEngine
-    private let wake: ParleyConfig.Wake
+    let engine: ConversationEngine
+    let wake: ParleyConfig.Wake
     /// The wake words' grammar and stripping, from `wake`.
     let wakeGrammar: WakeGrammar
-    private let endpointSilence: Duration
-    private let completePhraseSilence: Duration
+    let endpointSilence: Duration
+    let completePhraseSilence: Duration
     private let playbackName: String
-    private let logger: Logger
-    private let shared = Mutex(Shared())
+    let logger: Logger
+    let shared = Mutex(Shared())
     /// The grammars `listen` asks for, compiled off the asking task (``GrammarBuilds``).
     let grammars: GrammarBuilds
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     /// What the listen thread hands to the engine (rare events, bounded).
-    private let inbox = EngineInbox()
+    let inbox = EngineInbox()
 
     /// Which grammar an utterance is decoded with.
-    enum Kind: Sendable, Equatable {
-        /// Wake words required; the wake detector listens too.
-        case commands
-        /// Commands, wake words optional.
-        case window
-        /// Answers to the open question.
-        case followUp
-        /// An open-text answer: the dictation decoder too.
-        case dictation
-        /// The device is speaking: cancel phrases only.
-        case bargeIn
-    }
+    typealias Kind = ListeningKind
 
-    private struct Shared {
+    struct Shared {
         var recognitions = 0
         var rejections = 0
         /// Utterances ended (at the trailing silence or, complete, at a
@@ -67,13 +56,15 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var grammarSize = 0
     }
 
-    private let latency: LatencyProbe
-    private let isSpeaking: @Sendable () -> Bool
-    private let interruptSpeech: @Sendable () -> Void
+    let latency: LatencyProbe
+    /// Makes the listener's decoders (``ListeningDecoders``).
+    let makeDecoders: ListeningDecoders.Factory
+    let isSpeaking: @Sendable () -> Bool
+    let interruptSpeech: @Sendable () -> Void
     private let showFault: @Sendable () -> Void
     /// Given each recognised command's audio, rate and words when the
     /// device keeps confirmed audio (``RoomLearning``); nil otherwise.
-    private let onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)?
+    let onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)?
 
     /// How often the fault is shown again while the microphone is missing:
     /// the LEDs' error state is a flash, so one flash would be over long
@@ -96,7 +87,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// device when one is heard. `showFault` shows the error state on the
     /// LEDs; it is called every ``faultInterval`` while the microphone is
     /// missing. `compileGrammar` compiles what `listen` asks for (tests slow
-    /// it down to stand in for a slow board).
+    /// it down to stand in for a slow board). `decoders` makes the decoders
+    /// on the listen thread (default: PocketSphinx's; tests script them).
     public init(capture: CaptureService, engine: ConversationEngine, wake: ParleyConfig.Wake,
                 endpointSilence: Duration,
                 completePhraseSilence: Duration = .milliseconds(UtteranceListening().completePhraseSilenceMilliseconds),
@@ -105,7 +97,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 interruptSpeech: @escaping @Sendable () -> Void = {},
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
                 onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)? = nil,
-                compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) }) {
+                compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
+                decoders: ListeningDecoders.Factory? = nil) {
+        makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake)
         self.showFault = showFault
         self.onHeard = onHeard
         self.latency = latency
@@ -124,6 +118,18 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 logger.error("grammar compilation failed; the previous grammar stays", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// The endpointer of the listen thread: the configured trailing silence.
+    var endpointerConfiguration: EndpointerConfiguration {
+        EndpointerConfiguration(trailingSilenceMilliseconds: LatencyProbe.milliseconds(endpointSilence))
+    }
+
+    /// The segmenter's listening: the configured complete-phrase silence.
+    var utteranceListening: UtteranceListening {
+        var listening = UtteranceListening()
+        listening.completePhraseSilenceMilliseconds = LatencyProbe.milliseconds(completePhraseSilence)
+        return listening
     }
 
     // MARK: Grammars
@@ -221,7 +227,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                     and reopens it with back-off
                     """)
             }
-            listener.run(from: start)
+            var source = AudioRingSource(
+                ring: capture.ring, from: start, minimumSamples: Self.listenBatchSamples,
+                isStopped: { [self] in stopping.load(ordering: .acquiring) },
+                onLost: { [self] lost in shared.withLock { $0.lostSamples += lost } })
+            listener.run(&source)
         }
         thread.name = "parley-listen"
         thread.start()
@@ -332,312 +342,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// Why the decoders could not be created, if they could not.
     private let loadFailure = Mutex<String?>(nil)
     /// Set once the decoders are loaded and the loop runs.
-    private let listening = Atomic<Bool>(false)
+    let listening = Atomic<Bool>(false)
 
     struct ListeningError: Error, CustomStringConvertible {
         var description: String
     }
 
     private let loopDone = Atomic<Bool>(false)
-
-    /// The utterance being decoded while it is spoken (the segmenter
-    /// decides what is fed; this is what the daemon keeps beside it).
-    private struct Utterance {
-        /// Everything before this position has been fed to the wake detector.
-        var wakeFed: Int64
-        var kind: Kind
-        /// The wake detector confirmed "hey <name>" in this utterance.
-        var woke = false
-    }
-
-    /// The listen thread's state: the decoders and the grammar they hold.
-    private final class Listener {
-        let pipeline: ListeningPipeline
-        let recognizer: StreamingCommandDecoder
-        let detector: WakeDetector?
-        /// The grammar while the device speaks, compiled once.
-        let bargeIn: (model: PhraseModel, graph: WordGraph)
-        /// The version of the requested grammar the recogniser holds (nil:
-        /// it holds the barge-in grammar).
-        var applied: Int? = 0
-        /// Loaded the first time an open-text answer is expected (its
-        /// 130,000-word model is not needed before).
-        private var dictationDecoder: DictationDecoder?
-
-        init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
-            let wake = pipeline.wake
-            self.pipeline = pipeline
-            // Compiled once, here on the listen thread: the decoder starts with
-            // it and it is the grammar of version 0 (listening without a request).
-            let graph = try GrammarCompiler().graph(for: initial)
-            pipeline.grammars.setInitial(initial, graph: graph)
-            recognizer = try StreamingCommandDecoder(
-                model: initial, graph: graph, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity))
-            detector = wake.named
-                ? try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity)
-                : nil
-            let bargeInModel = pipeline.wakeGrammar.bargeIn
-            bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
-            pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
-        }
-
-        /// Listens from ring position `start` until the pipeline stops.
-        func run(from start: Int64) {
-            pipeline.listening.store(true, ordering: .releasing)
-            pipeline.listenLoop(self, from: start)
-        }
-
-        /// The dictation decoder, loaded on first use; nil when it cannot be.
-        var dictation: DictationDecoder? {
-            if dictationDecoder == nil {
-                do {
-                    dictationDecoder = try DictationDecoder()
-                } catch {
-                    pipeline.logger.error("dictation unavailable: \(error)")
-                }
-            }
-            return dictationDecoder
-        }
-
-        /// Starts an utterance on the decoders its kind uses.
-        func begin(_ kind: Kind) {
-            recognizer.begin()
-            if kind == .commands { try? detector?.reset() }
-            if kind == .dictation { dictation?.begin() }
-        }
-
-        /// Feeds the decoders of an utterance of `kind`.
-        func feed(_ samples: [Int16], kind: Kind) {
-            recognizer.feed(samples)
-            if kind == .dictation { dictationDecoder?.feed(samples) }
-        }
-
-        /// Drops an utterance on every decoder.
-        func cancel() {
-            recognizer.cancel()
-            dictationDecoder?.cancel()
-        }
-
-        /// Loads the grammar for an utterance of `speaking` state; returns its kind.
-        func prepare(speaking: Bool) -> Kind {
-            if speaking {
-                if applied != nil { load(bargeIn.model, graph: bargeIn.graph, version: nil) }
-                return .bargeIn
-            }
-            let requested = pipeline.grammars.current
-            if applied != requested.version { load(requested.model, graph: requested.graph, version: requested.version) }
-            return requested.kind
-        }
-
-        /// Whether the engine asked for another grammar since `prepare`.
-        var isStale: Bool {
-            guard let applied else { return false }
-            return pipeline.grammars.currentVersion != applied
-        }
-
-        private func load(_ model: PhraseModel, graph: WordGraph?, version: Int?) {
-            do {
-                if let graph { try recognizer.update(model: model, graph: graph) } else { try recognizer.update(model: model) }
-                applied = version
-                pipeline.shared.withLock { $0.grammarSize = model.rules.count }
-            } catch {
-                pipeline.logger.error("grammar update failed: \(error)")
-            }
-        }
-    }
-
-    /// Reads the ring, endpoints, and carries out the `UtteranceSegmenter`'s
-    /// decisions (the same ones `parley understand` is measured on): the
-    /// decoders are fed while the person speaks, so at an utterance's end
-    /// only ps_end_utt and scoring remain.
-    private func listenLoop(_ listener: Listener, from start: Int64) {
-        let ring = capture.ring
-        var listening = UtteranceListening()
-        listening.completePhraseSilenceMilliseconds = LatencyProbe.milliseconds(completePhraseSilence)
-        var segmenter = UtteranceSegmenter(
-            endpointer: EndpointerConfiguration(trailingSilenceMilliseconds: LatencyProbe.milliseconds(endpointSilence)),
-            listening: listening)
-        let configuration = segmenter.endpointer
-        let endpointer = Endpointer(configuration: configuration)
-        let preRoll = Int64(configuration.preRollMilliseconds * configuration.sampleRate / 1000)
-        var position = start
-        var buffer = [Int16](repeating: 0, count: 1_600)
-        var events: [EndpointEvent] = []
-        var utterance: Utterance?
-
-        func act(_ decisions: [UtteranceSegmenter.Decision]) {
-            for decision in decisions {
-                switch decision {
-                case .begin(_, let speech):
-                    let kind = listener.prepare(speaking: isSpeaking())
-                    listener.begin(kind)
-                    utterance = Utterance(wakeFed: speech, kind: kind)
-                case .feed(let range):
-                    listener.feed(ring.samples(from: range.lowerBound, count: Int(range.count)), kind: utterance?.kind ?? .commands)
-                case .checkPhrase:
-                    // A decoder that cannot say counts as a whole phrase that may
-                    // go on: the utterance ends at the trailing silence, as before.
-                    act(segmenter.phraseChecked((try? listener.recognizer.phraseProgress()) ?? .extendable))
-                case .finish(let range):
-                    // Ended at a pause (a complete phrase): what is said next
-                    // starts a segment of its own.
-                    endpointer.endSegment()
-                    shared.withLock { $0.segments += 1 }
-                    guard var current = utterance else { continue }
-                    utterance = nil
-                    // When the last sample of the utterance was captured (the ring
-                    // is filled in real time), for the latency figures.
-                    let age = Double(ring.writePosition - range.upperBound) / Double(ring.sampleRate)
-                    let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
-                    finish(&current, listener: listener, ring: ring, position: position,
-                           samples: { ring.samples(from: range.lowerBound, count: Int(range.count)) },
-                           spokenEnd: spokenEnd, endSample: range.upperBound, decidedSample: ring.writePosition)
-                case .cancel:
-                    listener.cancel()
-                }
-            }
-        }
-
-        while !stopping.load(ordering: .acquiring) {
-            guard ring.waitForSamples(after: position, minimum: Self.listenBatchSamples, timeoutNanoseconds: 100_000_000)
-            else { continue }
-            let read = buffer.withUnsafeMutableBufferPointer { ring.read(from: position, into: $0) }
-            if read.lost > 0 { shared.withLock { $0.lostSamples += read.lost } }
-            guard read.count > 0 else { continue }
-            position = read.position + Int64(read.count)
-            buffer.withUnsafeBufferPointer { all in
-                endpointer.process(UnsafeBufferPointer(rebasing: all[0..<read.count])) { events.append($0) }
-            }
-            for event in events {
-                // Held for the rest of a phrase, or ended early on a complete
-                // one, only with a grammar of whole phrases that is still the
-                // one asked for (open text has no phrases to complete).
-                let current = !listener.isStale
-                let holdAllowed = (utterance?.kind == .commands || utterance?.kind == .followUp) && current
-                let earlyEndAllowed = utterance.map { $0.kind != .dictation } == true && current
-                act(segmenter.handle(event, floor: ring.oldestPosition + 1_600, holdAllowed: holdAllowed,
-                                     earlyEndAllowed: earlyEndAllowed))
-            }
-            events.removeAll(keepingCapacity: true)
-            if let current = utterance, current.kind == .bargeIn, !isSpeaking() {
-                // The device stopped talking mid-utterance: what follows is the
-                // person's (an answer, a command), so start again with the
-                // grammar of the moment from just before now.
-                act(segmenter.restart(from: position - preRoll))
-            }
-            act(segmenter.advance(to: position))
-            if var current = utterance {
-                feedWakeDetector(&current, listener: listener, ring: ring, upTo: position)
-                utterance = current
-            }
-        }
-        act(segmenter.stop())
-    }
-
-    /// Streams a commands utterance through the wake detector (named mode).
-    private func feedWakeDetector(_ utterance: inout Utterance, listener: Listener, ring: AudioRing, upTo position: Int64) {
-        guard utterance.kind == .commands, let detector = listener.detector, position > utterance.wakeFed else { return }
-        do {
-            let detections = try detector.process(ring.samples(from: utterance.wakeFed, count: Int(position - utterance.wakeFed)))
-            if !detections.isEmpty { utterance.woke = true }
-        } catch {
-            logger.error("wake detector failed: \(error)")
-        }
-        utterance.wakeFed = position
-    }
-
-    /// Ends the utterance and acts on it. When the engine changed the
-    /// grammar while the person spoke (a question was asked meanwhile), the
-    /// streamed decode used the old one: the buffered utterance is decoded
-    /// again with the new grammar.
-    /// `endSample`: the utterance's end (with the endpointer's post-roll) as a
-    /// position in the captured stream; latencies are measured from it.
-    /// `decidedSample`: the newest captured position when the end was
-    /// decided (how long the listener waited after the words is
-    /// `decidedSample` minus where they ended; scripts/bench-daemon.sh).
-    private func finish(_ utterance: inout Utterance, listener: Listener, ring: AudioRing, position: Int64,
-                        samples: () -> [Int16], spokenEnd: ContinuousClock.Instant, endSample: Int64,
-                        decidedSample: Int64) {
-        let decodeStart = ContinuousClock.now
-        let recognizer = listener.recognizer
-        var kind = utterance.kind
-        let result: CommandResult
-        /// The open-text answer, when one is expected and nothing in the grammar matched.
-        var dictated: () throws -> String = { "" }
-        do {
-            if kind != .bargeIn && listener.isStale {
-                listener.cancel()
-                kind = listener.prepare(speaking: false)
-                let buffered = samples()
-                result = try recognizer.recognize(buffered)
-                if kind == .dictation, result.match == nil, let dictation = listener.dictation {
-                    let text = try dictation.transcribe(buffered)
-                    dictated = { text }
-                }
-            } else {
-                result = try recognizer.finish()
-                if kind == .dictation, let dictation = listener.dictation {
-                    if result.match != nil { dictation.cancel() } else { dictated = { try dictation.finish() } }
-                }
-            }
-        } catch {
-            listener.cancel()
-            logger.error("recognition failed: \(error)")
-            return
-        }
-        if kind == .bargeIn {
-            guard result.match != nil else { return }
-            logger.info("interrupted", metadata: ["heard": "\(result.transcript)"])
-            interruptSpeech()
-            hand("cancel", spokenEnd: nil)
-            return
-        }
-        if let match = result.match, match.target != WakeGrammar.aloneTarget {
-            shared.withLock { $0.recognitions += 1 }
-            let words = result.transcript.split(separator: " ").map(String.init)
-            let text = (kind == .followUp || kind == .dictation ? words : wakeGrammar.strip(words)).joined(separator: " ")
-            let now = ContinuousClock.now
-            logger.info("heard", metadata: [
-                "text": "\(text)", "confidence": "\(result.confidence)",
-                "latency-ms": "\(LatencyProbe.milliseconds(now - spokenEnd))", "end-sample": "\(endSample)",
-                "decided-sample": "\(decidedSample)", "decode-ms": "\(LatencyProbe.milliseconds(now - decodeStart))",
-            ])
-            hand(text, spokenEnd: spokenEnd)
-            // After the hand-over: copying the audio must not delay the answer.
-            onHeard?(samples(), ring.sampleRate, result.transcript)
-            return
-        }
-        if kind == .dictation {
-            do {
-                let text = try dictated()
-                if !text.isEmpty {
-                    shared.withLock { $0.recognitions += 1 }
-                    logger.info("heard", metadata: ["text": "\(text)", "dictation": "true"])
-                    hand(text, spokenEnd: spokenEnd)
-                    return
-                }
-            } catch {
-                logger.error("dictation failed: \(error)")
-            }
-        }
-        // No command: "hey <name>" alone opens a window once the wake
-        // detector has confirmed it (the rest of the stream gives its tail).
-        feedWakeDetector(&utterance, listener: listener, ring: ring, upTo: position)
-        if kind == .commands && utterance.woke {
-            logger.info("woken", metadata: ["name": "\(wake.name)"])
-            inbox.send(.woken(window: Wiring.seconds(wake.window)))
-            return
-        }
-        shared.withLock { $0.rejections += 1 }
-        logger.debug("rejected", metadata: ["heard": "\(result.transcript)", "why": "\(result.rejection ?? "wake not confirmed")"])
-    }
-
-    /// Hands text to the engine without waiting for it: the listen thread
-    /// goes on listening (a "cancel" must be heard while an app performs).
-    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?) {
-        if let spokenEnd { latency.commandEnded(at: spokenEnd) }
-        inbox.send(.text(text))
-    }
 }
 
 /// Latency from the end of a spoken command (its last captured sample) to

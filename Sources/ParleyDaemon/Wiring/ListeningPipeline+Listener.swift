@@ -1,0 +1,319 @@
+import Foundation
+import Logging
+import ParleyAudio
+import ParleyCore
+import ParleySpeech
+
+extension ListeningPipeline {
+    /// The listen thread's state: the decoders and the grammar they hold,
+    /// and the `UtteranceHandler` the `ListeningDriver` drives. Each
+    /// utterance is decoded with the grammar of the moment; at its end the
+    /// pure `ListeningOutcome.decide` says what it was, and `act` carries
+    /// that out (counts, log, the engine).
+    final class Listener: UtteranceHandler {
+        let pipeline: ListeningPipeline
+        let recognizer: any CommandDecoding
+        /// Named mode's wake detector, on each commands utterance.
+        let wake: (any UtteranceDecoder<Bool>)?
+        private let makeDictation: () throws -> any UtteranceDecoder<String>
+        /// The grammar while the device speaks, compiled once.
+        let bargeIn: (model: PhraseModel, graph: WordGraph)
+        /// The version of the requested grammar the recogniser holds (nil:
+        /// it holds the barge-in grammar).
+        var applied: Int? = 0
+        /// Loaded the first time an open-text answer is expected (its
+        /// 130,000-word model is not needed before).
+        private var dictationDecoder: (any UtteranceDecoder<String>)?
+        /// The kind of the open utterance, and how far the wake detector has
+        /// been fed (it gets the speech from its start to the newest sample).
+        private var open: (kind: ListeningKind, wakeFed: Int64)?
+
+        init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
+            self.pipeline = pipeline
+            // Compiled once, here on the listen thread: the decoder starts with
+            // it and it is the grammar of version 0 (listening without a request).
+            let graph = try GrammarCompiler().graph(for: initial)
+            pipeline.grammars.setInitial(initial, graph: graph)
+            let decoders = try pipeline.makeDecoders(initial, graph)
+            recognizer = decoders.command
+            wake = decoders.wake
+            makeDictation = decoders.dictation
+            let bargeInModel = pipeline.wakeGrammar.bargeIn
+            bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
+            pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
+        }
+
+        /// Listens to `source` until the pipeline stops.
+        func run(_ source: inout AudioRingSource) {
+            pipeline.listening.store(true, ordering: .releasing)
+            var driver = ListeningDriver(endpointer: pipeline.endpointerConfiguration, listening: pipeline.utteranceListening)
+            do {
+                try driver.run(&source, handler: self)
+            } catch {
+                // The handler catches the decoders' errors; nothing else throws.
+                pipeline.logger.error("listening stopped: \(error)")
+            }
+        }
+
+        /// The dictation decoder, loaded on first use; nil when it cannot be.
+        var dictation: (any UtteranceDecoder<String>)? {
+            if dictationDecoder == nil {
+                do {
+                    dictationDecoder = try makeDictation()
+                } catch {
+                    pipeline.logger.error("dictation unavailable: \(error)")
+                }
+            }
+            return dictationDecoder
+        }
+
+        // MARK: UtteranceHandler
+
+        func begin(start: Int64, speech: Int64) {
+            let kind = prepare(speaking: pipeline.isSpeaking())
+            recognizer.begin()
+            if kind == .commands { wake?.begin() }
+            if kind == .dictation { dictation?.begin() }
+            open = (kind, speech)
+        }
+
+        func feed(_ samples: [Int16]) {
+            recognizer.feed(samples)
+            if open?.kind == .dictation { dictationDecoder?.feed(samples) }
+        }
+
+        /// A decoder that cannot say counts as a whole phrase that may go
+        /// on: the utterance ends at the trailing silence.
+        func phraseProgress() -> PhraseProgress {
+            (try? recognizer.phraseProgress()) ?? .extendable
+        }
+
+        func cancel() {
+            recognizer.cancel()
+            dictationDecoder?.cancel()
+        }
+
+        var phraseRules: PhraseRules {
+            open?.kind.phraseRules(grammarCurrent: !isStale) ?? .none
+        }
+
+        /// The device stopped talking mid-utterance: what follows is the
+        /// person's (an answer, a command), so start again with the grammar
+        /// of the moment from just before now.
+        func restartRequested() -> Bool {
+            open?.kind == .bargeIn && !pipeline.isSpeaking()
+        }
+
+        func advanced(to newest: Int64) {
+            feedWake(upTo: newest)
+        }
+
+        func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16]) -> Never? {
+            pipeline.shared.withLock { $0.segments += 1 }
+            guard let current = open else { return nil }
+            let ring = pipeline.capture.ring
+            // When the last sample of the utterance was captured (the ring
+            // is filled in real time), for the latency figures.
+            let age = Double(ring.writePosition - utterance.upperBound) / Double(ring.sampleRate)
+            let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
+            let decided = Decided(spokenEnd: spokenEnd, endSample: utterance.upperBound,
+                                  decidedSample: ring.writePosition, decodeStart: ContinuousClock.now)
+            guard let (kind, command, dictated) = decode(current.kind, samples: samples) else {
+                open = nil
+                return nil
+            }
+            let woke: Bool
+            if ListeningOutcome.needsWake(kind: kind, command: command) {
+                // "hey <name>" alone: the rest of the stream gives its tail.
+                feedWake(upTo: newest)
+                // Only an utterance streamed as commands went to the detector.
+                woke = current.kind == .commands ? (try? wake?.finish()) ?? false : false
+            } else {
+                woke = false
+            }
+            open = nil
+            let outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
+                                                  wake: pipeline.wakeGrammar)
+            pipeline.act(outcome, command: command, decided: decided)
+            if case .text(_, dictated: false) = outcome {
+                // After the hand-over: copying the audio must not delay the answer.
+                pipeline.onHeard?(samples(), ring.sampleRate, command.transcript)
+            }
+            return nil
+        }
+
+        /// The command decoder's result and, when the outcome needs it, the
+        /// dictated text; nil when recognition failed (logged). When the
+        /// engine changed the grammar while the person spoke (a question
+        /// was asked meanwhile), the streamed decode used the old one: the
+        /// buffered utterance is decoded again with the new grammar.
+        private func decode(_ streamedKind: ListeningKind, samples: () -> [Int16])
+            -> (kind: ListeningKind, command: CommandResult, dictated: String?)? {
+            var kind = streamedKind
+            let command: CommandResult
+            var dictated: String?
+            do {
+                if kind != .bargeIn && isStale {
+                    cancel()
+                    kind = prepare(speaking: false)
+                    let buffered = samples()
+                    command = try recognizer.recognize(buffered)
+                    if ListeningOutcome.needsDictation(kind: kind, command: command), let dictation {
+                        dictated = try? transcribe(buffered, with: dictation)
+                    }
+                } else {
+                    command = try recognizer.finish()
+                    if kind == .dictation, let dictation {
+                        if ListeningOutcome.needsDictation(kind: kind, command: command) {
+                            dictated = try? finishDictation(dictation)
+                        } else {
+                            dictation.cancel()
+                        }
+                    }
+                }
+            } catch {
+                cancel()
+                pipeline.logger.error("recognition failed: \(error)")
+                return nil
+            }
+            return (kind, command, dictated)
+        }
+
+        private func transcribe(_ samples: [Int16], with dictation: any UtteranceDecoder<String>) throws -> String {
+            do { return try dictation.decode(samples) } catch {
+                pipeline.logger.error("dictation failed: \(error)")
+                throw error
+            }
+        }
+
+        private func finishDictation(_ dictation: any UtteranceDecoder<String>) throws -> String {
+            do { return try dictation.finish() } catch {
+                pipeline.logger.error("dictation failed: \(error)")
+                throw error
+            }
+        }
+
+        /// Streams a commands utterance through the wake detector (named mode).
+        private func feedWake(upTo newest: Int64) {
+            guard let current = open, current.kind == .commands, let wake, newest > current.wakeFed else { return }
+            wake.feed(pipeline.capture.ring.samples(from: current.wakeFed, count: Int(newest - current.wakeFed)))
+            if let failure = (wake as? WakeUtterance)?.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
+            open?.wakeFed = newest
+        }
+
+        // MARK: Grammars
+
+        /// Loads the grammar for an utterance of `speaking` state; returns its kind.
+        func prepare(speaking: Bool) -> ListeningKind {
+            if speaking {
+                if applied != nil { load(bargeIn.model, graph: bargeIn.graph, version: nil) }
+                return .bargeIn
+            }
+            let requested = pipeline.grammars.current
+            if applied != requested.version { load(requested.model, graph: requested.graph, version: requested.version) }
+            return requested.kind
+        }
+
+        /// Whether the engine asked for another grammar since `prepare`.
+        var isStale: Bool {
+            guard let applied else { return false }
+            return pipeline.grammars.currentVersion != applied
+        }
+
+        private func load(_ model: PhraseModel, graph: WordGraph?, version: Int?) {
+            do {
+                try recognizer.update(model: model, graph: graph ?? GrammarCompiler().graph(for: model))
+                applied = version
+                pipeline.shared.withLock { $0.grammarSize = model.rules.count }
+            } catch {
+                pipeline.logger.error("grammar update failed: \(error)")
+            }
+        }
+    }
+
+    /// When an utterance ended and was decided, for the latency figures.
+    /// `endSample`: the utterance's end (with the endpointer's post-roll) as
+    /// a position in the captured stream; `decidedSample`: the newest
+    /// captured position when the end was decided (how long the listener
+    /// waited after the words is `decidedSample` minus where they ended;
+    /// scripts/bench-daemon.sh).
+    struct Decided {
+        var spokenEnd: ContinuousClock.Instant
+        var endSample: Int64
+        var decidedSample: Int64
+        var decodeStart: ContinuousClock.Instant
+    }
+
+    /// Carries out an utterance's outcome: counts, log lines, the engine.
+    func act(_ outcome: ListeningOutcome, command: CommandResult, decided: Decided) {
+        switch outcome {
+        case .ignored:
+            break
+        case .interrupt(let heard):
+            logger.info("interrupted", metadata: ["heard": "\(heard)"])
+            interruptSpeech()
+            hand("cancel", spokenEnd: nil)
+        case .text(let text, dictated: true):
+            shared.withLock { $0.recognitions += 1 }
+            logger.info("heard", metadata: ["text": "\(text)", "dictation": "true"])
+            hand(text, spokenEnd: decided.spokenEnd)
+        case .text(let text, dictated: false):
+            shared.withLock { $0.recognitions += 1 }
+            let now = ContinuousClock.now
+            logger.info("heard", metadata: [
+                "text": "\(text)", "confidence": "\(command.confidence)",
+                "latency-ms": "\(LatencyProbe.milliseconds(now - decided.spokenEnd))", "end-sample": "\(decided.endSample)",
+                "decided-sample": "\(decided.decidedSample)", "decode-ms": "\(LatencyProbe.milliseconds(now - decided.decodeStart))",
+            ])
+            hand(text, spokenEnd: decided.spokenEnd)
+        case .woken:
+            logger.info("woken", metadata: ["name": "\(wake.name)"])
+            inbox.send(.woken(window: Wiring.seconds(wake.window)))
+        case .reject(let heard, let why):
+            shared.withLock { $0.rejections += 1 }
+            logger.debug("rejected", metadata: ["heard": "\(heard)", "why": "\(why)"])
+        }
+    }
+
+    /// Hands text to the engine without waiting for it: the listen thread
+    /// goes on listening (a "cancel" must be heard while an app performs).
+    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?) {
+        if let spokenEnd { latency.commandEnded(at: spokenEnd) }
+        inbox.send(.text(text))
+    }
+}
+
+/// The decoders the daemon's listener drives: PocketSphinx's in the product
+/// (`pocketSphinx(wake:)`), scripted ones in tests.
+public struct ListeningDecoders {
+    public var command: any CommandDecoding
+    /// Named mode's wake detector (nil: direct mode, "hey <phrase>" only).
+    public var wake: (any UtteranceDecoder<Bool>)?
+    /// Loads the dictation decoder, the first time an open-text answer is expected.
+    public var dictation: () throws -> any UtteranceDecoder<String>
+
+    public init(command: any CommandDecoding, wake: (any UtteranceDecoder<Bool>)?,
+                dictation: @escaping () throws -> any UtteranceDecoder<String>) {
+        self.command = command
+        self.wake = wake
+        self.dictation = dictation
+    }
+
+    /// Made on the listen thread from the initial grammar and its graph.
+    public typealias Factory = @Sendable (_ initial: PhraseModel, _ graph: WordGraph) throws -> ListeningDecoders
+
+    /// PocketSphinx: the streaming command decoder at the wake
+    /// sensitivity's rejection threshold, the two-stage wake detector in
+    /// named mode, the dictation decoder.
+    public static func pocketSphinx(wake: ParleyConfig.Wake) -> Factory {
+        { initial, graph in
+            ListeningDecoders(
+                command: try StreamingCommandDecoder(
+                    model: initial, graph: graph, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity)),
+                wake: wake.named
+                    ? WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
+                    : nil,
+                dictation: { try DictationDecoder() })
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import ParleyCore
+
+/// Which grammar an utterance is decoded with (SPEC 3).
+public enum ListeningKind: Sendable, Equatable {
+    /// Wake words required; the wake detector listens too.
+    case commands
+    /// Commands, wake words optional.
+    case window
+    /// Answers to the open question.
+    case followUp
+    /// An open-text answer: the dictation decoder too.
+    case dictation
+    /// The device is speaking: cancel phrases only.
+    case bargeIn
+
+    /// The segmenter's phrase rules for an utterance of this kind.
+    /// `grammarCurrent`: the grammar it is decoded with is still the one
+    /// asked for (a stale one is decoded again at the end, so its phrases
+    /// decide nothing). Only grammars of whole phrases hold a speech end
+    /// for the rest of one (commands and answers: a window's wake-optional
+    /// grammar and barge-in's cancel phrases end at the trailing silence),
+    /// and open text has no phrases to end early on.
+    public func phraseRules(grammarCurrent: Bool) -> PhraseRules {
+        PhraseRules(hold: (self == .commands || self == .followUp) && grammarCurrent,
+                    earlyEnd: self != .dictation && grammarCurrent)
+    }
+}
+
+/// What the listening path does with a finished utterance: the decision of
+/// the daemon's listener, as a pure function of what the decoders said.
+public enum ListeningOutcome: Sendable, Equatable {
+    /// A cancel phrase while the device spoke: silence it and cancel.
+    case interrupt(heard: String)
+    /// Words for the engine (wake words stripped where they are part of
+    /// the grammar); `dictated`: open text from the dictation decoder.
+    case text(String, dictated: Bool)
+    /// "Hey <name>" alone, confirmed by the wake detector: open a window.
+    case woken
+    /// Nothing for the engine (counted as a rejection).
+    case reject(heard: String, why: String)
+    /// Speech over the device's own voice that was not a cancel phrase:
+    /// nothing happens and nothing is counted.
+    case ignored
+
+    /// Whether the command decoder's result is a command (not "hey <name>" alone).
+    static func isCommand(_ result: CommandResult) -> Bool {
+        guard let match = result.match else { return false }
+        return match.target != WakeGrammar.aloneTarget
+    }
+
+    /// Whether `decide` will look at the dictation decoder's text (so it
+    /// is only decoded when needed).
+    public static func needsDictation(kind: ListeningKind, command: CommandResult) -> Bool {
+        kind == .dictation && command.match == nil
+    }
+
+    /// Whether `decide` will look at the wake detector's verdict (so the
+    /// rest of the stream is only fed to it when needed).
+    public static func needsWake(kind: ListeningKind, command: CommandResult) -> Bool {
+        kind == .commands && !isCommand(command)
+    }
+
+    /// The decision. `dictated`: the dictation decoder's text, when
+    /// `needsDictation` (nil when it failed or was not asked); `woke`:
+    /// whether the wake detector confirmed its phrase in the utterance.
+    public static func decide(kind: ListeningKind, command: CommandResult, dictated: String?, woke: Bool,
+                              wake: WakeGrammar) -> ListeningOutcome {
+        if kind == .bargeIn {
+            return command.match == nil ? .ignored : .interrupt(heard: command.transcript)
+        }
+        if isCommand(command) {
+            let words = command.transcript.split(separator: " ").map(String.init)
+            let kept = kind == .followUp || kind == .dictation ? words : wake.strip(words)
+            return .text(kept.joined(separator: " "), dictated: false)
+        }
+        if kind == .dictation, let dictated, !dictated.isEmpty, needsDictation(kind: kind, command: command) {
+            return .text(dictated, dictated: true)
+        }
+        if kind == .commands && woke { return .woken }
+        return .reject(heard: command.transcript, why: command.rejection ?? "wake not confirmed")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import ParleyAudio
+import ParleyCore
+import ParleySpeech
+import ParleyTestKit
+import Synchronization
+import Testing
+
+@testable import ParleyDaemon
+
+/// The command decoder of a scripted pipeline: `ScriptedDecoder`'s script
+/// plus what the listener asks of a command decoder (grammar swaps, a
+/// buffered decode again when the grammar changed mid-utterance). Read by
+/// the test only once the pipeline has stopped.
+final class ScriptedCommands: ScriptedDecoder<CommandResult>, CommandDecoding, @unchecked Sendable {
+    /// Every grammar loaded, in order.
+    private(set) var grammars: [PhraseModel] = []
+
+    func update(model: PhraseModel, graph: WordGraph) throws { grammars.append(model) }
+
+    func recognize(_ samples: [Int16]) throws -> CommandResult { try decode(samples) }
+}
+
+/// An intent of its own (ListeningPipelineTests counts `BakeBread`'s
+/// performs, and suites run side by side).
+struct MakeToast: AppIntent {
+    static let title = "Make toast"
+    static let category = IntentCategory.generic
+    static let performed = Atomic<Int>(0)
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult {
+        Self.performed.add(1, ordering: .sequentiallyConsistent)
+        return IntentResult(dialog: "Toast is on.")
+    }
+}
+
+struct Toaster: ParleyApp {
+    let identifier = "Toaster"
+    let name = "Toaster"
+    var intents: [any AppIntent.Type] { [MakeToast.self] }
+    var shortcuts: [AppShortcut] {
+        [AppShortcut(intent: MakeToast.self, phrases: ["make toast with {app}"], shortTitle: "Make toast")]
+    }
+}
+
+/// The wake detector of a scripted pipeline.
+final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
+
+/// The daemon's listening pipeline with scripted decoders: real capture
+/// (ALSA's file plugin) of synthetic speech, the real driver, listener and
+/// engine; what was "said" comes from the script, so no espeak-ng and no
+/// PocketSphinx. Wake then command, rejection, and a cancel over the
+/// device's own voice.
+@Suite(.serialized) struct ScriptedListeningTests {
+    static func heard(_ transcript: String, _ target: PhraseTarget) -> CommandResult {
+        CommandResult(transcript: transcript, confidence: -0.1, match: PhraseMatch(ruleID: "scripted", target: target, slots: [:]))
+    }
+    static let order = heard("make toast with toaster", .intent(app: "Toaster", intent: "MakeToast", fixed: [:]))
+    static let nothing = CommandResult(transcript: "", confidence: -5, match: nil, rejection: "scripted: no command")
+
+    typealias Running = ListeningPipelineTests.Running
+
+    static func start(words: [ClosedRange<Double>], seconds: Double, in dir: TemporaryDirectory, named: Bool,
+                      commands: ScriptedCommands, wake wakeDecoder: ScriptedWake? = nil,
+                      speaking: @escaping @Sendable () -> Bool = { false },
+                      interrupt: @escaping @Sendable () -> Void = {}) async throws -> Running {
+        let wav = URL(fileURLWithPath: dir.file("in.wav"))
+        try WAVFile.write(SyntheticSpeech.samples(seconds: seconds, words: words), sampleRate: 16_000, to: wav)
+        let capture = try CaptureService(configuration: CaptureConfiguration.file(
+            wav: wav, workDirectory: URL(fileURLWithPath: dir.path), pacing: .device, ringSeconds: 16))
+        let harness = try EngineHarness(apps: [Toaster()], primaryApp: "Toaster")
+        var wake = ParleyConfig.Wake()
+        wake.named = named
+        let pipeline = ListeningPipeline(
+            capture: capture, engine: harness.engine, wake: wake, endpointSilence: .milliseconds(600),
+            playbackName: "none", latency: LatencyProbe(), isSpeaking: speaking, interruptSpeech: interrupt,
+            logger: Logger(label: "test"),
+            decoders: { _, _ in
+                ListeningDecoders(command: commands, wake: wakeDecoder) {
+                    throw SpeechError.badSetting(name: "dictation", value: "scripted", expected: "no dictation in this test")
+                }
+            })
+        let task = Task { try await pipeline.run() }
+        return Running(pipeline: pipeline, harness: harness, task: task)
+    }
+
+    /// Every utterance of the recording decided (a bound for a broken
+    /// build, not a timing assertion: see ListeningPipelineTests.eventually).
+    static func decided(_ running: Running, _ count: Int) async -> Bool {
+        await ListeningPipelineTests.eventually {
+            running.pipeline.capture.status.state == .endOfInput && running.pipeline.listeningCounts.decided >= count
+        }
+    }
+
+    @Test func theWakePhraseAloneOpensAWindowAndTheCommandAfterItPerforms() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        let commands = ScriptedCommands([.init(.extendable, Self.heard("hey computer", WakeGrammar.aloneTarget)),
+                                         .init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
+        let wake = ScriptedWake([.init(.extendable, true)], otherwise: .init(.extendable, false))
+        let running = try await Self.start(words: [2.0...2.8, 4.5...5.7], seconds: 8, in: dir, named: true,
+                                           commands: commands, wake: wake)
+        let performed = await ListeningPipelineTests.eventually {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        let events = await running.harness.sink.events
+        await running.stop()
+        #expect(performed, "the command after the wake phrase performed")
+        #expect(events.contains { if case .listening(.window) = $0 { true } else { false } }, "woken: a window opened")
+        #expect(commands.utterances.map(\.finished) == [true, true])
+        #expect(wake.utterances.first?.fed.isEmpty == false, "the wake detector heard the first utterance")
+        #expect(running.pipeline.listeningCounts.segments == 2)
+    }
+
+    @Test func aRejectedUtteranceReachesNothing() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let commands = ScriptedCommands(otherwise: .init(.incomplete, Self.nothing))
+        let running = try await Self.start(words: [2.0...3.0], seconds: 5, in: dir, named: false, commands: commands)
+        let decided = await Self.decided(running, 1)
+        let recognitions = await running.pipeline.recognitions()
+        let spoken = await running.harness.sink.spoken
+        await running.stop()
+        #expect(decided)
+        #expect(recognitions == 0)
+        #expect(spoken.isEmpty, "said: \(spoken)")
+        #expect(commands.utterances.count == 1 && commands.utterances[0].phraseChecks >= 1, "held, checked, then rejected")
+    }
+
+    @Test func aCancelPhraseOverTheDevicesVoiceInterruptsIt() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let interruptions = Atomic<Int>(0)
+        let commands = ScriptedCommands([.init(.complete, Self.heard("stop", .builtin(.cancel)))],
+                                        otherwise: .init(.incomplete, Self.nothing))
+        let running = try await Self.start(words: [2.0...2.6], seconds: 5, in: dir, named: false, commands: commands,
+                                           speaking: { true }, interrupt: { interruptions.add(1, ordering: .sequentiallyConsistent) })
+        let interrupted = await ListeningPipelineTests.eventually { interruptions.load(ordering: .sequentiallyConsistent) == 1 }
+        await running.stop()
+        #expect(interrupted)
+        // While the device spoke the decoder held the cancel phrases only.
+        #expect(commands.grammars.map(\.rules.count) == [running.pipeline.wakeGrammar.bargeIn.rules.count])
+        #expect(await running.pipeline.recognitions() == 0, "an interruption is not a command")
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import ParleyAudio
+import ParleyCore
+import ParleyTestKit
+import Testing
+@testable import ParleySpeech
+
+/// The one listening driver on synthetic speech-like audio (the real
+/// `Endpointer` and `UtteranceSegmenter`) with a `ScriptedDecoder`: no
+/// espeak-ng, no PocketSphinx. Positions and counts only, never times.
+@Suite struct ListeningDriverTests {
+    static func audio(seconds: Double, speech: [ClosedRange<Double>]) -> [Int16] {
+        SyntheticSpeech.samples(seconds: seconds, words: speech)
+    }
+
+    typealias Scripted = ScriptedDecoder<String>
+
+    /// Runs `samples` through the driver to `decoder`; the utterances finished.
+    func listen(_ samples: [Int16], _ decoder: Scripted, rules: PhraseRules = .all,
+                listening: UtteranceListening = UtteranceListening(),
+                stop: @escaping (DecodedUtterance<String>) -> Bool = { _ in false }) throws
+        -> (found: [DecodedUtterance<String>], ending: ListeningDriver.Ending) {
+        var driver = ListeningDriver(listening: listening)
+        var source = SampleArraySource(samples)
+        var found: [DecodedUtterance<String>] = []
+        let ending = try driver.run(&source, handler: DecoderUtterances(decoder, rules: rules)) { utterance in
+            found.append(utterance)
+            return stop(utterance)
+        }
+        return (found, ending)
+    }
+
+    @Test func twoCommandsAreTwoUtterancesFedWithLeadIn() throws {
+        let samples = Self.audio(seconds: 8, speech: [2.0...3.2, 5.0...6.2])
+        let decoder = Scripted([.init(.extendable, "first"), .init(.extendable, "second")], otherwise: .init(.incomplete, "extra"))
+        let (found, ending) = try listen(samples, decoder)
+        #expect(found.map(\.result) == ["first", "second"])
+        #expect(ending == ListeningDriver.Ending(stopped: false, utterances: 2))
+        for (utterance, fed) in zip(found, decoder.utterances) {
+            // Lead-in: the decoder input starts 400 ms before the speech (6400 samples).
+            #expect(utterance.speech - utterance.range.lowerBound == 6_400)
+            // What was fed is exactly the utterance, from the source's own samples.
+            #expect(fed.fed == Array(samples[Int(utterance.range.lowerBound)..<Int(utterance.range.upperBound)]))
+            #expect(fed.finished == true)
+        }
+        #expect(found[0].speech < 2 * 16_000 && found[0].range.upperBound > Int64(3.2 * 16_000))
+        #expect(found[1].speech > Int64(3.2 * 16_000))
+    }
+
+    @Test func aCompletePhraseEndsAtThePauseAnExtendableOneAtTheTrailingSilence() throws {
+        let samples = Self.audio(seconds: 6, speech: [2.0...3.2])
+        let (early, _) = try listen(samples, Scripted(otherwise: .init(.complete, "yes")))
+        let (late, _) = try listen(samples, Scripted(otherwise: .init(.extendable, "a large latte")))
+        #expect(early.count == 1 && late.count == 1)
+        // Both end after the last word; the complete phrase at the 150 ms
+        // pause, the other with the endpointer's trailing silence and post-roll.
+        let lastWord = Int64(3.2 * 16_000)
+        #expect(early[0].range.upperBound >= lastWord - 1_600)
+        #expect(early[0].range.upperBound < late[0].range.upperBound)
+        // Open text (dictation's rules): no early end even on a complete phrase.
+        let (dictated, _) = try listen(samples, Scripted(otherwise: .init(.complete, "note")), rules: .none)
+        #expect(dictated.map(\.range) == late.map(\.range))
+    }
+
+    @Test func aPhraseNotYetWholeIsHeldAcrossAPause() throws {
+        // "a large … latte": 700 ms between the words, longer than the
+        // endpointer's trailing silence (600 ms), within the phrase hold.
+        let samples = Self.audio(seconds: 8, speech: [2.0...2.9, 3.6...4.5])
+        let held = Scripted(otherwise: .init(progress: { fed in fed < 2 * 16_000 ? .incomplete : .complete }, result: "whole"))
+        let (one, _) = try listen(samples, held)
+        #expect(one.map(\.result) == ["whole"], "held for the rest of the phrase")
+        #expect(one[0].range.upperBound > Int64(4.5 * 16_000))
+        #expect(held.utterances.count == 1 && held.utterances[0].phraseChecks >= 2)
+        // Without the hold, or with open text's rules, the pause splits the words in two.
+        var unheld = UtteranceListening()
+        unheld.phraseHoldMilliseconds = 0
+        let (split, _) = try listen(samples, Scripted(otherwise: .init(.incomplete, "part")), listening: unheld)
+        let (dictation, _) = try listen(samples, Scripted(otherwise: .init(.incomplete, "part")), rules: .none)
+        #expect(split.count == 2 && dictation.count == 2)
+        #expect(split.first.map { $0.range.upperBound < Int64(3.6 * 16_000) } == true)
+    }
+
+    @Test func stoppingAtAHeardUtteranceLeavesTheRestUndecoded() throws {
+        let samples = Self.audio(seconds: 8, speech: [2.0...3.2, 5.0...6.2])
+        let decoder = Scripted(otherwise: .init(.extendable, "order"))
+        let (found, ending) = try listen(samples, decoder) { _ in true }
+        #expect(found.count == 1)
+        #expect(ending == ListeningDriver.Ending(stopped: true, utterances: 1))
+        #expect(decoder.utterances.count == 1, "the second command was never begun")
+    }
+
+    @Test func speechOpenAtTheEndOfARecordingIsFinishedAndAtTheEndOfALiveStreamDropped() throws {
+        let samples = Self.audio(seconds: 4, speech: [2.0...4.0])
+        let recorded = Scripted(otherwise: .init(.incomplete, "cut"))
+        let (found, _) = try listen(samples, recorded)
+        #expect(found.count == 1 && found[0].range.upperBound == Int64(samples.count))
+
+        /// A live source: the same samples, then listening stops.
+        struct Live: SampleSource {
+            var file: SampleArraySource
+            mutating func next(into buffer: UnsafeMutableBufferPointer<Int16>) -> SampleBlock { file.next(into: buffer) }
+            func samples(_ range: Range<Int64>) -> [Int16] { file.samples(range) }
+            var floor: Int64 { 0 }
+            var endFinishesSpeech: Bool { false }
+        }
+        var live = Live(file: SampleArraySource(samples))
+        let dropped = Scripted(otherwise: .init(.incomplete, "cut"))
+        var driver = ListeningDriver()
+        let ending = try driver.run(&live, handler: DecoderUtterances(dropped))
+        #expect(ending.utterances == 0)
+        #expect(dropped.utterances.map(\.finished) == [false], "begun, then cancelled")
+    }
+
+    @Test func aRecordingWithoutSpeechBeginsNothing() throws {
+        let decoder = Scripted(otherwise: .init(.complete, "never"))
+        let (found, ending) = try listen(Self.audio(seconds: 3, speech: []), decoder)
+        #expect(found.isEmpty && ending.utterances == 0 && decoder.utterances.isEmpty)
+    }
+
+    /// A handler that asks for a restart once the stream passes a position
+    /// (as the daemon's when the device stops talking mid-utterance).
+    final class Restarting: UtteranceHandler {
+        let decoder = Scripted(otherwise: .init(.extendable, "answer"))
+        let at: Int64
+        var newest: Int64 = 0
+        var restarted = false
+        var begins: [(start: Int64, speech: Int64)] = []
+        init(at: Int64) { self.at = at }
+        func begin(start: Int64, speech: Int64) { begins.append((start, speech)); decoder.begin() }
+        func feed(_ samples: [Int16]) { decoder.feed(samples) }
+        func phraseProgress() throws -> PhraseProgress { try decoder.phraseProgress() }
+        func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16]) throws -> Range<Int64>? {
+            _ = try decoder.finish()
+            return utterance
+        }
+        func cancel() { decoder.cancel() }
+        func restartRequested() -> Bool {
+            guard !restarted, newest >= at else { return false }
+            restarted = true
+            return true
+        }
+        func advanced(to newest: Int64) { self.newest = newest }
+    }
+
+    @Test func aRestartBeginsTheUtteranceAgainFromJustBeforeTheNewestSample() throws {
+        let samples = Self.audio(seconds: 6, speech: [2.0...3.6])
+        let handler = Restarting(at: Int64(2.8 * 16_000))
+        var driver = ListeningDriver()
+        var source = SampleArraySource(samples)
+        var finished: [Range<Int64>] = []
+        try driver.run(&source, handler: handler) { finished.append($0); return false }
+        #expect(handler.decoder.utterances.map(\.finished) == [false, true], "the first cancelled, the restart finished")
+        #expect(handler.begins.count == 2)
+        // Restarted 200 ms (the pre-roll) before the block where it was asked.
+        let restart = handler.begins[1].start
+        #expect(restart > handler.begins[0].start && restart >= handler.at - 3_200 && restart < handler.at + 1_600)
+        #expect(finished.count == 1 && finished[0].lowerBound == restart)
+    }
+}
+
+/// What the daemon does with a finished utterance (`ListeningOutcome.decide`):
+/// a pure function of the decoders' answers.
+@Suite struct ListeningOutcomeTests {
+    let wake = WakeGrammar(name: "coffee")
+
+    func command(_ transcript: String, target: PhraseTarget? = .intent(app: "Coffee Maker", intent: "orderDrink", fixed: [:]),
+                 rejection: String? = nil) -> CommandResult {
+        CommandResult(transcript: transcript, confidence: -0.2,
+                      match: target.map { PhraseMatch(ruleID: "r", target: $0, slots: [:]) }, rejection: rejection)
+    }
+    var nothing: CommandResult { command("", target: nil, rejection: "no words") }
+    var alone: CommandResult { command("hey coffee", target: WakeGrammar.aloneTarget) }
+
+    @Test func aCommandIsHandedOnWithoutItsWakeWords() {
+        #expect(ListeningOutcome.decide(kind: .commands, command: command("hey coffee a large latte"), dictated: nil, woke: false,
+                                        wake: wake) == .text("a large latte", dictated: false))
+        #expect(ListeningOutcome.decide(kind: .window, command: command("hey coffee a large latte"), dictated: nil, woke: true,
+                                        wake: wake) == .text("a large latte", dictated: false))
+        // The name alone is a wake word only where "hey" is optional.
+        #expect(ListeningOutcome.decide(kind: .window, command: command("coffee a large latte"), dictated: nil, woke: false,
+                                        wake: wake) == .text("coffee a large latte", dictated: false))
+        #expect(ListeningOutcome.decide(kind: .window, command: command("coffee a large latte"), dictated: nil, woke: false,
+                                        wake: WakeGrammar(name: "coffee", heyOptional: true)) == .text("a large latte", dictated: false))
+        // Answers keep every word (an answer may be the wake name's words).
+        #expect(ListeningOutcome.decide(kind: .followUp, command: command("hey two", target: .answer), dictated: nil, woke: false,
+                                        wake: wake) == .text("hey two", dictated: false))
+    }
+
+    @Test func theWakePhraseAloneOpensAWindowOnlyWhenTheDetectorConfirmedIt() {
+        #expect(ListeningOutcome.needsWake(kind: .commands, command: alone))
+        #expect(!ListeningOutcome.needsWake(kind: .commands, command: command("hey coffee a latte")))
+        #expect(!ListeningOutcome.needsWake(kind: .window, command: alone))
+        #expect(ListeningOutcome.decide(kind: .commands, command: alone, dictated: nil, woke: true, wake: wake) == .woken)
+        #expect(ListeningOutcome.decide(kind: .commands, command: alone, dictated: nil, woke: false, wake: wake)
+                == .reject(heard: "hey coffee", why: "wake not confirmed"))
+        // Only the commands grammar listens for the wake word.
+        #expect(ListeningOutcome.decide(kind: .window, command: nothing, dictated: nil, woke: true, wake: wake)
+                == .reject(heard: "", why: "no words"))
+        #expect(ListeningOutcome.decide(kind: .commands, command: nothing, dictated: nil, woke: true, wake: wake) == .woken)
+    }
+
+    @Test func overTheDevicesVoiceOnlyACancelPhraseInterrupts() {
+        let cancel = command("stop", target: .builtin(.cancel))
+        #expect(ListeningOutcome.decide(kind: .bargeIn, command: cancel, dictated: nil, woke: true, wake: wake)
+                == .interrupt(heard: "stop"))
+        #expect(ListeningOutcome.decide(kind: .bargeIn, command: nothing, dictated: "stop", woke: true, wake: wake) == .ignored)
+    }
+
+    @Test func openTextIsTakenFromDictationWhenTheAnswersDoNotMatch() {
+        #expect(ListeningOutcome.needsDictation(kind: .dictation, command: nothing))
+        #expect(!ListeningOutcome.needsDictation(kind: .dictation, command: command("cancel", target: .builtin(.cancel))))
+        #expect(!ListeningOutcome.needsDictation(kind: .followUp, command: nothing))
+        #expect(ListeningOutcome.decide(kind: .dictation, command: nothing, dictated: "buy more milk", woke: false, wake: wake)
+                == .text("buy more milk", dictated: true))
+        #expect(ListeningOutcome.decide(kind: .dictation, command: command("cancel", target: .builtin(.cancel)),
+                                        dictated: "ignored", woke: false, wake: wake) == .text("cancel", dictated: false))
+        // Nothing dictated (or dictation failed): rejected.
+        for dictated in ["", nil] as [String?] {
+            #expect(ListeningOutcome.decide(kind: .dictation, command: nothing, dictated: dictated, woke: false, wake: wake)
+                    == .reject(heard: "", why: "no words"))
+        }
+    }
+
+    @Test func phraseRulesFollowTheGrammarAndWhetherItIsStillCurrent() {
+        #expect(ListeningKind.commands.phraseRules(grammarCurrent: true) == .all)
+        #expect(ListeningKind.followUp.phraseRules(grammarCurrent: true) == .all)
+        #expect(ListeningKind.window.phraseRules(grammarCurrent: true) == PhraseRules(hold: false, earlyEnd: true))
+        #expect(ListeningKind.bargeIn.phraseRules(grammarCurrent: true) == PhraseRules(hold: false, earlyEnd: true))
+        #expect(ListeningKind.dictation.phraseRules(grammarCurrent: true) == .none)
+        for kind in [ListeningKind.commands, .window, .followUp, .dictation, .bargeIn] {
+            #expect(kind.phraseRules(grammarCurrent: false) == .none, "\(kind): a stale grammar decides nothing")
+        }
+    }
+}
