@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyAudio
+import ParleyConfiguration
 import ParleyCore
 import ParleySpeech
 import ParleyTestKit
