@@ -18,7 +18,7 @@ struct AudioBenchCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mix", abstract: "Mix 16 kHz mono WAV files with noise at an SNR (peak-frame definition) into a folder.")
         @Option(help: "SNR in dB.") var snr: Double
-        @Option(help: "Noise WAV (16 kHz mono).") var noise = sharedData("noise/kitchen.wav").path
+        @Option(help: "Noise WAV (16 kHz mono).") var noise = evaluationDataRoot.appendingPathComponent("noise/kitchen.wav").path
         @Option(help: "Output folder (created; files keep their names).") var out: String
         @Argument(help: "WAV files.") var files: [String]
 
@@ -77,9 +77,9 @@ struct AudioBenchCommand: ParsableCommand {
     struct Endpointing: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "endpoint",
-            abstract: "Endpointer on ../shared/data/coffee-maker/clean, clean and mixed with kitchen noise.")
-        @Option(help: "Folder of clean 16 kHz recordings.") var clean = "../shared/data/coffee-maker/clean"
-        @Option(help: "Noise WAV file.") var noise = "../shared/data/noise/kitchen.wav"
+            abstract: "Endpointer on the evaluation data's coffee-maker/clean, clean and mixed with kitchen noise.")
+        @Option(help: "Folder of clean 16 kHz recordings.") var clean = evaluationDataRoot.appendingPathComponent("coffee-maker/clean").path
+        @Option(help: "Noise WAV file.") var noise = evaluationDataRoot.appendingPathComponent("noise/kitchen.wav").path
         @Option(help: "Comma-separated SNRs in dB.") var snrs = "6,9,12,15,18,21,24"
         @Option(help: "Trailing silence in milliseconds (comma-separated to sweep).") var trailingMs = "600"
         @Option(help: "Noise slice seed (recording i uses seed + i).") var seed: UInt64 = 20_240_611

@@ -4,10 +4,25 @@ import ParleyAudio
 import ParleyCore
 import ParleySpeech
 
-/// Locates ../shared/data from the working directory (the package root).
+/// The evaluation recordings (docs/evaluation-data.md): the folder
+/// PARLEY_SHARED_DATA names, else `data` in the `shared` folder beside the
+/// checkout, found from the working directory (the package root). They are
+/// not in the repository (its Tests/Fixtures hold a small subset for tests).
+let evaluationDataRoot: URL = ProcessInfo.processInfo.environment["PARLEY_SHARED_DATA"].map { URL(fileURLWithPath: $0) }
+    ?? URL(fileURLWithPath: "..").appendingPathComponent("shared").appendingPathComponent("data")
+
+/// `path` in the evaluation data. A benchmark that needs it stops with a
+/// message that says where the data was looked for and how to point at it.
 func sharedData(_ path: String) -> URL {
-    let root = ProcessInfo.processInfo.environment["PARLEY_SHARED_DATA"] ?? "../shared/data"
-    return URL(fileURLWithPath: root).appendingPathComponent(path)
+    let url = evaluationDataRoot.appendingPathComponent(path)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+        let message = "parley-bench: evaluation data missing: \(url.path) (looked for under \(evaluationDataRoot.path); "
+            + "set PARLEY_SHARED_DATA to the folder of the evaluation recordings, docs/evaluation-data.md; "
+            + "Tests/Fixtures holds only the tests' small subset)\n"
+        FileHandle.standardError.write(Data(message.utf8))
+        exit(2)
+    }
+    return url
 }
 
 /// Unbuffered line output, so long runs show progress when redirected.
