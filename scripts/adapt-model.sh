@@ -7,9 +7,13 @@
 #
 #   scripts/adapt-model.sh OUT_DIR [FILE.wav ...]
 #
-# FILE.wav: labelled coffee-maker recordings to adapt on (default: all of
-# ../shared/data/coffee-maker/clean; evaluation passes the training folds).
+# FILE.wav: labelled coffee-maker recordings to adapt on (default: all 111 of
+# model/adaptation/, decoded from FLAC into .build/adaptation/clean by
+# scripts/adaptation-recordings.sh; evaluation passes the training folds of
+# the evaluation data, docs/evaluation-data.md).
 # Environment:
+#   LABELS=FILE           the recordings' labels (default model/adaptation/labels.json,
+#                          the coffee-maker set's labels.json)
 #   METHOD=both|map|mllr  (default both: MLLR first, then MAP with the
 #                          MLLR-transformed means as the prior)
 #   CONDITIONS="clean babble:6 ..."  the copies of each recording trained on:
@@ -56,8 +60,8 @@ main() {
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/adapt-model.sh OUT_DIR [FILE.wav ...]}
 shift
-data=../shared/data/coffee-maker
-if [ $# -gt 0 ]; then files=("$@"); else files=("$data"/clean/*.wav); fi
+labels=${LABELS:-model/adaptation/labels.json}
+[ -f "$labels" ] || { echo "adapt-model: LABELS=$labels: no such file (expected the recordings' labels.json)" >&2; exit 2; }
 method=${METHOD:-both}
 conditions=${CONDITIONS:-clean babble:6 babble:12 pink:9 brown:12 clatter:6 clatter:15 white:18}
 stock=${STOCK:-/usr/share/pocketsphinx/model/en-us/en-us}
@@ -75,6 +79,11 @@ for tool in "$st/bw" "$st/map_adapt" "$st/mllr_solve" "$st/mllr_transform" "$st/
 done
 [ -f "$stock/feat.params" ] || { echo "adapt-model: $stock is not a PocketSphinx model folder (no feat.params)" >&2; exit 1; }
 
+if [ $# -gt 0 ]; then files=("$@"); else
+  recordings=$(scripts/adaptation-recordings.sh)
+  files=("$recordings"/*.wav)
+fi
+
 if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
   swift build -c release --product parley >/dev/null
   swift build -c release --product parley-bench >/dev/null
@@ -91,7 +100,7 @@ if [ -n "${TRANSCRIPTS:-}" ]; then
   echo "adapt-model: $(wc -l < "$work/transcripts.tsv") of ${#sorted[@]} recordings have a transcript in $TRANSCRIPTS" >&2
 else
 .build/release/parley understand --app coffee-maker --set "hmm=$stock" "${sorted[@]}" > "$work/decoded.jsonl"
-python3 - "$data/labels.json" "$work/decoded.jsonl" "$work/transcripts.tsv" <<'EOF'
+python3 - "$labels" "$work/decoded.jsonl" "$work/transcripts.tsv" <<'EOF'
 import json, os, sys
 labels = json.load(open(sys.argv[1])); kept = dropped = 0
 with open(sys.argv[3], "w") as out:

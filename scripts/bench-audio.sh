@@ -5,6 +5,7 @@
 # Usage: scripts/bench-audio.sh [seconds-per-run] [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 seconds=${1:-300}
 runs=${2:-5}
 swift build -c release --product parley-bench >/dev/null

@@ -35,6 +35,7 @@
 #             (scripts/lib/idle-instructions.sh; its header says how)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 RUNS=${RUNS:-5}
 LATENCY_FILES=${LATENCY_FILES:-12}
 IDLE_SECONDS=${IDLE_SECONDS:-10}
@@ -114,7 +115,7 @@ instructions_report=$(instructions)
 
 # Latency: one daemon per utterance (an order leaves the device awaiting the
 # button, so the next command would be heard as an answer).
-data=../shared/data/coffee-maker/clean
+data=$PARLEY_SHARED_DATA/coffee-maker/clean
 espeak-ng -w "$work/hey-raw.wav" "hey"
 sox "$work/hey-raw.wav" -r 16000 -c 1 -b 16 "$work/hey.wav"
 sox -n -r 16000 -c 1 -b 16 "$work/silence.wav" trim 0 1.5

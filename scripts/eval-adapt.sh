@@ -31,11 +31,14 @@ set -euo pipefail
 # during a long run cannot change what runs).
 main() {
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
   swift build -c release --product parley >/dev/null
   swift build -c release --product parley-bench >/dev/null
 fi
-data=../shared/data/coffee-maker
+data=$PARLEY_SHARED_DATA/coffee-maker
+[ -d "$data/clean" ] || { echo "eval-adapt: evaluation data missing: $data/clean (set PARLEY_SHARED_DATA to the folder of docs/evaluation-data.md)" >&2; exit 1; }
+export LABELS=$data/labels.json   # adapt-model.sh: the folds' labels
 folds=${FOLDS:-5}
 snrs=${SNRS:-clean 18 12 6}
 variants=${VARIANTS:-stock mllr map both both-clean}

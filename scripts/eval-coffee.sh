@@ -5,6 +5,7 @@
 # package root. Extra arguments go to both runs (e.g. --set beam=1e-40).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 swift build -c release --product parley-bench >/dev/null
 bench=.build/release/parley-bench
 echo "== command acceptance (published scoring), RTF, peak memory"

@@ -22,6 +22,7 @@
 # python3 with numpy (make-noises.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 swift build -c release --product parley-bench >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -32,7 +33,7 @@ for start in ${GRID_START:-10 12 13}; do
 for voiced in ${GRID_VOICED:-2 3}; do
 for noisy in ${GRID_NOISY:-0 25}; do
   name="learning=$learning start=$start voiced=$voiced noisy-peak=$noisy"
-  for noise in "$work"/noise/*.wav ../shared/data/noise/kitchen.wav; do
+  for noise in "$work"/noise/*.wav "$PARLEY_SHARED_DATA"/noise/kitchen.wav; do
     .build/release/parley-bench audio endpoint --outcomes --snrs "$snrs" --noise "$noise" \
       --noise-learning "$learning" --start-db "$start" --onset-voiced "$voiced" --noisy-peak-db "$noisy" |
       sed "s|^{|{\"setting\":\"$name\",\"noise\":\"$(basename "$noise" .wav)\",|"

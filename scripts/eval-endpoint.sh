@@ -5,5 +5,6 @@
 # Extra arguments go to `parley-bench audio endpoint`, e.g. --trailing-ms 400,600,800
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 swift build -c release --product parley-bench >/dev/null
 .build/release/parley-bench audio endpoint --snrs 6,9,12,15,18,21,24 "$@"

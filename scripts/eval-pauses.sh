@@ -20,9 +20,10 @@
 # construction there). Release build; python3 scores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 swift build -c release --product parley >/dev/null
 swift build -c release --product parley-bench >/dev/null
-data=../shared/data/coffee-maker
+data=$PARLEY_SHARED_DATA/coffee-maker
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 .build/release/parley-bench audio pauses --variants "${VARIANTS:-3}" --seed "${SEED:-19}" --out "$work/paused" "$data"/clean/*.wav

@@ -26,9 +26,10 @@ set -euo pipefail
 # In a function, so bash has read it whole before it runs.
 main() {
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 . scripts/lib/release-tools.sh
 release_tools
-data=../shared/data/coffee-maker
+data=$PARLEY_SHARED_DATA/coffee-maker
 if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 model=${MODEL:-}
 if [ -z "$model" ]; then

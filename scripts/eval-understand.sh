@@ -13,9 +13,10 @@
 # Release build; run from the package root. Needs python3 for the scoring.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 swift build -c release --product parley >/dev/null
 swift build -c release --product parley-bench >/dev/null
-data=../shared/data/coffee-maker
+data=$PARLEY_SHARED_DATA/coffee-maker
 app=${APP:-coffee-maker}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

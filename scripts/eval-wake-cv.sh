@@ -21,10 +21,11 @@
 set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 scripts/setup.sh
 if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then swift build -c release --product parley-bench >/dev/null; fi
 work=${WORK:-.build/wake-cv}
-data=../shared/data
+data=$PARLEY_SHARED_DATA
 thresholds=${CANDIDATE_THRESHOLDS:-1e-60}
 jobs=${JOBS:-2}
 mkdir -p "$work"

@@ -5,5 +5,6 @@
 # Release build; run from the package root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 swift build -c release --product parley-bench >/dev/null
 .build/release/parley-bench speech-wake --passes 4 "$@"

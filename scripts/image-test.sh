@@ -45,7 +45,7 @@ check() {
 
 MIC_PCM="plughw:CARD=Loopback,DEV=0,SUBDEV=0"      # the test's end of parleyd's microphone
 SPEAKER_PCM="plughw:CARD=Loopback,DEV=1,SUBDEV=1"  # the test's end of parleyd's speaker
-ORDER=${PARLEY_SHARED:-../shared}/data/coffee-maker/clean/0075d273-51bb-47cb-b323-4437bd0de029.wav  # coffee, twelve ounce, light roast
+ORDER=Tests/Fixtures/coffee-maker/clean/0075d273-51bb-47cb-b323-4437bd0de029.wav  # coffee, twelve ounce, light roast (a test fixture: the image step needs no ../shared)
 READY_LIMIT=$([ "$ARCH" = arm64 ] && echo 1500 || echo 900)
 
 # --- 1. boot to ready ------------------------------------------------------

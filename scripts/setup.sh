@@ -11,6 +11,7 @@ PACKAGES=(
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
   sphinxtrain sphinxbase-utils pocketsphinx python3-numpy  # scripts/adapt-model.sh: adapting the acoustic model
+  flac                                              # model/adaptation/*.flac: the shipped model's recordings (scripts/adaptation-recordings.sh)
   python3-matplotlib                                # scripts/eval-wake-cv.sh: the wake DET curve (docs/wake-det.svg)
   valgrind                                          # scripts/lib/idle-instructions.sh: instructions per second of idle audio (callgrind)
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The adapted acoustic model Parley ships (speech.acoustic_model: adapted),
 # built from Debian's en-us model by scripts/adapt-model.sh with the recipe
-# below, on all of ../shared/data/coffee-maker/clean. Never downloaded.
+# below, on all 111 recordings of model/adaptation/ (in FLAC in the
+# repository, decoded losslessly by scripts/adaptation-recordings.sh into
+# .build/adaptation/clean; README, "The acoustic model"). Never downloaded.
 #
 #   scripts/shipped-model.sh [OUT_DIR]     (default .build/model/en-us-adapted)
 #
 # A folder already built from the same inputs is kept (a few seconds instead
 # of about 4 minutes): OUT_DIR/INPUTS holds the hash of the recipe, the
-# adaptation scripts, the recordings and labels, and the stock model. With
+# adaptation scripts, the recordings (their FLAC files) and labels, and the
+# stock model. With
 # PARLEY_MODEL_KEY_SOURCES=1 (scripts/package-deb.sh) the hash also covers the
 # recogniser's sources (git), since the transcripts come from its decode; a
 # development checkout (scripts/run.sh) keeps its model across code changes
@@ -24,13 +27,13 @@ cd "$(dirname "$0")/.."
 if [ -d /opt/swift/usr/bin ]; then export PATH=/opt/swift/usr/bin:$PATH; fi
 out=${1:-.build/model/en-us-adapted}
 export METHOD=map TAU=100 MAP_PARTS=all
-unset CONDITIONS STOCK ALSO TAUS TRANSCRIPTS KEEP_WORK
+unset CONDITIONS STOCK ALSO TAUS TRANSCRIPTS KEEP_WORK LABELS
 
 stock=/usr/share/pocketsphinx/model/en-us/en-us
-data=../shared/data/coffee-maker
+data=model/adaptation
 inputs() {
   echo "recipe METHOD=$METHOD TAU=$TAU MAP_PARTS=$MAP_PARTS"
-  sha256sum scripts/adapt-model.sh scripts/adapt/*.py "$data/labels.json" "$data"/clean/*.wav
+  sha256sum scripts/adapt-model.sh scripts/adaptation-recordings.sh scripts/adapt/*.py "$data/labels.json" "$data"/clean/*.flac
   (cd "$stock" && sha256sum mdef means variances sendump transition_matrices feat.params noisedict)
   if [ "${PARLEY_MODEL_KEY_SOURCES:-}" = 1 ]; then
     git ls-files -s Sources Package.swift

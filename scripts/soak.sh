@@ -18,9 +18,14 @@
 # growth limits, seed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
 minutes=${1:?usage: scripts/soak.sh MINUTES [OUT_DIR]}
 out=$(realpath -m "${2:-.build/soak}")
-data=../shared/data
+# The load is the evaluation data (docs/evaluation-data.md): a benchmark, so
+# it may use the full sets beside the checkout (or where PARLEY_SHARED_DATA points).
+data=$PARLEY_SHARED_DATA
+[ -d "$data/coffee-maker/clean" ] && [ -f "$data/noise/kitchen.wav" ] \
+  || { echo "soak: evaluation data missing: $data/coffee-maker/clean or $data/noise/kitchen.wav (set PARLEY_SHARED_DATA)" >&2; exit 1; }
 export PATH=/opt/swift/usr/bin:$PATH
 bash scripts/setup.sh >/dev/null
 # SOAK_CONFIGURATION=debug soaks the debug build instead (slower, more checks):

@@ -1,7 +1,7 @@
 import Foundation
 import ParleyIntents
 
-/// A list of spoken values from ../shared/data/coffee-maker/grammar.yaml.
+/// A list of spoken values from Tests/Fixtures/coffee-maker/grammar.yaml (the benchmark's domain).
 /// The canonical value of each is the phrase itself, as the grammar spells it.
 public protocol CoffeeSlotKind: Sendable {
     /// The list's name in grammar.yaml (also the intent parameter's name).

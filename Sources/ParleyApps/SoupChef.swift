@@ -29,7 +29,7 @@ public enum SoupOrderType: String, AppEnum {
 
 /// "two tomato soups": a number of one soup, as one finite list so an App
 /// Shortcut phrase can carry it ("order {portion} with {app}"). A phrase may
-/// hold one parameter from a finite list (SPEC 4); a quantity is an open
+/// hold one parameter from a finite list (docs/spec.md §4); a quantity is an open
 /// number and "two tomato soups" names two values, so the pair is one value
 /// here. Counts go to twenty: above ten the app's own reason is said and the
 /// quantity asked again, as when "twelve" answers the quantity question.

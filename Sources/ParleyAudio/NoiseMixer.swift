@@ -1,7 +1,7 @@
 import Foundation
 
 /// Mixes noise into speech the way the Picovoice speech-to-intent benchmark
-/// did for its published results (see ../shared/data/README.md): a random
+/// did for its published results (docs/evaluation-data.md): a random
 /// slice of the noise is scaled so that the energy of the loudest
 /// 2048-sample frame of speech over the energy of the loudest 2048-sample
 /// frame of noise equals the target SNR; frames are consecutive and

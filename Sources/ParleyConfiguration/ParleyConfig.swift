@@ -11,7 +11,7 @@ public struct ParleyConfig: Sendable, Equatable {
     public var board: String = "sim"
     public var audio = Audio()
     public var wake = Wake()
-    /// `primary_app`: the app whose phrases need not name it (SPEC 4); none by default.
+    /// `primary_app`: the app whose phrases need not name it (docs/spec.md §4); none by default.
     public var primaryApp: String?
     public var voice = Voice()
     /// `speech.acoustic_model`: the commands' model: `adapted` (the default:
@@ -143,7 +143,7 @@ public struct ParleyConfig: Sendable, Equatable {
         case fast
     }
 
-    /// How the device is woken (SPEC 3).
+    /// How the device is woken (docs/spec.md §3).
     public struct Wake: Sendable, Equatable {
         /// `wake.direct`: "Hey" followed at once by a known phrase.
         public var direct: Bool = true

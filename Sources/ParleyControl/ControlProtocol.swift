@@ -1,7 +1,7 @@
 import Foundation
 import ParleyCore
 
-// The control protocol between `parley` and `parleyd` (see CONTROL.md):
+// The control protocol between `parley` and `parleyd` (docs/control-protocol.md):
 // over a Unix stream socket, the client writes one JSON object per line and
 // reads exactly one JSON object per line in answer, in order. A connection
 // may carry any number of requests.

@@ -55,7 +55,7 @@ public enum HardwareEvent: Equatable, Sendable {
     case input(name: String, active: Bool)
 }
 
-/// What a gesture means at this moment (SPEC section 10): confirm during a
+/// What a gesture means at this moment (docs/spec.md §10): confirm during a
 /// confirmation, cancel on a long press at any time, and when idle what the
 /// board file says.
 public enum ButtonAction: Equatable, Sendable {

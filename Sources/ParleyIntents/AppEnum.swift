@@ -11,7 +11,7 @@ public struct CaseDisplay: Sendable, Hashable {
     }
 }
 
-/// A fixed list of values (SPEC 4): each case has a display name, synonyms
+/// A fixed list of values (docs/spec.md §4): each case has a display name, synonyms
 /// and a spoken form. The raw value is the canonical value.
 public protocol AppEnum: IntentParameterValue, CaseIterable, Hashable, RawRepresentable
 where RawValue == String, AllCases: Sendable {

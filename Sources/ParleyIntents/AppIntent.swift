@@ -1,6 +1,6 @@
 import Foundation
 
-/// An action an app offers (SPEC 4). Parameters are `@Parameter` properties,
+/// An action an app offers (docs/spec.md §4). Parameters are `@Parameter` properties,
 /// discovered by reflecting a default instance, so the type carries its own
 /// metadata with no code generation (as swift-argument-parser's `@Option`).
 public protocol AppIntent: Sendable {
@@ -41,7 +41,7 @@ extension AppIntent {
     public func confirmationDialog(context: IntentContext) async throws -> String? { nil }
 }
 
-/// The outcome of resolving one parameter (SPEC 5).
+/// The outcome of resolving one parameter (docs/spec.md §5).
 public enum ParameterResolution: Sendable, Hashable {
     /// The value (canonical) is settled.
     case success(String)
@@ -88,7 +88,7 @@ public struct IntentResult: Sendable, Hashable {
     public var spoken: String { [dialog, detail].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ") }
 }
 
-/// An explicit donation made by an app (SPEC 4: "apps may donate explicitly").
+/// An explicit donation made by an app (docs/spec.md §4: "apps may donate explicitly").
 public struct DonationRequest: Sendable, Hashable {
     public var intent: String
     public var parameters: [String: String]

@@ -4,7 +4,7 @@
 public enum IntentCategory: String, Sendable, Hashable, CaseIterable, Codable {
     case order, payment, create, edit, delete, get, play, set, generic
 
-    /// Consequential categories are confirmed before they run (SPEC 4).
+    /// Consequential categories are confirmed before they run (docs/spec.md §4).
     public var requiresConfirmation: Bool {
         switch self {
         case .order, .payment, .delete: true

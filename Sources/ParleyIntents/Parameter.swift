@@ -86,7 +86,7 @@ final class ParameterStorage<Value: Sendable>: Sendable {
     let value = Mutex<Value?>(nil)
 }
 
-/// A typed input of an intent (SPEC 4), declared as
+/// A typed input of an intent (docs/spec.md §4), declared as
 /// `@Parameter(title: "Soup", prompt: "Which soup?") var soup: Soup`.
 @propertyWrapper
 public struct Parameter<Value: IntentParameterValue>: AnyIntentParameter {

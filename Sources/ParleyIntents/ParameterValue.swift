@@ -5,7 +5,7 @@ public enum ParameterKind: String, Sendable, Hashable {
     case text, integer, decimal, boolean, date, time, duration, enumeration, entity
 
     /// Open types take any spoken value and cannot be listed in an App
-    /// Shortcut phrase (SPEC 4: "at most one parameter, taken from a finite list").
+    /// Shortcut phrase (docs/spec.md §4: "at most one parameter, taken from a finite list").
     public var isOpen: Bool {
         switch self {
         case .text, .integer, .decimal, .date, .time: true

@@ -1,4 +1,4 @@
-/// An App Shortcut (SPEC 4): an intent plus phrases, usable as soon as the app
+/// An App Shortcut (docs/spec.md §4): an intent plus phrases, usable as soon as the app
 /// is installed. In a phrase, `{app}` stands for the app's name or one of its
 /// synonyms and `{name}` for a parameter whose values form a finite list.
 public struct AppShortcut: Sendable {
@@ -14,7 +14,7 @@ public struct AppShortcut: Sendable {
 }
 
 /// A rich command template of a primary app, in the notation of
-/// ../shared/data/coffee-maker/grammar.yaml: `[a, b]` is a choice of one,
+/// Tests/Fixtures/coffee-maker/grammar.yaml: `[a, b]` is a choice of one,
 /// `(a)` is optional, `$list:binding` is a value of the parameter `list`
 /// bound to the parameter `binding`; other words are literal.
 public struct CommandTemplate: Sendable {

@@ -36,7 +36,7 @@ public struct RegistrationError: Error, Sendable, CustomStringConvertible {
     public var description: String { problems.map(\.description).joined(separator: "\n") }
 }
 
-/// Checks apps against the rules of SPEC 4 before anything is compiled.
+/// Checks apps against the rules of docs/spec.md §4 before anything is compiled.
 public enum RegistrationValidator {
     public static let maximumShortcuts = 10
 

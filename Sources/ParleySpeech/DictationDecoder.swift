@@ -3,7 +3,7 @@ import ParleyCore
 
 /// Open-text answers ("What should the note say?"): PocketSphinx with the
 /// generic en-us trigram model and the full CMU dictionary. The one place
-/// Parley accepts free dictation (SPEC 3: only when an intent asks for open
+/// Parley accepts free dictation (docs/spec.md §3: only when an intent asks for open
 /// text); everything else is matched against grammars. Streams like
 /// `StreamingCommandDecoder`: fed while the person speaks, on its own thread.
 ///

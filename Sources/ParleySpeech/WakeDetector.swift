@@ -1,6 +1,6 @@
 import Foundation
 
-/// How the device is woken (SPEC section 3).
+/// How the device is woken (docs/spec.md §3).
 public enum WakeMode: Sendable, Hashable {
     /// "Hey <name>", or just "<name>" when `heyOptional`.
     case named(String, heyOptional: Bool)

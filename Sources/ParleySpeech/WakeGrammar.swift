@@ -1,6 +1,6 @@
 import ParleyCore
 
-/// The wake policy (SPEC 3), owned in one place: which wake words may or
+/// The wake policy (docs/spec.md §3), owned in one place: which wake words may or
 /// must come before a command, the grammars the recogniser is given for it,
 /// and how the wake words are taken off what was heard or typed. The daemon
 /// builds one from its configuration; `parley say` and `parley chat` use the

@@ -18,12 +18,13 @@ struct AudioBenchCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "mix", abstract: "Mix 16 kHz mono WAV files with noise at an SNR (peak-frame definition) into a folder.")
         @Option(help: "SNR in dB.") var snr: Double
-        @Option(help: "Noise WAV (16 kHz mono).") var noise = sharedData("noise/kitchen.wav").path
+        @Option(help: "Noise WAV (16 kHz mono); default: the evaluation data's noise/kitchen.wav.") var noise: String?
+        var noiseFile: URL { noise.map { URL(fileURLWithPath: $0) } ?? sharedData("noise/kitchen.wav") }
         @Option(help: "Output folder (created; files keep their names).") var out: String
         @Argument(help: "WAV files.") var files: [String]
 
         func run() throws {
-            let noiseSamples = try WAVFile.read(URL(fileURLWithPath: noise)).samples
+            let noiseSamples = try WAVFile.read(noiseFile).samples
             let folder = URL(fileURLWithPath: out)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             for (index, file) in files.enumerated() {
@@ -77,9 +78,10 @@ struct AudioBenchCommand: ParsableCommand {
     struct Endpointing: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "endpoint",
-            abstract: "Endpointer on ../shared/data/coffee-maker/clean, clean and mixed with kitchen noise.")
-        @Option(help: "Folder of clean 16 kHz recordings.") var clean = "../shared/data/coffee-maker/clean"
-        @Option(help: "Noise WAV file.") var noise = "../shared/data/noise/kitchen.wav"
+            abstract: "Endpointer on the evaluation data's coffee-maker/clean, clean and mixed with kitchen noise.")
+        @Option(help: "Folder of clean 16 kHz recordings; default: the evaluation data's coffee-maker/clean.") var clean: String?
+        @Option(help: "Noise WAV file; default: the evaluation data's noise/kitchen.wav.") var noise: String?
+        var noiseFile: URL { noise.map { URL(fileURLWithPath: $0) } ?? sharedData("noise/kitchen.wav") }
         @Option(help: "Comma-separated SNRs in dB.") var snrs = "6,9,12,15,18,21,24"
         @Option(help: "Trailing silence in milliseconds (comma-separated to sweep).") var trailingMs = "600"
         @Option(help: "Noise slice seed (recording i uses seed + i).") var seed: UInt64 = 20_240_611
@@ -122,7 +124,7 @@ struct AudioBenchCommand: ParsableCommand {
         var leadIn: Int { UtteranceListening().decoderLeadInMilliseconds }
 
         func run() throws {
-            let folder = URL(fileURLWithPath: clean)
+            let folder = clean.map { URL(fileURLWithPath: $0) } ?? sharedData("coffee-maker/clean")
             let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
                 .filter { $0.pathExtension == "wav" }.sorted { $0.lastPathComponent < $1.lastPathComponent }
             let snrList = snrs.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
@@ -132,7 +134,7 @@ struct AudioBenchCommand: ParsableCommand {
             }
             if outcomes {
                 let config = tuned(Int(trailingMs.split(separator: ",")[0]) ?? 600)
-                for entry in try EndpointEvaluation.outcomes(recordings: files, noise: URL(fileURLWithPath: noise), snrs: snrList,
+                for entry in try EndpointEvaluation.outcomes(recordings: files, noise: noiseFile, snrs: snrList,
                                                              seed: seed, configuration: config, leadInMilliseconds: leadIn) {
                     let o = entry.outcome
                     print("{\"file\":\"\(entry.recording.lastPathComponent)\",\"condition\":\"\(entry.condition)\",\"one\":\(o.oneSegmentWithAllSpeech),\"some\":\(o.someSegmentWithAllSpeech),\"first\":\(o.firstUtteranceWithAllSpeech),\"delay\":\(o.endDelaySeconds ?? -1)}")
@@ -143,7 +145,7 @@ struct AudioBenchCommand: ParsableCommand {
             for trailing in trailingMs.split(separator: ",").compactMap({ Int($0) }) {
                 let config = tuned(trailing)
                 let results = try EndpointEvaluation.run(
-                    recordings: files, noise: URL(fileURLWithPath: noise), snrs: snrList, seed: seed, configuration: config,
+                    recordings: files, noise: noiseFile, snrs: snrList, seed: seed, configuration: config,
                     leadInMilliseconds: leadIn)
                 print("trailing silence \(trailing) ms, \(files.count) recordings, true extent: 10 ms frames within \(Int(SpeechExtent.defaultThresholdDB)) dB of the loudest, in runs of >= \(SpeechExtent.defaultMinimumRunFrames * 10) ms")
                 print("| condition | one segment with all speech | some segment with all speech | first utterance (\(leadIn) ms lead-in) with all speech | end delay median | end delay p90 |")
@@ -178,7 +180,7 @@ struct AudioBenchCommand: ParsableCommand {
         }
 
         func printDetail(files: [URL], snr: Double) throws {
-            let noiseSamples = try WAVFile.read(URL(fileURLWithPath: noise)).samples
+            let noiseSamples = try WAVFile.read(noiseFile).samples
             let config = tuned(Int(trailingMs.split(separator: ",")[0]) ?? 600)
             for (index, url) in files.enumerated() {
                 let clean = try WAVFile.read(url).samples

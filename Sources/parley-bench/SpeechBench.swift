@@ -4,10 +4,29 @@ import ParleyAudio
 import ParleyCore
 import ParleySpeech
 
-/// Locates ../shared/data from the working directory (the package root).
+/// The evaluation recordings (docs/evaluation-data.md): the folder
+/// PARLEY_SHARED_DATA names. The evaluation scripts set it (scripts/lib/
+/// evaluation-data.sh: the `shared/data` folder beside the checkout); the
+/// recordings are not in the repository (Tests/Fixtures holds the tests'
+/// small subset), so the benchmark names no default of its own.
+///
+/// `path` in the evaluation data. A benchmark that needs it stops with a
+/// message that says where the data was looked for and how to point at it.
 func sharedData(_ path: String) -> URL {
-    let root = ProcessInfo.processInfo.environment["PARLEY_SHARED_DATA"] ?? "../shared/data"
-    return URL(fileURLWithPath: root).appendingPathComponent(path)
+    func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data(("parley-bench: " + message + "\n").utf8))
+        exit(2)
+    }
+    guard let root = ProcessInfo.processInfo.environment["PARLEY_SHARED_DATA"], !root.isEmpty else {
+        fail("evaluation data needed (\(path)): set PARLEY_SHARED_DATA to the folder of the evaluation recordings "
+            + "(docs/evaluation-data.md); the scripts in scripts/ set it to ../shared/data")
+    }
+    let url = URL(fileURLWithPath: root).appendingPathComponent(path)
+    guard FileManager.default.fileExists(atPath: url.path) else {
+        fail("evaluation data missing: \(url.path) (PARLEY_SHARED_DATA=\(root); docs/evaluation-data.md; "
+            + "Tests/Fixtures holds only the tests' small subset)")
+    }
+    return url
 }
 
 /// Unbuffered line output, so long runs show progress when redirected.

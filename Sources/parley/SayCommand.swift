@@ -28,7 +28,7 @@ struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
         abstract: "Play WAV files into the daemon's microphone (development machines: audio.capture spool:<path>).",
-        discussion: "Example: parley play ../shared/data/coffee-maker/clean/<file>.wav — say the wake word first: the file is heard as it is.")
+        discussion: "Example: parley play Tests/Fixtures/coffee-maker/clean/<file>.wav — say the wake word first: the file is heard as it is.")
 
     @OptionGroup var options: ControlOptions
     @Argument(help: "16-bit WAV files (any rate and channel count).") var files: [String]

@@ -5,7 +5,7 @@ import ParleyTestKit
 import Testing
 import Yams
 
-/// The coffee maker's domain must be exactly ../shared/data/coffee-maker/grammar.yaml.
+/// The coffee maker's domain must be exactly the benchmark's grammar.yaml (Tests/Fixtures/coffee-maker).
 @Suite struct CoffeeGrammarTests {
     struct Grammar {
         var templates: [String]
@@ -13,7 +13,7 @@ import Yams
     }
 
     func loadGrammar() throws -> Grammar {
-        let text = try String(contentsOf: SharedData.require(SharedData.coffeeGrammar), encoding: .utf8)
+        let text = try String(contentsOf: Fixtures.require(Fixtures.coffeeGrammar), encoding: .utf8)
         let root = try #require(try Yams.load(yaml: text) as? [String: Any], "grammar.yaml: expected a mapping at the top")
         let context = try #require(root["context"] as? [String: Any], "grammar.yaml: expected 'context'")
         let expressions = try #require(context["expressions"] as? [String: Any], "grammar.yaml: expected 'context.expressions'")
@@ -49,7 +49,7 @@ import Yams
     /// Every labelled order of the development recordings, said as the
     /// grammar allows, resolves to exactly its labels.
     @Test func everyLabelledOrderResolvesToItsLabels() throws {
-        let data = try Data(contentsOf: SharedData.require(SharedData.coffeeLabels))
+        let data = try Data(contentsOf: Fixtures.require(Fixtures.coffeeLabels))
         let labels = try #require(try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]])
         let resolver = Resolver(model: PhraseCompiler.compile(try AppRegistry(apps: BundledApps.all, primaryApp: "CoffeeMaker")))
         #expect(labels.count > 100)

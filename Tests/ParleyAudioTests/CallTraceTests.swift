@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import ParleyTestKit
 import Testing
 @testable import ParleyAudio
 
@@ -57,7 +58,7 @@ import Testing
         let mock = MockALSA(.init(readi: [160, -Int(EPIPE), 160, -Int(EPIPE), -Int(EPIPE), 160]))
         let service = try makeService(mock)
         try service.start()
-        #expect(waitFor { service.status.periods >= 10 })
+        #expect(Poll.holdsBlocking("ten capture periods read") { service.status.periods >= 10 })
         service.stop()
         #expect(service.status.overruns == 3)
         #expect(service.status.snapshot.description.contains("3 overruns"))
@@ -75,7 +76,7 @@ import Testing
         let mock = MockALSA(.init(readi: [-Int(EINTR), -Int(EINTR), 160]))
         let service = try makeService(mock)
         try service.start()
-        #expect(waitFor { service.status.periods >= 3 })
+        #expect(Poll.holdsBlocking("three capture periods read") { service.status.periods >= 3 })
         service.stop()
         #expect(Array(mock.calls.filter { $0 == "snd_pcm_readi" || $0.hasPrefix("snd_pcm_recover") }.prefix(3))
                 == ["snd_pcm_readi", "snd_pcm_readi", "snd_pcm_readi"])
@@ -90,7 +91,7 @@ import Testing
         let service = try makeService(mock)
         mock.stateProbe.withLock { $0 = { [weak service] in service?.status.state.description ?? "gone" } }
         try service.start()
-        #expect(waitFor { service.status.reconnects == 1 && service.status.periods >= 5 })
+        #expect(Poll.holdsBlocking("reconnected once and reading again") { service.status.reconnects == 1 && service.status.periods >= 5 })
         service.stop()
         #expect(service.status.state == .stopped)
         #expect(service.status.lastErrno == ENOENT)   // the last failure seen while reconnecting
@@ -112,7 +113,7 @@ import Testing
         let problem = service.startOrKeepTrying()
         guard case .deviceNotFound(let name, _) = problem else { Issue.record("wrong result \(String(describing: problem))"); return }
         #expect(name == "hw:7,0")
-        #expect(waitFor { service.status.reconnects == 1 && service.status.periods >= 3 })
+        #expect(Poll.holdsBlocking("reconnected once and reading again") { service.status.reconnects == 1 && service.status.periods >= 3 })
         #expect(service.status.state == .running)
         #expect(service.problem == nil)
         service.stop()
@@ -125,7 +126,7 @@ import Testing
         let mock = MockALSA(.init(open: Array(repeating: -EBUSY, count: 1_000), sleepInBackOff: true))
         let service = try makeService(mock)
         #expect(service.startOrKeepTrying() == .deviceBusy(device: "hw:7,0"))
-        #expect(waitFor { mock.count("snd_pcm_open") >= 3 })   // retried, with back-off, until stopped
+        #expect(Poll.holdsBlocking("the missing device tried three times") { mock.count("snd_pcm_open") >= 3 })   // retried, with back-off, until stopped
         #expect(service.status.state == .reconnecting)
         #expect(service.status.lastErrno == EBUSY)
         #expect(service.problem?.contains("busy") == true)
@@ -138,7 +139,7 @@ import Testing
         let mock = MockALSA(.init(blockForever: true))
         let service = try makeService(mock)
         try service.start()
-        #expect(waitFor { mock.count("poll") >= 1 })
+        #expect(Poll.holdsBlocking("the thread waiting in poll()") { mock.count("poll") >= 1 })
         service.stop()                  // would hang forever if the eventfd did not wake poll(2)
         #expect(service.status.state == .stopped)
         #expect(mock.count("snd_pcm_close") == 1)

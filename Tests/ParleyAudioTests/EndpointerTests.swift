@@ -127,8 +127,8 @@ import ParleyTestKit
 
     @Test func realRecordingsCleanAndNoisy() throws {
         // A small share of the evaluation, as a regression guard: the first ten recordings.
-        let files = Array(try SharedData.wavFiles(in: SharedData.coffeeClean).prefix(10))
-        let results = try EndpointEvaluation.run(recordings: files, noise: SharedData.kitchenNoise, snrs: [24],
+        let files = Array(try Fixtures.wavFiles(in: Fixtures.coffeeClean).prefix(10))
+        let results = try EndpointEvaluation.run(recordings: files, noise: Fixtures.kitchenNoise, snrs: [24],
                                                  configuration: EndpointerConfiguration())
         #expect(results.map(\.label) == ["clean", "24 dB"])
         #expect(results[0].recordings == 10)
@@ -242,7 +242,7 @@ import ParleyTestKit
 
 @Suite struct EndpointerAllocationTests {
     @Test func processingAllocatesNothing() throws {
-        let samples = try WAVFile.read(try SharedData.wavFiles(in: SharedData.coffeeClean)[0]).samples
+        let samples = try WAVFile.read(try Fixtures.wavFiles(in: Fixtures.coffeeClean)[0]).samples
         var starts = 0, ends = 0
         try samples.withUnsafeBufferPointer { buffer in
             // Warm up on the whole recording with another endpointer: the first

@@ -24,7 +24,7 @@ import Testing
             inputFrameLimit: samples.count))
         try service.start()
         #expect(service.ring.waitUntil(atLeast: Int64(samples.count)))
-        #expect(waitFor { service.status.state == .endOfInput })
+        #expect(Poll.holdsBlocking("the capture read its whole file") { service.status.state == .endOfInput })
         #expect(service.ring.writePosition == Int64(samples.count))
         service.stop()
         let captured = service.ring.samples(from: 0, count: samples.count)
@@ -43,19 +43,13 @@ func firstDifference(_ a: [Int16], _ b: [Int16]) -> Int? {
     return a.count == b.count ? nil : min(a.count, b.count)
 }
 
-/// Polls `condition` up to 20 000 times 0.5 ms apart (a bound, not a timed assertion).
-func waitFor(_ condition: () -> Bool) -> Bool {
-    for _ in 0..<20_000 where !condition() { usleep(500) }
-    return condition()
-}
-
 /// Waits until `condition` holds, for as long as `progress` keeps moving: a
 /// long capture on a starved machine is slow, not stuck. Fails only when
-/// `progress` stands still for a whole `waitFor` bound.
+/// `progress` stands still for a whole `Poll.holdsBlocking` bound.
 func waitWhileProgressing(_ progress: () -> Int, until condition: () -> Bool) -> Bool {
     while !condition() {
         let before = progress()
-        if waitFor({ condition() || progress() != before }) == false { return false }
+        if !Poll.holdsBlocking("the condition, or progress from \(before)", { condition() || progress() != before }) { return false }
     }
     return true
 }
@@ -73,24 +67,14 @@ extension AudioRing {
     }
 }
 
-/// A fresh directory under /tmp, removed when the value goes away.
-final class TemporaryDirectory {
-    let url: URL
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("parley-audio-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
 @Suite struct WAVCaptureTests {
     @Test func aRealRecordingComesBackSampleForSample() throws {
         let dir = try TemporaryDirectory()
-        let wav = try SharedData.wavFiles(in: SharedData.coffeeClean, atLeast: 6)[5]
+        let wav = try Fixtures.wavFiles(in: Fixtures.coffeeClean, atLeast: 6)[5]
         let expected = try WAVFile.read(wav).samples
         let service = try CaptureService(configuration: .file(wav: wav, workDirectory: dir.url, pacing: .device, ringSeconds: 30))
         try service.start()
-        #expect(waitFor { service.status.state == .endOfInput })
+        #expect(Poll.holdsBlocking("the capture read its whole file") { service.status.state == .endOfInput })
         service.stop()
         #expect(service.ring.writePosition == Int64(expected.count))
         let captured = service.ring.samples(from: 0, count: expected.count)
@@ -125,7 +109,7 @@ final class TemporaryDirectory {
                 ringSeconds: 8, realtimePriority: nil, inputFrameLimit: frames),
             logger: Logger(label: "test"), alsa: alsa)
         try service.start()
-        #expect(waitFor { service.status.state == .endOfInput })
+        #expect(Poll.holdsBlocking("the capture read its whole file") { service.status.state == .endOfInput })
         service.stop()
         return (service.ring.samples(from: 0, count: Int(service.ring.writePosition)), service.status)
     }
@@ -190,7 +174,7 @@ final class TemporaryDirectory {
                     realtimePriority: nil, inputFrameLimit: frames),
                 logger: Logger(label: "test"), alsa: alsa)
             try service.start()
-            #expect(waitFor { reads.load(ordering: .relaxed) >= 100 })
+            #expect(Poll.holdsBlocking("a hundred reads") { reads.load(ordering: .relaxed) >= 100 })
             let tid = service.status.threadID
             let before = parley_malloc_count_for_thread(tid)
             let periodsBefore = service.status.periods

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import Synchronization
+import ParleyTestKit
 import Testing
 @testable import ParleyAudio
 
@@ -46,7 +47,7 @@ import Testing
         try service.start()
         service.enqueue(tone(300, rate: 22_050, seconds: 3), sampleRate: 22_050)
         service.enqueue(tone(500, rate: 22_050, seconds: 3), sampleRate: 22_050)
-        #expect(waitFor { service.isSpeaking && service.framesWritten >= 4_800 })
+        #expect(Poll.holdsBlocking("the device speaking, 0.3 s written") { service.isSpeaking && service.framesWritten >= 4_800 })
         service.stopSpeaking()
         #expect(!service.isSpeaking)
         let atStop = service.framesWritten
@@ -57,7 +58,7 @@ import Testing
         #expect(service.framesWritten == atStop)          // the queue was dropped too
         // Playback works again after a stop.
         service.enqueue(tone(440, rate: 16_000, seconds: 0.05), sampleRate: 16_000)
-        #expect(waitFor { service.framesWritten >= atStop + 2_400 })
+        #expect(Poll.holdsBlocking("the silence after the stop written") { service.framesWritten >= atStop + 2_400 })
         service.shutdown()
         #expect(service.framesWritten < 48_000 * 6 / 2)   // far less than the six seconds queued
     }
@@ -75,9 +76,9 @@ import Testing
         try capture.start()
         try playback.start()
         playback.enqueue(tone(440, rate: 22_050, seconds: 0.5), sampleRate: 22_050)
-        #expect(waitFor { playback.isSpeaking })
+        #expect(Poll.holdsBlocking("the device speaking") { playback.isSpeaking })
         let capturedWhileSpeaking = capture.ring.writePosition
-        #expect(waitFor { capture.status.state == .endOfInput })
+        #expect(Poll.holdsBlocking("the capture read its whole file") { capture.status.state == .endOfInput })
         playback.waitUntilIdle()
         #expect(capture.ring.writePosition == Int64(input.count))
         #expect(capture.ring.writePosition > capturedWhileSpeaking)

@@ -91,7 +91,7 @@ import ParleyTestKit
             seen.result.withLock { $0 = (true, ring.writePosition) }
         }
         waiter.start()
-        while !seen.started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(1)) }
+        try await Poll.until("the waiter thread started", polls: 120_000, every: .milliseconds(1)) { seen.started.load(ordering: .acquiring) }
         // The writes come from a thread of their own, like the capture thread:
         // a test task sleeping between them can be resumed tens of seconds
         // later when parallel tests hold every thread of the cooperative pool,
@@ -104,7 +104,7 @@ import ParleyTestKit
             }
         }
         writer.start()
-        while !seen.result.withLock({ $0.returned }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await Poll.until("the waiter returned", polls: 120_000, every: .milliseconds(1)) { seen.result.withLock { $0.returned } }
         // Woken only once the batch it asked for was there, not by the first period.
         let gotSamples = seen.gotSamples.load(ordering: .acquiring)
         #expect(gotSamples, "the wait timed out without a sample")
@@ -129,7 +129,7 @@ import ParleyTestKit
 
 @Suite struct WAVAndMixerTests {
     @Test func readsTheSharedRecordingsAndRoundTrips() throws {
-        let file = try SharedData.wavFiles(in: SharedData.coffeeClean).first!
+        let file = try Fixtures.wavFiles(in: Fixtures.coffeeClean).first!
         let (samples, rate) = try WAVFile.read(file)
         #expect(rate == 16_000)
         #expect(samples.count > 16_000)
@@ -157,8 +157,8 @@ import ParleyTestKit
     }
 
     @Test func mixHasThePeakFrameSNRAndIsFixedBySeed() throws {
-        let speech = try WAVFile.read(try SharedData.wavFiles(in: SharedData.coffeeClean)[3]).samples
-        let noise = try WAVFile.read(SharedData.kitchenNoise).samples
+        let speech = try WAVFile.read(try Fixtures.wavFiles(in: Fixtures.coffeeClean)[3]).samples
+        let noise = try WAVFile.read(Fixtures.kitchenNoise).samples
         for snr in [6.0, 15.0, 24.0] {
             let mixed = NoiseMixer.mix(speech: speech, noise: noise, snrDB: snr, seed: 42)
             #expect(mixed == NoiseMixer.mix(speech: speech, noise: noise, snrDB: snr, seed: 42))

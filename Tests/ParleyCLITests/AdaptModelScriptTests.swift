@@ -9,7 +9,7 @@ import Testing
     func run(environment: [String: String]) async throws -> (status: Int32, stderr: String, created: Bool) {
         let out = "/tmp/pamt-" + String(UUID().uuidString.prefix(8))
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let script = SharedData.packageRoot.appendingPathComponent("scripts/adapt-model.sh").path
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/adapt-model.sh").path
         let exit = try await ChildProcess.run(
             "/bin/bash", [script, out], environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         return (exit.status, exit.standardError, FileManager.default.fileExists(atPath: out))

@@ -3,7 +3,7 @@ import ParleyTestKit
 import Testing
 
 /// `parley chat` through the real executable: the console contract and the
-/// conversations of SPEC section 1 (items 2, 3, 4, 5, 7, 8).
+/// conversations of docs/spec.md §1 (items 2, 3, 4, 5, 7, 8).
 @Suite struct ChatConsoleTests {
     struct Outcome {
         var status: Int32
@@ -19,7 +19,7 @@ import Testing
         where parent.pathExtension == "xctest" {
             candidates.append(parent.deletingLastPathComponent().appendingPathComponent("parley"))
         }
-        candidates.append(SharedData.packageRoot.appendingPathComponent(".build/debug/parley"))
+        candidates.append(Fixtures.packageRoot.appendingPathComponent(".build/debug/parley"))
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw CLIError("the parley executable was not found (looked at \(candidates.map(\.path).joined(separator: ", "))); build it with `swift build --product parley`")
         }

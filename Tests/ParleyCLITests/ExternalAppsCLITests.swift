@@ -5,7 +5,7 @@ import Testing
 /// External apps through the real `parley` executable: a console
 /// conversation with `--apps`, and `parley apps check`.
 @Suite struct ExternalAppsCLITests {
-    static let examples = SharedData.packageRoot.appendingPathComponent("examples/apps")
+    static let examples = Fixtures.packageRoot.appendingPathComponent("examples/apps")
 
     /// A temporary apps folder with copies of both example apps.
     func appsFolder() throws -> URL {

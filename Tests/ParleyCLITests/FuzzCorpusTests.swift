@@ -19,7 +19,7 @@ import Testing
 
     @Test(arguments: targets)
     func theCorpusAndEveryRegressionReplayCleanly(_ target: String) async throws {
-        let root = SharedData.packageRoot.appendingPathComponent("Tests/Fuzz")
+        let root = Fixtures.packageRoot.appendingPathComponent("Tests/Fuzz")
         let folders = ["corpus", "regressions"].map { root.appendingPathComponent("\($0)/\(target)").path }
             .filter { FileManager.default.fileExists(atPath: $0) }
         let seeds = try FileManager.default.contentsOfDirectory(atPath: folders[0])

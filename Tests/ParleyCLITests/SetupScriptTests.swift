@@ -6,7 +6,7 @@ import Testing
 /// the build, the tests and the scripts use, as root or through sudo. apt-get
 /// and sudo are replaced by recording stubs; nothing is installed.
 @Suite(.serialized) struct SetupScriptTests {
-    static let script = SharedData.packageRoot.appendingPathComponent("scripts/setup.sh")
+    static let script = Fixtures.packageRoot.appendingPathComponent("scripts/setup.sh")
 
     /// The Debian packages in the script's PACKAGES list.
     static func packages() throws -> [String] {

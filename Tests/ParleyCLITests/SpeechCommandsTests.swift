@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func understandPrintsOneJSONObjectPerFile() async throws {
-        let file = try SharedData.require(SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav")).path
+        let file = try Fixtures.coffeeRecording("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
         let outcome = try await run(["understand", "--app", "coffee-maker", file])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let line = try #require(outcome.lines.first)
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func understandWithAnotherAppFindsNoCoffeeOrder() async throws {
-        let file = try SharedData.require(SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav")).path
+        let file = try Fixtures.coffeeRecording("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
         let outcome = try await run(["understand", "--app", "soup-chef", file])
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.lines.first?["intent"] as? String != "orderDrink")
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func detectWakeReportsTheWakeWordTime() async throws {
-        let files = try SharedData.wavFiles(in: SharedData.wakeComputer, atLeast: 3).prefix(3).map(\.path)
+        let files = try Fixtures.wavFiles(in: Fixtures.wakeComputer, atLeast: 3).prefix(3).map(\.path)
         let outcome = try await run(["detect-wake", "--wake", "computer", "--sensitivity", "0.7"] + files)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         #expect(outcome.lines.map { $0["file"] as? String } == files)

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func theShippedExampleIsValidAndStatesTheDefaults() throws {
-        let example = SharedData.packageRoot.appendingPathComponent("dist/parley.yaml").path
+        let example = Fixtures.packageRoot.appendingPathComponent("dist/parley.yaml").path
         #expect(try ConfigLoader.load(contentsOf: example) == ParleyConfig())
     }
 
@@ -206,7 +206,7 @@ import Testing
     /// The capture thread's SCHED_FIFO request must be one the unit permits,
     /// or it is refused on every device.
     @Test func theRealtimePriorityIsWhatTheUnitPermits() throws {
-        let unit = try String(contentsOf: SharedData.packageRoot.appendingPathComponent("dist/parleyd.service"), encoding: .utf8)
+        let unit = try String(contentsOf: Fixtures.packageRoot.appendingPathComponent("dist/parleyd.service"), encoding: .utf8)
         let limit = unit.split(separator: "\n").first { $0.hasPrefix("LimitRTPRIO=") }.flatMap { Int($0.dropFirst(12)) }
         #expect(limit != nil)
         #expect(ParleyConfig().audio.realtimePriority == limit)

@@ -4,7 +4,7 @@ import ParleyCore
 import ParleyTestKit
 import Testing
 
-/// Every conversation path of SPEC 5, through the engine `parley chat` uses.
+/// Every conversation path of docs/spec.md §5, through the engine `parley chat` uses.
 @Suite struct ConversationTests {
     func harness(_ configuration: EngineConfiguration = EngineConfiguration(), donations: [Donation] = []) throws -> EngineHarness {
         try EngineHarness(apps: BundledApps.all + [ChiliApp()], primaryApp: "Coffee Maker",

@@ -25,7 +25,9 @@ import Testing
         #expect(await h.sink.performed.isEmpty)
         #expect(await h.donations.rows.isEmpty)
         // The app's own task was cancelled, not left simmering.
-        while simmerStops.load(ordering: .relaxed) == stopsBefore { await Task.yield(); try await Task.sleep(for: .milliseconds(1)) }
+        try await Poll.until("the app's simmering task stopped", polls: 120_000, every: .milliseconds(1)) {
+            simmerStops.load(ordering: .relaxed) != stopsBefore
+        }
         #expect(simmerStops.load(ordering: .relaxed) == stopsBefore + 1)
         #expect(h.clock.sleeperCount == 0)
         #expect(await h.say("serve chili with chili shack") == ["Which chili? Beef or veggie?"])
@@ -55,7 +57,9 @@ import Testing
         await lateGate.waitForArrivals(arrived + 2)
         let finished = lateFinished.load(ordering: .relaxed)
         lateGate.openFirst()  // the cancelled run's perform goes on now: it donates, then returns
-        while lateFinished.load(ordering: .relaxed) == finished { await Task.yield(); try await Task.sleep(for: .milliseconds(1)) }
+        try await Poll.until("the cancelled run's perform finished", polls: 120_000, every: .milliseconds(1)) {
+            lateFinished.load(ordering: .relaxed) != finished
+        }
         lateGate.openFirst()  // then the current one's
         await second.value
         #expect(await h.sink.spoken == ["Cancelled.", "Done late."])

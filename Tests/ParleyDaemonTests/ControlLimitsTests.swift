@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyControl
+import ParleyTestKit
 import Testing
 
 @testable import ParleyDaemon
@@ -104,8 +105,13 @@ import Testing
         let error = await #expect(throws: ControlClientError.self) {
             try await offPool {
                 let client = try ControlClient(path: socket)
-                // Time for the refusal and the close to arrive before the request is written.
-                usleep(300_000)
+                // The refusal and the close must arrive before the request is
+                // written. The server accepts in order: once a later
+                // connection has been refused and closed, so has this one.
+                let probe = try UnixSocket.connect(to: socket)
+                defer { close(probe) }
+                var reader = LineReader(fd: probe, path: socket)
+                while try reader.next() != nil {}
                 return try client.send(.status)
             }
         }
@@ -128,10 +134,8 @@ import Testing
         #expect("\(error.map { "\($0)" } ?? "")".contains("too many control connections (2 open)"))
         // A slot freed is a slot available again (the server notices the close first).
         close(first)
-        var answered = false
-        for _ in 0..<200 where !answered {
-            answered = (try? await small.status())?.message == "none"
-            if !answered { try await Task.sleep(for: .milliseconds(10)) }
+        let answered = try await Poll.holds("a request answered in the freed slot", polls: 200, every: .milliseconds(10)) {
+            (try? await small.status())?.message == "none"
         }
         #expect(answered)
     }

@@ -46,11 +46,9 @@ import Testing
     /// Waits (by attempts) until the daemon answers on its socket.
     static func waitUntilReady(_ socket: String) async throws -> Bool {
         try await offPool {
-            for _ in 0..<400 {
-                if (try? ControlClient(path: socket).send(.status)) != nil { return true }
-                usleep(25_000)
-            }
-            return false
+            (try? Poll.untilBlocking("parleyd answers on \(socket)", polls: 400, every: .milliseconds(25)) {
+                (try? ControlClient(path: socket).send(.status)) != nil
+            }) != nil
         }
     }
 
@@ -97,12 +95,10 @@ import Testing
             let writer = Task { try await offPool { Self.writeUntilKilled(socket, from: start, acked: counter) } }
             try await offPool {
                 // Bounded by attempts: a writer that stalls fails the expectation below.
-                var attempts = 0
-                while counter.value.load(ordering: .acquiring) < killAfter && attempts < 20_000 {
-                    usleep(500)
-                    attempts += 1
+                _ = try? Poll.untilBlocking("round \(round): \(killAfter) writes acknowledged") {
+                    counter.value.load(ordering: .acquiring) >= killAfter
                 }
-                usleep(delay)
+                usleep(delay)  // not a wait for anything: lands the kill anywhere in the next write
                 process.kill()
             }
             let exit = try await process.wait()

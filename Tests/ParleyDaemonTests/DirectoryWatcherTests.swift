@@ -1,4 +1,5 @@
 import Foundation
+import ParleyTestKit
 import Testing
 
 @testable import ParleyDaemon

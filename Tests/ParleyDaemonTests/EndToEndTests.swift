@@ -12,9 +12,9 @@ import Testing
 /// Checks state, spoken output and LED states.
 @Suite(.serialized) struct EndToEndTests {
     /// "Can I have a light roast twelve ounce coffee" (a real recording).
-    static let firstOrder = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
+    static let firstOrder = Fixtures.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
     /// "Can I have a sixteen ounce medium roast house coffee", another speaker.
-    static let secondOrder = SharedData.coffeeClean.appendingPathComponent("0a4e9b1d-e294-40fc-afaa-4a07b9437ff7.wav").path
+    static let secondOrder = Fixtures.coffeeClean.appendingPathComponent("0a4e9b1d-e294-40fc-afaa-4a07b9437ff7.wav").path
 
     /// 1.5 s silence, "hey", a recorded order, 6 s silence, as 16 kHz mono
     /// WAV (state/capture.wav).
@@ -69,14 +69,16 @@ import Testing
     {
         try await offPool {
             var last: DaemonStatus?
-            for _ in 0..<attempts {
-                if let status = try? ControlClient(path: socket).send(.status).status {
+            do {
+                return try Poll.valueBlocking("parleyd's status on \(socket) to reach the state awaited", polls: attempts,
+                                              every: .milliseconds(50)) { () -> DaemonStatus? in
+                    guard let status = try? ControlClient(path: socket).send(.status).status else { return nil }
                     last = status
-                    if done(status) { return status }
+                    return done(status) ? status : nil
                 }
-                usleep(50_000)
+            } catch {
+                return last  // the caller's expectations say what differs
             }
-            return last
         }
     }
 
@@ -97,6 +99,20 @@ import Testing
             if energy.squareRoot() > 300 { voiced += 1 }
         }
         return voiced
+    }
+
+    /// Voiced frames in the playback file once there are more than `count`
+    /// (what there are after 300 polls otherwise: the caller's expectations
+    /// say what is missing).
+    static func voicedFrames(_ path: String, above count: Int) async throws -> Int {
+        try await offPool {
+            var voiced = 0
+            _ = try? Poll.untilBlocking("more than \(count) voiced frames in \(path)", polls: 300, every: .milliseconds(50)) {
+                voiced = (try? voicedFrames(path)) ?? 0
+                return voiced > count
+            }
+            return voiced
+        }
     }
 
     /// Voiced frames in the playback file once it has stopped growing in
@@ -133,15 +149,7 @@ import Testing
         #expect(confirming?.recognitions == 1)
         // Press once the confirmation has been played (as a person would).
         let playback = dir.file("state/playback.wav")
-        let voicedBeforePress = try await offPool { () -> Int in
-            var voiced = 0
-            for _ in 0..<300 {
-                voiced = (try? Self.voicedFrames(playback)) ?? 0
-                if voiced > 100 { break }
-                usleep(50_000)
-            }
-            return voiced
-        }
+        let voicedBeforePress = try await Self.voicedFrames(playback, above: 100)
 
         _ = try await offPool { try ControlClient(path: socket).send(.press(.short)) }
         let done = try await Self.waitForStatus(socket) { $0.lastIntents.first == "CoffeeMaker/orderDrink" && $0.donations == 1 }
@@ -153,15 +161,7 @@ import Testing
         let secondRead = try await Self.waitForStatus(socket) { $0.recognitions == 2 && $0.state == "awaiting-confirmation" }
         #expect(secondRead?.recognitions == 2 && secondRead?.state == "awaiting-confirmation")
         #expect(secondRead?.donations == 1)  // not before the press
-        let voicedBeforeSecondPress = try await offPool { () -> Int in
-            var voiced = 0
-            for _ in 0..<300 {
-                voiced = (try? Self.voicedFrames(playback)) ?? 0
-                if voiced > voicedAfterFirst + 100 { break }
-                usleep(50_000)
-            }
-            return voiced
-        }
+        let voicedBeforeSecondPress = try await Self.voicedFrames(playback, above: voicedAfterFirst + 100)
         _ = try await offPool { try ControlClient(path: socket).send(.press(.short)) }
         let both = try await Self.waitForStatus(socket) { $0.donations == 2 && $0.state == "idle" }
         #expect(both?.donations == 2)

@@ -14,15 +14,6 @@ import Testing
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("examples/apps")
 
-    /// Asks `condition` until it holds, at most `tries` times 50 ms apart (the watcher works on its own thread).
-    func eventually(tries: Int = 200, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        for _ in 0..<tries {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return false
-    }
-
     @Test func foldersDroppedInChangedAndRemovedWhileTheDaemonRuns() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
@@ -50,7 +41,9 @@ import Testing
         let staging = apps.appendingPathComponent(".kitchen-lights")
         try FileManager.default.copyItem(at: Self.examples.appendingPathComponent("kitchen-lights"), to: staging)
         try FileManager.default.moveItem(at: staging, to: apps.appendingPathComponent("kitchen-lights"))
-        #expect(await eventually { await installed() == ["KitchenLights", "ShoppingList"] })
+        #expect(try await Poll.holds("the dropped-in Kitchen Lights installed", polls: 200, every: .milliseconds(50)) {
+            await installed() == ["KitchenLights", "ShoppingList"]
+        })
         #expect(try await conversation.hear("turn off the lights").spoken == ["Every light is already off."])
 
         // Changed: the handler's answer differs once the folder is reloaded.
@@ -58,19 +51,25 @@ import Testing
         let code = try String(contentsOf: handler, encoding: .utf8)
         try code.replacingOccurrences(of: "Every light is already off.", with: "All the lights are off already.")
             .write(to: handler, atomically: false, encoding: .utf8)
-        #expect(try await eventually { try await conversation.hear("turn off the lights").spoken == ["All the lights are off already."] })
+        #expect(try await Poll.holds("the changed handler reloaded", polls: 200, every: .milliseconds(50)) {
+            try await conversation.hear("turn off the lights").spoken == ["All the lights are off already."]
+        })
 
         // Copied in with cp -r (mkdir, then files): seen through the created folder.
         let copy = try await ChildProcess.run("/bin/cp", ["-r", Self.examples.appendingPathComponent("kitchen-lights").path,
                                                          apps.appendingPathComponent("porch").path])
         #expect(copy.succeeded)
         // A second Kitchen Lights clashes with the first: refused, the first keeps working.
-        #expect(await eventually { await service.host.refusals["porch"] != nil })
+        #expect(try await Poll.holds("the second Kitchen Lights refused", polls: 200, every: .milliseconds(50)) {
+            await service.host.refusals["porch"] != nil
+        })
         #expect(await installed() == ["KitchenLights", "ShoppingList"])
 
         // Removed: unloaded, its phrases no longer heard.
         try FileManager.default.removeItem(at: apps.appendingPathComponent("kitchen-lights"))
-        #expect(await eventually { await installed() == ["ShoppingList"] })
+        #expect(try await Poll.holds("the removed Kitchen Lights unloaded", polls: 200, every: .milliseconds(50)) {
+            await installed() == ["ShoppingList"]
+        })
         #expect(try await conversation.hear("turn off the lights").spoken != ["All the lights are off already."])
 
         watching.cancel()

@@ -113,7 +113,7 @@ final class CompileGate: Sendable {
         gate.record("waits returned")
         #expect(builds.request(Self.model("soup"), kind: .commands) == nil, "nothing is asked for once stopped")
         gate.finishOne()
-        await Self.eventually { gate.events.withLock { $0.contains("dropped(version: 1)") } }
+        try await Poll.until("the compile finished after the stop dropped") { gate.events.withLock { $0.contains("dropped(version: 1)") } }
         #expect(gate.events.withLock { $0 } == ["compile started", "waits returned", "compile ended", "dropped(version: 1)"],
                 "the waiting request is never compiled, the one compiling is not installed")
         #expect(builds.current.version == 0, "nothing installed after the stop")
@@ -141,10 +141,6 @@ final class CompileGate: Sendable {
         ])
         #expect(window == 2)
         #expect(builds.current.kind == .followUp && builds.current.model.rules.map(\.id) == ["large"])
-    }
-
-    static func eventually(_ condition: () -> Bool) async {
-        for _ in 0..<6_000 where !condition() { try? await Task.sleep(for: .milliseconds(20)) }
     }
 }
 
@@ -184,7 +180,7 @@ final class CompileGate: Sendable {
         try await running.value
         gate.record("group ended")
         gate.finishOne()
-        await GrammarBuildsTests.eventually { gate.events.withLock { $0.contains("compile ended") } }
+        try await Poll.until("the reload's compile ended") { gate.events.withLock { $0.contains("compile ended") } }
         #expect(gate.events.withLock { $0 } == ["compile started", "group ended", "compile ended"])
     }
 }

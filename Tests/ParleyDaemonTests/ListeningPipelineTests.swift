@@ -81,18 +81,6 @@ struct Oven: ParleyApp {
         return Running(pipeline: pipeline, harness: harness, task: task)
     }
 
-    /// Polls `condition` (every 50 ms, at most `polls` times; a bound for a
-    /// broken build, not a timing assertion: under the whole suite the
-    /// cooperative pool the engine runs on can be busy for minutes with
-    /// other suites' decoding); true once it holds.
-    static func eventually(polls: Int = 6_000, _ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<polls {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return await condition()
-    }
-
     @Test func cancelSpokenWhileAnIntentPerformsStopsItAndTheDeviceSaysSo() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let startedBefore = BakeBread.started.load(ordering: .sequentiallyConsistent)
@@ -100,9 +88,14 @@ struct Oven: ParleyApp {
         let audio = try Self.speech(["hey bake bread with oven", "hey cancel"])
         let running = try await Self.start(audio, in: dir, pacing: .device, ringSeconds: 16)
         let sink = running.harness.sink
-        let cancelled = await Self.eventually { await sink.spoken.contains("Cancelled.") }
+        // Polled every 50 ms, at most 6 000 times: under the whole suite the
+        // cooperative pool the engine runs on can be busy for minutes with
+        // other suites' decoding.
+        let cancelled = try await Poll.holds("the device says Cancelled.", every: .milliseconds(50)) {
+            await sink.spoken.contains("Cancelled.")
+        }
         // The engine stops the perform itself, before the pipeline is stopped (the suite is serialized).
-        let performStopped = await Self.eventually {
+        let performStopped = try await Poll.holds("the performing intent cancelled", every: .milliseconds(50)) {
             BakeBread.cancelled.load(ordering: .sequentiallyConsistent) == cancelledBefore + 1
         }
         await running.stop()
@@ -125,7 +118,7 @@ struct Oven: ParleyApp {
         #expect(Double(audio.count) / 16_000 > 3 * ringSeconds, "the recording outlasts the ring")
         let running = try await Self.start(audio, in: dir, pacing: .realTime, ringSeconds: ringSeconds)
         let pipeline = running.pipeline
-        let ended = await Self.eventually {
+        let ended = try await Poll.holds("the recording ended and five segments were heard", every: .milliseconds(50)) {
             pipeline.capture.status.state == .endOfInput && pipeline.listeningCounts.segments >= 5
         }
         let counts = pipeline.listeningCounts

@@ -11,8 +11,8 @@ import Testing
 /// without the wake word is understood in it, and "stop" said over the
 /// device's own voice interrupts it.
 @Suite(.serialized) struct LiveMicrophoneTests {
-    static let computer = SharedData.wakeComputer.appendingPathComponent("0f39d2ed-e21c-470b-b0ae-9957dbab93e5.wav").path
-    static let order = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
+    static let computer = Fixtures.wakeComputer.appendingPathComponent("0f39d2ed-e21c-470b-b0ae-9957dbab93e5.wav").path
+    static let order = Fixtures.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
 
     static func play(_ path: String, socket: String) async throws -> String {
         try await offPool { try ControlClient(path: socket).send(.play(path)).message ?? "" }

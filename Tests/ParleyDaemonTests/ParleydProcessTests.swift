@@ -57,14 +57,11 @@ import Testing
             "--config", dir.file("parley.yaml"), "--state-directory", dir.file("state"), "--socket", dir.file("parley.sock"),
         ])
         let socket = dir.file("parley.sock")
-        let asked = try await offPool { () throws -> [String]? in
-            for _ in 0..<400 {
-                if let response = try? ControlClient(path: socket).send(.say("order soup with soup chef")) {
-                    return response.spoken
-                }
-                usleep(25_000)
+        let asked = try await offPool { () -> [String]? in
+            let response = try? Poll.valueBlocking("parleyd answers `say` on \(socket)", polls: 400, every: .milliseconds(25)) {
+                try? ControlClient(path: socket).send(.say("order soup with soup chef"))
             }
-            return nil
+            return response?.spoken
         }
         #expect(asked == ["Which soup? Clam chowder, tomato or chicken noodle?"])
         let exit = try await process.stop()

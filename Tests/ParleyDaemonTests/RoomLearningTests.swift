@@ -52,10 +52,8 @@ import Testing
     /// The kept recordings once there are `count` (they are written off the
     /// engine's path), polling by attempts.
     func kept(_ room: RoomLearning, count: Int) async throws -> [KeptRecordings.Recording] {
-        for _ in 0..<2_000 {
-            let all = try room.kept.recordings()
-            if all.count >= count { return all }
-            try await Task.sleep(for: .milliseconds(10))
+        _ = try await Poll.holds("\(count) kept recordings", polls: 2_000, every: .milliseconds(10)) {
+            try room.kept.recordings().count >= count
         }
         return try room.kept.recordings()
     }

@@ -86,10 +86,9 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         return Running(pipeline: pipeline, harness: harness, task: task)
     }
 
-    /// Every utterance of the recording decided (a bound for a broken
-    /// build, not a timing assertion: see ListeningPipelineTests.eventually).
-    static func decided(_ running: Running, _ count: Int) async -> Bool {
-        await ListeningPipelineTests.eventually {
+    /// Every utterance of the recording decided.
+    static func decided(_ running: Running, _ count: Int) async throws -> Bool {
+        try await Poll.holds("the recording ended and \(count) utterance(s) were decided") {
             running.pipeline.capture.status.state == .endOfInput && running.pipeline.listeningCounts.decided >= count
         }
     }
@@ -102,7 +101,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         let wake = ScriptedWake([.init(.extendable, true)], otherwise: .init(.extendable, false))
         let running = try await Self.start(words: [2.0...2.8, 4.5...5.7], seconds: 8, in: dir, named: true,
                                            commands: commands, wake: wake)
-        let performed = await ListeningPipelineTests.eventually {
+        let performed = try await Poll.holds("the command after the wake phrase performed") {
             MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
         }
         let events = await running.harness.sink.events
@@ -118,7 +117,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let commands = ScriptedCommands(otherwise: .init(.incomplete, Self.nothing))
         let running = try await Self.start(words: [2.0...3.0], seconds: 5, in: dir, named: false, commands: commands)
-        let decided = await Self.decided(running, 1)
+        let decided = try await Self.decided(running, 1)
         let recognitions = await running.pipeline.recognitions()
         let spoken = await running.harness.sink.spoken
         await running.stop()
@@ -135,7 +134,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
                                         otherwise: .init(.incomplete, Self.nothing))
         let running = try await Self.start(words: [2.0...2.6], seconds: 5, in: dir, named: false, commands: commands,
                                            speaking: { true }, interrupt: { interruptions.add(1, ordering: .sequentiallyConsistent) })
-        let interrupted = await ListeningPipelineTests.eventually { interruptions.load(ordering: .sequentiallyConsistent) == 1 }
+        let interrupted = try await Poll.holds("the cancel phrase interrupted the device's voice") { interruptions.load(ordering: .sequentiallyConsistent) == 1 }
         await running.stop()
         #expect(interrupted)
         // While the device spoke the decoder held the cancel phrases only.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ParleyApps
 import ParleyCore
+import ParleyTestKit
 import Testing
 
 @testable import ParleyDaemon

@@ -7,20 +7,6 @@ import ParleyTestKit
 
 @testable import ParleyDaemon
 
-/// A fresh directory, removed by `remove()`. Kept short: socket paths are
-/// limited to 107 bytes.
-struct TemporaryDirectory {
-    let path: String
-
-    init() throws {
-        path = "/tmp/pdt-" + String(UUID().uuidString.prefix(8))
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
-    func remove() { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// A control server on a real socket, answered by the real controller over
 /// a real store, with nothing plugged into the integration ports.
 struct RunningServer {

@@ -5,6 +5,7 @@ import ParleyConfiguration
 import ParleyCore
 import ParleyHardware
 import ParleyStore
+import ParleyTestKit
 import Testing
 
 @testable import ParleyDaemon
@@ -218,10 +219,8 @@ import Testing
         #expect(capture.configuration.ringSeconds >= 12)
         try capture.start()
         try await offPool {   // polled off the cooperative pool, bounded by a count
-            var polls = 0
-            while capture.status.state != .endOfInput && polls < 60_000 {
-                usleep(1_000)
-                polls += 1
+            _ = try? Poll.untilBlocking("the capture reached the end of its input", polls: 60_000, every: .milliseconds(1)) {
+                capture.status.state == .endOfInput
             }
         }
         capture.stop()

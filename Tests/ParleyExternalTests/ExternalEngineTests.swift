@@ -109,10 +109,9 @@ import Testing
         #expect(await h.sink.performed.isEmpty)
         // The handler is restarted; a request soon after waits for it.
         var answer: [String] = []
-        for _ in 0..<100 {
+        _ = try await Poll.holds("the restarted handler answers", polls: 100, every: .milliseconds(20)) {
             answer = await h.say("echo kitchen lights")
-            if answer.first?.hasPrefix("Done.") == true { break }
-            try await Task.sleep(for: .milliseconds(20))
+            return answer.first?.hasPrefix("Done.") == true
         }
         #expect(answer.first?.hasPrefix("Done.") == true)
         await host.stopAll()

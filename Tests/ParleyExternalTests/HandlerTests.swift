@@ -1,6 +1,7 @@
 import Foundation
 import ParleyExternal
 import ParleyIntents
+import ParleyTestKit
 import Testing
 
 /// A handler whose behaviour each test picks with its first argument; it
@@ -93,11 +94,11 @@ for line in sys.stdin:
 
     /// Calls until the restarted handler answers (restarts are asynchronous); at most `tries` calls.
     func performWhenBack(_ handler: HandlerSupervisor, tries: Int = 200) async -> Result<JSONValue, HandlerFailure> {
-        var last = await perform(handler, "Echo")
-        for _ in 0..<tries {
-            if case .success = last { return last }
-            try? await Task.sleep(for: .milliseconds(20))
+        var last: Result<JSONValue, HandlerFailure> = .failure(.notRunning("not asked yet"))
+        _ = try? await Poll.holds("the restarted handler answers", polls: tries + 1, every: .milliseconds(20)) {
             last = await perform(handler, "Echo")
+            if case .success = last { return true }
+            return false
         }
         return last
     }
@@ -307,7 +308,7 @@ for line in sys.stdin:
         let quick = HandlerSupervisor(app: "Tester", argv: ["python3", "handler.py", "exit-at-once"], directory: folder.url, limits: limits, logger: log.logger)
         _ = handler
         await quick.start()
-        for _ in 0..<400 where await quick.restarts < 4 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await Poll.holds("four restarts", polls: 400, every: .milliseconds(10)) { await quick.restarts >= 4 }
         let delays = log.all.filter { $0.contains("handler exited with status 3; restarting in") }.map { $0.components(separatedBy: "restarting in ").last ?? "" }
         #expect(Array(delays.prefix(4)) == ["0.01 seconds", "0.02 seconds", "0.04 seconds", "600.0 seconds"])
         await quick.stop()

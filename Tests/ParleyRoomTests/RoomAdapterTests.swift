@@ -14,7 +14,7 @@ import Testing
     /// the project's script (the adapted model ships them itself).
     static let model: Result<String, any Error> = Result {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("parley-room-model-\(getpid())")
-        let script = SharedData.packageRoot.appendingPathComponent("scripts/adapt/training-files.sh")
+        let script = Fixtures.packageRoot.appendingPathComponent("scripts/adapt/training-files.sh")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = [script.path, folder.path]

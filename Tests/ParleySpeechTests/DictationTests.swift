@@ -7,7 +7,7 @@ import Testing
 @Suite struct DictationTests {
     @Test func aRecordedSentenceIsTranscribedWithItsWords() throws {
         // "...coffee..., twelve ounce, light roast" (labels.json of this file).
-        let file = SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav")
+        let file = try Fixtures.coffeeRecording("0075d273-51bb-47cb-b323-4437bd0de029.wav")
         let audio = try PCMAudio.read(file)
         let decoder = try DictationDecoder()
         let words = Set(try decoder.transcribe(audio.samples).split(separator: " ").map(String.init))

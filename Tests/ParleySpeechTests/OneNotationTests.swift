@@ -50,7 +50,7 @@ import Testing
     /// commit 4672ee7 into a scratch program with this expansion and hash):
     /// the one parser must give the benchmark exactly the phrases it had.
     @Test func theBenchmarkGrammarCompilesToTheSamePhrasesAsBefore() throws {
-        let coffee = Self.expansions(try RhinoContext.load(SharedData.require(SharedData.coffeeGrammar), app: "Coffee Maker"))
+        let coffee = Self.expansions(try RhinoContext.load(Fixtures.require(Fixtures.coffeeGrammar), app: "Coffee Maker"))
         #expect(coffee.count == 1517)
         #expect(String(Self.fnv1a(coffee), radix: 16) == "62369f9645cf6e10")
         let soup = Self.expansions(try EvaluationGrammars.soup())

@@ -7,7 +7,7 @@ import Testing
 /// Small, fast checks on real recordings; the full evaluation is
 /// scripts/eval-coffee.sh and scripts/eval-wake.sh.
 @Suite(.serialized) struct RecognitionTests {
-    static let coffee = try! RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+    static var coffee: PhraseModel { get throws { try CoffeeFixture.grammar() } }
     static let soup = try! RhinoContext.parse("""
     context:
       expressions:
@@ -18,7 +18,7 @@ import Testing
     """, app: "Soup Chef")
 
     func labelled(_ count: Int) throws -> [LabelledSet.Item] {
-        Array(try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(count))
+        try CoffeeFixture.labelled(count)
     }
 
     @Test func coffeeOrdersAreUnderstood() throws {
@@ -51,7 +51,7 @@ import Testing
 
     @Test func wakeWordIsSpottedAndNotInCoffeeOrders() throws {
         let detector = try WakeDetector(mode: .named("computer", heyOptional: true), sensitivity: 0.5)
-        let files = Array(try SharedData.wavFiles(in: SharedData.wakeComputer).prefix(10))
+        let files = Array(try Fixtures.wavFiles(in: Fixtures.wakeComputer).prefix(10))
         var hits = 0
         for file in files {
             let audio = try PCMAudio.read(file)
@@ -88,7 +88,7 @@ import Testing
         #expect(policy.threshold(base: -1, snr: 0) == -3)
         #expect(RejectionPolicy(relaxPerDecibel: 0).threshold(base: -1, snr: 0) == -1, "0 makes the threshold fixed")
         let clean = try PCMAudio.read(labelled(1)[0].file)
-        let noise = try PCMAudio.read(SharedData.kitchenNoise)
+        let noise = try PCMAudio.read(Fixtures.kitchenNoise)
         let cleanSNR = RejectionPolicy.estimatedSNR(clean.samples)
         let noisySNR = RejectionPolicy.estimatedSNR(clean.mixed(with: noise, snr: 6, seed: 1).samples)
         #expect(noisySNR < cleanSNR - 5, "clean \(cleanSNR) dB, 6 dB mix \(noisySNR) dB")

@@ -8,7 +8,7 @@ import Testing
 /// `parley understand`'s path: endpointed segments of a recording, decoded
 /// as the daemon's listening loop decodes them.
 @Suite(.serialized) struct RecordedUtterancesTests {
-    static let coffee = try! RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+    static var coffee: PhraseModel { get throws { try CoffeeFixture.grammar() } }
 
     static func silence(_ seconds: Double) -> [Int16] { [Int16](repeating: 0, count: Int(seconds * 16_000)) }
 
@@ -16,7 +16,7 @@ import Testing
         // Speech that is not an order, a pause, then a recorded order.
         let synth = try SpeechSynthesizer()
         let chatter = try synth.render16k("the weather is nice and sunny today").samples
-        let order = try PCMAudio.read(SharedData.coffeeClean.appendingPathComponent("0075d273-51bb-47cb-b323-4437bd0de029.wav")).samples
+        let order = try PCMAudio.read(Fixtures.coffeeRecording("0075d273-51bb-47cb-b323-4437bd0de029.wav")).samples
         let audio = Self.silence(0.5) + chatter + Self.silence(1.5) + order + Self.silence(1)
         let decoder = try StreamingCommandDecoder(model: Self.coffee)
         let segments = try RecordedUtterances().segments(of: audio, decoder: decoder)
@@ -57,7 +57,7 @@ import Testing
 
     /// A recording's speech alone (SpeechExtent: its frames within 35 dB of the loudest).
     static func speech(_ name: String) throws -> [Int16] {
-        let samples = try PCMAudio.read(SharedData.coffeeClean.appendingPathComponent(name)).samples
+        let samples = try PCMAudio.read(Fixtures.coffeeRecording(name)).samples
         let extent = try #require(SpeechExtent.of(samples))
         return Array(samples[extent])
     }

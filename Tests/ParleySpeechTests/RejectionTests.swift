@@ -77,7 +77,7 @@ import Testing
         // "silence" (decoded first on a fresh recogniser: PocketSphinx's
         // noise estimate carries over from one utterance to the next).
         let soup = try EvaluationGrammars.soup()  // the false-acceptance benchmark's
-        let file = SharedData.coffeeClean.appendingPathComponent("48771c69-7371-4114-870c-4ffaa840702c.wav")
+        let file = try Fixtures.coffeeRecording("48771c69-7371-4114-870c-4ffaa840702c.wav")
         let audio = try PCMAudio.read(file).samples
         let recognizer = try CommandRecognizer(model: soup)
         let result = try recognizer.recognize(audio)
@@ -90,9 +90,9 @@ import Testing
     }
 
     @Test func realOrdersLeaveLittleSpeechOver() throws {
-        let coffee = try RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+        let coffee = try CoffeeFixture.grammar()
         let recognizer = try CommandRecognizer(model: coffee)
-        let items = Array(try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(6))
+        let items = try CoffeeFixture.labelled(6)
         for item in items {
             let result = try recognizer.recognize(PCMAudio.read(item.file).samples)
             let evidence = try #require(result.evidence)

@@ -6,10 +6,10 @@ import Testing
 
 /// The daemon's decoder: fed in blocks while the person speaks.
 @Suite(.serialized) struct StreamingDecoderTests {
-    static let coffee = try! RhinoContext.load(SharedData.coffeeGrammar, app: "Coffee Maker")
+    static var coffee: PhraseModel { get throws { try CoffeeFixture.grammar() } }
 
     func recordings(_ count: Int) throws -> [LabelledSet.Item] {
-        Array(try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(count))
+        try CoffeeFixture.labelled(count)
     }
 
     /// Feeds `samples` in 100 ms blocks, as the daemon reads its ring.

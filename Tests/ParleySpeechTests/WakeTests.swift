@@ -7,12 +7,11 @@ import Testing
 /// scripts/eval-wake.sh.
 @Suite(.serialized) struct WakeTests {
     static func positives(_ count: Int) throws -> [PCMAudio] {
-        try SharedData.wavFiles(in: SharedData.wakeComputer).prefix(count).map { try PCMAudio.read($0) }
+        try Fixtures.wavFiles(in: Fixtures.wakeComputer).prefix(count).map { try PCMAudio.read($0) }
     }
 
     static func coffee(_ count: Int) throws -> [PCMAudio] {
-        try LabelledSet.load(labels: SharedData.coffeeLabels, folder: SharedData.coffeeClean).items.prefix(count)
-            .map { try PCMAudio.read($0.file) }
+        try CoffeeFixture.labelled(count).map { try PCMAudio.read($0.file) }
     }
 
     /// A verifier registered on a decoder of its own.

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import ParleyCore
+import ParleyTestKit
 import Testing
 
 @testable import ParleyStore

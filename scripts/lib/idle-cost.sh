@@ -32,7 +32,7 @@ IDLE_MODES=${IDLE_MODES:-direct named}
 IDLE_SCENES=${IDLE_SCENES:-silence kitchen tv}
 IDLE_SMAPS=${IDLE_SMAPS:-0}
 hz=$(getconf CLK_TCK)
-data=$root/../shared/data
+data=${PARLEY_SHARED_DATA:-$root/../shared/data}
 mkdir -p "$work/idle"
 
 # The scenes, each long enough for the settle, the window and the daemon's start.

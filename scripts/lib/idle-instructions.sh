@@ -40,7 +40,7 @@ mkdir -p "$work/ir"
 daemon=$work/ir/parleyd
 strip --strip-debug -o "$daemon" "$bin"
 
-data=$root/../shared/data
+data=${PARLEY_SHARED_DATA:-$root/../shared/data}
 # shellcheck source=scripts/lib/idle-scenes.sh
 source "$root/scripts/lib/idle-scenes.sh"
 

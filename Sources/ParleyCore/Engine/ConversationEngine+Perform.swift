@@ -144,7 +144,7 @@ extension ConversationEngine {
         await rest()
     }
 
-    // MARK: - Privacy (SPEC 7)
+    // MARK: - Privacy (docs/spec.md §7)
 
     /// "Forget my history": every donation goes, but only after a press.
     func askToForgetHistory() async {
@@ -156,7 +156,7 @@ extension ConversationEngine {
             return
         }
         guard configuration.buttonAvailable else {
-            // Forgetting is confirmed with the button only (SPEC 7), like an order.
+            // Forgetting is confirmed with the button only (docs/spec.md §7), like an order.
             phase = .idle
             await say("Forgetting the history needs the button, which is not working, so nothing was deleted.")
             await setLED(.error)

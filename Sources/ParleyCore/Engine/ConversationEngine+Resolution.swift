@@ -1,8 +1,8 @@
 import Foundation
 
-/// Resolution (SPEC 5): the actor carrying out `RunMachine`'s steps.
+/// Resolution (docs/spec.md §5): the actor carrying out `RunMachine`'s steps.
 extension ConversationEngine {
-    // MARK: - Resolution (SPEC 5), carried out from RunMachine's steps
+    // MARK: - Resolution (docs/spec.md §5), carried out from RunMachine's steps
 
     /// Resolves the run's parameters in declaration order, then confirms, then performs.
     func resolve(_ start: Run) async {

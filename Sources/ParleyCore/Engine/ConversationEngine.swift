@@ -1,6 +1,6 @@
 import Foundation
 
-/// The conversation engine (SPEC 5): turns what a person says and presses
+/// The conversation engine (docs/spec.md §5): turns what a person says and presses
 /// into resolved, confirmed, performed intents, and reports everything a
 /// person perceives to an output sink.
 ///

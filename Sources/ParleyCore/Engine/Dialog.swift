@@ -1,4 +1,4 @@
-/// Small helpers for the dialog rules of SPEC 5: short lists naming only
+/// Small helpers for the dialog rules of docs/spec.md §5: short lists naming only
 /// what differs, capitalised sentences.
 public enum Dialog {
     /// "small, medium or large"

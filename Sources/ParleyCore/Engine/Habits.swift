@@ -1,6 +1,6 @@
 import Foundation
 
-/// Habits learned from donations (SPEC 7). Timestamps are not part of the
+/// Habits learned from donations (docs/spec.md §7). Timestamps are not part of the
 /// pattern: identical parameter sets group together.
 public enum Habits {
     /// The usual value of one parameter given the values already chosen:

@@ -28,7 +28,7 @@ public enum ListeningMode: Sendable, Hashable {
     /// Wake phrases and commands (the full phrase model).
     case commands
     /// Commands without the wake word: the window a button press or
-    /// "hey <name>" opens (SPEC 3, push to talk and named wake).
+    /// "hey <name>" opens (docs/spec.md §3, push to talk and named wake).
     case window
     /// Answers to the open question only, no wake word needed.
     case followUp(PhraseModel)

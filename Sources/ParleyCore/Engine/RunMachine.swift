@@ -1,6 +1,6 @@
 import Foundation
 
-/// Resolution as a pure step machine (SPEC 5): a run's state and one input
+/// Resolution as a pure step machine (docs/spec.md §5): a run's state and one input
 /// in, the next step out. No clock, no app code, no output: the engine's
 /// actor gathers the inputs (an app's own resolution, an answer heard) and
 /// carries the steps out. Runs that do not come from a phrase (a shortcut

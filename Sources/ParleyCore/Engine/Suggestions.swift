@@ -1,6 +1,6 @@
 import Foundation
 
-/// Suggestions learned from donations (SPEC 7): the usual action for this
+/// Suggestions learned from donations (docs/spec.md §7): the usual action for this
 /// time of day, offered on a press, and the usual value of a parameter,
 /// proposed instead of an open question. Wall-clock time is right here:
 /// habits are about the time of day.

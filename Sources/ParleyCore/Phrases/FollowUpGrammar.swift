@@ -1,7 +1,7 @@
 /// What the device expects after a question: the options and their
 /// synonyms, ordinals, numbers, durations, yes/no, and always "cancel" and
 /// "repeat". Exposed as a `PhraseModel` so the recogniser listens for just
-/// these answers (SPEC 3) and the engine reads them with the same resolver.
+/// these answers (docs/spec.md §3) and the engine reads them with the same resolver.
 public struct FollowUpQuestion: Sendable, Hashable {
     public enum Expectation: Sendable, Hashable {
         /// One of these options; `listed` of them were read aloud (ordinals refer to those).

@@ -23,7 +23,7 @@ public enum PhraseCompiler {
 
     public static let cancelPhrases = ["cancel", "stop", "never mind", "nevermind", "cancel that", "forget it", "stop it"]
     public static let repeatPhrases = ["repeat", "repeat that", "say that again", "say it again", "come again", "pardon"]
-    /// SPEC 7: deleting every donation by voice, confirmed with the button.
+    /// docs/spec.md §7: deleting every donation by voice, confirmed with the button.
     static let forgetPhrases = ["forget my history", "forget everything", "delete my history", "clear my history",
                                 "erase my history", "forget what i did"]
     static let helpPhrases = ["what can i say", "what can you do", "help", "what can i ask", "what do you do"]

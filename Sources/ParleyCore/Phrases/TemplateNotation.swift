@@ -1,4 +1,4 @@
-/// The template notation of ../shared/data/coffee-maker/grammar.yaml
+/// The template notation of Tests/Fixtures/coffee-maker/grammar.yaml
 /// (Picovoice Rhino's): `[a, b c]` is a choice of one alternative, `(a)` is
 /// optional, `$list:binding` is a slot value, anything else a literal word.
 public enum TemplateNotation {

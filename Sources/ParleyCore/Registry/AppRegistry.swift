@@ -11,7 +11,7 @@ public struct AppRegistry: Sendable {
     private let swiftApps: [AppDescription]
     private let descriptors: [String: [String: IntentDescriptor]]
 
-    /// Validates the apps (SPEC 4 rules) and describes their intents.
+    /// Validates the apps (docs/spec.md §4 rules) and describes their intents.
     /// `primaryApp` is an identifier, a name or a synonym of one of the apps.
     /// `external` apps were checked when they were loaded; they are checked
     /// again here together with the rest.

@@ -1,4 +1,4 @@
-// A person's own multi-step shortcut (SPEC 6), as loaded from one YAML file.
+// A person's own multi-step shortcut (docs/spec.md §6), as loaded from one YAML file.
 // The file format is documented in docs/shortcuts.md; `ShortcutLoader` reads
 // it and `ShortcutValidator` checks it against the installed apps.
 

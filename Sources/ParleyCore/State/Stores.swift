@@ -1,6 +1,6 @@
 import Foundation
 
-/// The record made when a person performs an intent (SPEC section 7).
+/// The record made when a person performs an intent (docs/spec.md §7).
 /// Parameters are stored as canonical strings so identical parameter sets
 /// group together regardless of when they were used.
 public struct Donation: Sendable, Hashable, Codable {

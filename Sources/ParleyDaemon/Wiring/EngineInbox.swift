@@ -11,7 +11,7 @@ enum Heard: Sendable, Equatable {
 }
 
 /// The listen thread's way into async code: a bounded stream of rare events
-/// (ARCHITECTURE.md, real-time pitfall 3). `send` never blocks; when the
+/// (docs/architecture.md, real-time rule 3). `send` never blocks; when the
 /// engine falls this far behind, further events are dropped and counted.
 final class EngineInbox: Sendable {
     let events: AsyncStream<Heard>

@@ -16,7 +16,7 @@ import Synchronization
 /// it runs on the decoders' own threads (`StreamingCommandDecoder`), never on
 /// the cooperative pool.
 ///
-/// The grammar of an utterance (SPEC 3):
+/// The grammar of an utterance (docs/spec.md §3):
 /// - no conversation open: "hey <phrase>" (direct wake) and "hey <name>
 ///   <phrase>" (named wake), plus "hey <name>" alone, which the wake
 ///   detector (`WakeDetector`, the one `parley detect-wake` measures) must
@@ -146,7 +146,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// calling task is cancelled or stopping, or listening stops: the compile
     /// runs on ``GrammarBuilds``' queue, never in the asking task, so no
     /// service's stop waits for it; nor on the listen thread, which only
-    /// swaps the compiled graph in (listening never waits for a build, SPEC 3).
+    /// swaps the compiled graph in (listening never waits for a build, docs/spec.md §3).
     public func listen(_ mode: ListeningMode) async {
         // A stop cancels the open conversation (ConversationStopper), and the
         // engine then asks for the commands grammar again. Nothing will be
@@ -249,7 +249,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         let nap = Nap()
         try await withGracefulShutdownHandler {
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
-                // Logged here, not on the listen thread (ARCHITECTURE.md pitfall 4).
+                // Logged here, not on the listen thread (docs/architecture.md, real-time rule 4).
                 if inbox.dropped != dropped {
                     dropped = inbox.dropped
                     logger.error("the engine fell behind: \(dropped) heard events dropped")

@@ -102,7 +102,7 @@ public struct NamedInput: Equatable, Sendable {
 public enum IdleButtonAction: String, Sendable, CaseIterable {
     /// Start listening, as the wake word would.
     case pushToTalk = "push-to-talk"
-    /// Offer the usual action for this time of day (SPEC section 7).
+    /// Offer the usual action for this time of day (docs/spec.md §7).
     case suggestion
 }
 
@@ -148,7 +148,7 @@ public struct ButtonSettings: Equatable, Sendable {
         self.doublePress = doublePress
     }
 
-    /// What `gesture` means in `context` (SPEC sections 5 and 10).
+    /// What `gesture` means in `context` (docs/spec.md §5 and §10).
     public func action(for gesture: ButtonGesture, in context: ButtonContext) -> ButtonAction {
         switch (gesture, context) {
         case (.longPress, _): return .cancel

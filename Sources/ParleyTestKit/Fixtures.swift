@@ -1,36 +1,42 @@
 import Foundation
 
-/// Where the real recordings live: `../shared/data` beside the package root.
-/// Tests and scripts refer to them there and never copy them into the project.
-public enum SharedData {
+/// The real recordings the tests use: a small subset of the Apache-2.0 sets,
+/// copied into `Tests/Fixtures/` of this package (its README.md names the
+/// source sets, commits and which test uses which file), so a clone runs its
+/// tests with nothing beside it. Evaluation and benchmark scripts use the
+/// full sets elsewhere (README, "Test data"); no test reads them.
+public enum Fixtures {
     /// The package root, found from this source file's location
-    /// (Sources/ParleyTestKit/SharedData.swift).
+    /// (Sources/ParleyTestKit/Fixtures.swift).
     public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `../shared/data`, overridable with PARLEY_SHARED_DATA.
-    public static var root: URL {
-        if let override = ProcessInfo.processInfo.environment["PARLEY_SHARED_DATA"] {
-            return URL(fileURLWithPath: override)
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data")
-    }
+    /// `Tests/Fixtures` of the package.
+    public static var root: URL { packageRoot.appendingPathComponent("Tests/Fixtures") }
 
     public static var coffeeMaker: URL { root.appendingPathComponent("coffee-maker") }
+    /// Twelve of the 111 development recordings (the first eleven by name and one more).
     public static var coffeeClean: URL { coffeeMaker.appendingPathComponent("clean") }
+    /// The labels of all 111 development recordings (only twelve of the files are here).
     public static var coffeeLabels: URL { coffeeMaker.appendingPathComponent("labels.json") }
     public static var coffeeGrammar: URL { coffeeMaker.appendingPathComponent("grammar.yaml") }
-    public static var kitchenNoise: URL { root.appendingPathComponent("noise/kitchen.wav") }
+    /// The first 20 s of the benchmark's kitchen noise.
+    public static var kitchenNoise: URL { root.appendingPathComponent("noise/kitchen-20s.wav") }
+    /// The first ten recordings of "computer" by name.
     public static var wakeComputer: URL { root.appendingPathComponent("wake-computer/clean") }
 
-    /// Test data that is not where it should be: names the path, so a run
-    /// without ../shared/data fails each test that needs it with a reason
-    /// instead of bringing the whole runner down.
+    /// One coffee recording by file name, ``Missing`` if it is not there.
+    public static func coffeeRecording(_ name: String) throws -> URL {
+        try require(coffeeClean.appendingPathComponent(name))
+    }
+
+    /// A fixture that is not where it should be: names the path, so a checkout
+    /// without it fails each test that needs it with a reason instead of
+    /// bringing the whole runner down.
     public struct Missing: Error, CustomStringConvertible {
         public let path: String
         public var description: String {
-            "test data missing: \(path) (the recordings live in ../shared/data beside the checkout, "
-                + "or where PARLEY_SHARED_DATA points)"
+            "test fixture missing: \(path) (expected in Tests/Fixtures of the checkout; Tests/Fixtures/README.md lists them)"
         }
     }
 
