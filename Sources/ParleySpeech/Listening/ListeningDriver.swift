@@ -71,6 +71,8 @@ public struct ListeningDriver {
 
     public init(endpointer configuration: EndpointerConfiguration = EndpointerConfiguration(),
                 listening: UtteranceListening = UtteranceListening(), bufferSamples: Int = 1_600) {
+        // An empty buffer would read nothing, forever.
+        precondition(bufferSamples > 0, "ListeningDriver: bufferSamples \(bufferSamples), expected a positive number of samples")
         segmenter = UtteranceSegmenter(endpointer: configuration, listening: listening)
         endpointer = Endpointer(configuration: segmenter.endpointer)
         self.bufferSamples = bufferSamples
