@@ -6,7 +6,7 @@ import ParleySpeech
 
 /// The evaluation recordings (docs/evaluation-data.md): the folder
 /// PARLEY_SHARED_DATA names. The evaluation scripts set it (scripts/lib/
-/// evaluation-data.sh: the `shared/data` folder beside the checkout); the
+/// evaluation-data.sh: the data folder of the `shared` folder beside the checkout); the
 /// recordings are not in the repository (Tests/Fixtures holds the tests'
 /// small subset), so the benchmark names no default of its own.
 ///
@@ -19,7 +19,7 @@ func sharedData(_ path: String) -> URL {
     }
     guard let root = ProcessInfo.processInfo.environment["PARLEY_SHARED_DATA"], !root.isEmpty else {
         fail("evaluation data needed (\(path)): set PARLEY_SHARED_DATA to the folder of the evaluation recordings "
-            + "(docs/evaluation-data.md); the scripts in scripts/ set it to ../shared/data")
+            + "(docs/evaluation-data.md); the scripts in scripts/ set it (scripts/lib/evaluation-data.sh)")
     }
     let url = URL(fileURLWithPath: root).appendingPathComponent(path)
     guard FileManager.default.fileExists(atPath: url.path) else {
