@@ -20,8 +20,8 @@ struct Understand: AsyncParsableCommand {
 
     @Option(help: "App identifier or name (e.g. coffee-maker, soup-chef), or 'all' for every bundled app.")
     var app: String
-    @Option(help: "Acoustic model: adapted (the default, as the daemon's: /usr/share/parley/model/en-us-adapted, else .build/model/en-us-adapted of a checkout, else stock), stock (Debian's en-us) or a model folder.")
-    var acousticModel = "adapted"
+    @Option(help: "Acoustic model: stock (Debian's en-us; the default, as the daemon's), adapted (/usr/share/parley/model/en-us-adapted, else .build/model/en-us-adapted of a checkout, else stock) or a model folder.")
+    var acousticModel = "stock"
     @Option(name: .customLong("set"), help: "Decoder setting name=value (repeatable), e.g. beam=1e-60.")
     var settings: [String] = []
     @Option(help: "Silence (ms) after which a complete phrase, one the grammar cannot extend, ends the command (0: off).")

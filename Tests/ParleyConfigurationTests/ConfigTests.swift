@@ -145,8 +145,8 @@ import Testing
         #expect(refusal("confirm_by_voice: [shopping]")?.kind == .impossibleValue)
     }
 
-    @Test func theAcousticModelIsAdaptedByDefaultAndAFolderMustHoldAModel() throws {
-        #expect(ParleyConfig().acousticModel == "adapted")
+    @Test func theAcousticModelIsStockByDefaultAndAFolderMustHoldAModel() throws {
+        #expect(ParleyConfig().acousticModel == "stock")
         #expect(try parse("speech: {acoustic_model: /usr/share/pocketsphinx/model/en-us/en-us}").acousticModel
             == "/usr/share/pocketsphinx/model/en-us/en-us")
         let missing = refusal("speech:\n  acoustic_model: /nowhere/model\n")
