@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ParleyAudio
 import ParleyDaemon
+import ParleyWeb
 
 /// `parleyd [--config FILE] [--check-config]`: the daemon systemd starts.
 struct Parleyd: AsyncParsableCommand {
@@ -55,7 +56,7 @@ struct Parleyd: AsyncParsableCommand {
         ])
         do {
             try await Daemon(config: settings, configFile: loaded.source, logs: ring, logger: logger)
-                .run(makeComponents: Wiring.components)
+                .run(makeComponents: Wiring.components, attach: WebAttachment.attach)
         } catch {
             logger.critical("parleyd failed: \(error)")
             throw ExitCode.failure

@@ -49,6 +49,10 @@ public enum ControlRequest: Sendable, Equatable {
     /// Estimates the room transform from the kept confirmed audio and puts
     /// it in use (`parley adapt`).
     case adapt
+    /// The web page's paired browsers (`parley web tokens`), and revoking one
+    /// by the id that lists it; answered by ParleyWeb when the page is on.
+    case webTokens
+    case revokeWebToken(String)
 }
 
 /// The JSON form of a request: `command` plus the fields it uses.
@@ -102,6 +106,8 @@ extension ControlRequest {
         case .addShortcut(let path): var w = WireRequest(command: "shortcut-add"); w.value = path; return w
         case .removeShortcut(let name): var w = WireRequest(command: "shortcut-remove"); w.value = name; return w
         case .adapt: return WireRequest(command: "adapt")
+        case .webTokens: return WireRequest(command: "web-tokens")
+        case .revokeWebToken(let id): var w = WireRequest(command: "web-revoke"); w.value = id; return w
         }
     }
 
@@ -155,6 +161,8 @@ extension ControlRequest {
         case "shortcut-add": self = .addShortcut(try need(w.value, "value"))
         case "shortcut-remove": self = .removeShortcut(try need(w.value, "value"))
         case "adapt": self = .adapt
+        case "web-tokens": self = .webTokens
+        case "web-revoke": self = .revokeWebToken(try need(w.value, "value"))
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }
@@ -257,6 +265,22 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var roomTransform: Date?
 }
 
+/// A browser paired with the web page, as `parley web tokens` lists it. The
+/// token itself is never stored or shown: `id` is the start of its hash.
+public struct WebTokenSummary: Sendable, Codable, Equatable {
+    public var id: String
+    public var created: Date
+    public var lastUsed: Date
+    /// The browser's own description (User-Agent), shortened.
+    public var browser: String
+    public init(id: String, created: Date, lastUsed: Date, browser: String) {
+        self.id = id
+        self.created = created
+        self.lastUsed = lastUsed
+        self.browser = browser
+    }
+}
+
 /// A response: `ok` and either `error` or the field for the command.
 public struct ControlResponse: Sendable, Codable, Equatable {
     public var ok: Bool
@@ -275,6 +299,8 @@ public struct ControlResponse: Sendable, Codable, Equatable {
     public var personalShortcuts: [PersonalShortcut]?
     /// `forget`: how many donations were deleted.
     public var count: Int?
+    /// `web-tokens`: the browsers paired with the page.
+    public var webTokens: [WebTokenSummary]?
 
     public init(ok: Bool = true) { self.ok = ok }
 
