@@ -16,7 +16,7 @@ extension WebPage {
     /// The newest lines about what was heard and what became of it: heard,
     /// rejected (at log_level debug), not understood, performed.
     static func lastHeard(_ logs: [String]) -> [String] {
-        let marks = ["parley.listen: heard", "parley.listen: rejected", "parley.listen: woken", "not understood",
+        let marks = ["parley.listen: heard", "parley.listen: rejected", "parley.listen: woken", "parley.engine: resolved", "not understood",
                      "parleyd: performed", "parley.engine: performed", "performed intent="]
         return Array(logs.filter { line in marks.contains { line.contains($0) } }.suffix(5).reversed())
     }

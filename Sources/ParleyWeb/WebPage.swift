@@ -87,7 +87,9 @@ public final class WebPage: Sendable {
             var response = try await next(request, context)
             response.headers[.contentSecurityPolicy] = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
             response.headers[.xContentTypeOptions] = "nosniff"
-            response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+            // same-origin, not no-referrer: under no-referrer Chromium sends "Origin: null" on
+            // the page's own form posts, and the origin check below needs the real one.
+            response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
             if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
             return response
         }

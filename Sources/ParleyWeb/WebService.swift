@@ -120,7 +120,9 @@ public struct WebService: Service {
             },
             eventLoopGroupProvider: .shared(group), logger: logger)
         do {
-            try await app.runService()
+            // run(), not runService(): the latter makes a service group of its own that
+            // stops at SIGTERM at once, before the daemon's ordered stop reaches the page.
+            try await app.run()
         } catch {
             // A port taken or an address gone must not stop the speaker: said once, the rest runs on.
             logger.error("web page stopped: \(error)", metadata: ["address": "\(address)", "port": "\(port)"])
