@@ -48,7 +48,12 @@ extension WebPage {
 
     func shortcutsPage(_ visit: Visit) async throws -> Response {
         let shortcuts = try await ask(.personalShortcuts).personalShortcuts ?? []
-        return html(Pages.shortcuts(shortcuts, visit: visit, message: visit.request.uri.queryParameters["done"].map(String.init)))
+        // "Try it": a GET, since it changes nothing (the phrase is resolved, never run).
+        var tried: PhraseResolution?
+        if let phrase = visit.request.uri.queryParameters["try"].map(String.init), !phrase.isEmpty {
+            tried = try await ask(.resolve(String(phrase.prefix(300)))).resolution
+        }
+        return html(Pages.shortcuts(shortcuts, tried: tried, visit: visit, message: visit.request.uri.queryParameters["done"].map(String.init)))
     }
 
     func editPage(_ visit: Visit) async throws -> Response {

@@ -88,7 +88,11 @@ enum Pages {
 
         """
 
-    static func shortcuts(_ list: [PersonalShortcut], visit: WebPage.Visit, message: String?) -> String {
+    static func shortcuts(_ list: [PersonalShortcut], tried: PhraseResolution?, visit: WebPage.Visit, message: String?) -> String {
+        let result = tried.map { r in
+            let values = r.values.keys.sorted().map { "\($0)=\(r.values[$0]!)" }.joined(separator: " ")
+            return "<p class=\"note\" id=\"try-result\">“\(esc(r.phrase))” → \(esc(r.target))\(values.isEmpty ? "" : " (" + esc(values) + ")")\(r.matched ? ". Not run." : ".")</p>"
+        } ?? ""
         let items = list.map { s in
             """
             <li class="card"><strong>\(esc(s.name))</strong>
@@ -100,6 +104,8 @@ enum Pages {
         }.joined()
         return layout("Shortcuts", """
             \(note(message))
+            <form method="get" action="/shortcuts"><label>Try it: what would this start? <input name="try" id="try-phrase" placeholder="order tomato soup with soup chef"></label><button id="try-it">Try it</button></form>
+            \(result)
             <p><a class="button" id="new-shortcut" href="/shortcuts/edit">New shortcut</a></p>
             <ul id="shortcut-list" class="cards">\(list.isEmpty ? "<li>No shortcuts yet.</li>" : items)</ul>
             <p class="hint">The format: docs/shortcuts.md. A shortcut that orders still waits for the button.</p>

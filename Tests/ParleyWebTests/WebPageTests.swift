@@ -220,6 +220,11 @@ import Testing
             #expect(saved.status == .seeOther)
             let edit = try await client.execute(uri: "/shortcuts/edit?name=Tea", method: .get, headers: [.cookie: headers[.cookie]!])
             #expect(String(buffer: edit.body).contains("speak: Kettle on."))
+            // "Try it" resolves the phrase to the shortcut without running it.
+            let tried = try await client.execute(uri: "/shortcuts?try=hey+tea+time", method: .get, headers: [.cookie: headers[.cookie]!])
+            #expect(String(buffer: tried.body).contains("“tea time” → shortcut Tea. Not run."), "\(String(buffer: tried.body))")
+            let nothing = try await client.execute(uri: "/shortcuts?try=purple+elephants", method: .get, headers: [.cookie: headers[.cookie]!])
+            #expect(String(buffer: nothing.body).contains("→ no phrase matches."))
             let deleted = try await Self.post(client, "/shortcuts/delete", "form_token=\(RequestRules.formToken(forSession: token))&name=Tea", headers: headers)
             #expect(deleted.headers[.location]?.contains("Removed") == true)
             let list = try await client.execute(uri: "/shortcuts", method: .get, headers: [.cookie: headers[.cookie]!])

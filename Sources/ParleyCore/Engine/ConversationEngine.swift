@@ -22,7 +22,7 @@ public actor ConversationEngine {
     public private(set) var configuration: EngineConfiguration
 
     private var commandModel = PhraseModel()
-    private var commandResolver: Resolver?
+    private(set) var commandResolver: Resolver?
     /// Set while the phrase model lacks some app's values (`reloadPhrases`).
     private var vocabularyRetry: VocabularyRetry?
     // Shared with the resolution and perform extensions (other files).

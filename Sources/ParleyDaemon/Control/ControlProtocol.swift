@@ -53,6 +53,8 @@ public enum ControlRequest: Sendable, Equatable {
     /// by the id that lists it; answered by ParleyWeb when the page is on.
     case webTokens
     case revokeWebToken(String)
+    /// What typed words would start, without running it (the page's "Try it").
+    case resolve(String)
 }
 
 /// The JSON form of a request: `command` plus the fields it uses.
@@ -108,6 +110,7 @@ extension ControlRequest {
         case .adapt: return WireRequest(command: "adapt")
         case .webTokens: return WireRequest(command: "web-tokens")
         case .revokeWebToken(let id): var w = WireRequest(command: "web-revoke"); w.value = id; return w
+        case .resolve(let text): var w = WireRequest(command: "resolve"); w.text = text; return w
         }
     }
 
@@ -163,6 +166,7 @@ extension ControlRequest {
         case "adapt": self = .adapt
         case "web-tokens": self = .webTokens
         case "web-revoke": self = .revokeWebToken(try need(w.value, "value"))
+        case "resolve": self = .resolve(try need(w.text, "text"))
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }
@@ -281,6 +285,23 @@ public struct WebTokenSummary: Sendable, Codable, Equatable {
     }
 }
 
+/// What a phrase resolves to, without running it.
+public struct PhraseResolution: Sendable, Codable, Equatable {
+    /// The words as matched (normalised, wake words and fillers dropped).
+    public var phrase: String
+    public var matched: Bool
+    /// "Soup Chef.OrderSoup", "shortcut Coffee break", "built-in cancel" or "no phrase matches".
+    public var target: String
+    /// Parameter values the phrase fixes (canonical).
+    public var values: [String: String]
+    public init(phrase: String, matched: Bool, target: String, values: [String: String]) {
+        self.phrase = phrase
+        self.matched = matched
+        self.target = target
+        self.values = values
+    }
+}
+
 /// A response: `ok` and either `error` or the field for the command.
 public struct ControlResponse: Sendable, Codable, Equatable {
     public var ok: Bool
@@ -301,6 +322,8 @@ public struct ControlResponse: Sendable, Codable, Equatable {
     public var count: Int?
     /// `web-tokens`: the browsers paired with the page.
     public var webTokens: [WebTokenSummary]?
+    /// `resolve`: what the words would start.
+    public var resolution: PhraseResolution?
 
     public init(ok: Bool = true) { self.ok = ok }
 
