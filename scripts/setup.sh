@@ -37,6 +37,10 @@ fi
 # Selenium (from PyPI) drives chromium in WebBrowserTests (scripts/lib/web_browser_test.py).
 if ! python3 -c "import selenium" 2>/dev/null; then
   echo "setup: installing selenium (pip)" >&2
-  python3 -m pip install --quiet selenium >&2 || { echo "setup: pip install selenium failed" >&2; exit 1; }
+  # A Debian-managed python3 (PEP 668) refuses a plain install; selenium is a
+  # leaf package there, so the system's own Python modules are not disturbed.
+  python3 -m pip install --quiet selenium >&2 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages selenium >&2 \
+    || { echo "setup: pip install selenium failed" >&2; exit 1; }
 fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }
