@@ -41,6 +41,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // The speaker's web page (ParleyWeb).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C libraries from Debian, one system-library module each.
@@ -122,10 +126,23 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
+        // MARK: The speaker's web page, served by parleyd (Hummingbird); it asks the
+        // daemon through the control socket's handler, never a second path.
+        .target(
+            name: "ParleyWeb",
+            dependencies: [
+                "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         .executableTarget(
             name: "parleyd",
             dependencies: [
-                "ParleyDaemon", "ParleyConfiguration", "ParleyDevice", "ParleyAudio",
+                "ParleyDaemon", "ParleyConfiguration", "ParleyDevice", "ParleyWeb", "ParleyAudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -175,6 +192,14 @@ let package = Package(
             name: "ParleyConfigurationTests",
             dependencies: ["ParleyConfiguration", "ParleyAudio", "ParleyStore", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
+        .testTarget(
+            name: "ParleyWebTests",
+            dependencies: [
+                "ParleyWeb", "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyStore", "ParleyTestKit",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -158,9 +158,12 @@ print("\n".join(p["phrase"] for p in json.load(sys.stdin)["phrases"]))' >"$WORK/
 # --- 4. control socket permissions, network listeners ---------------------
 # What image/README.md lists as listening on the network: SSH (only once a
 # key or ssh file was given on the boot partition) and networkd's DHCP
-# client, bound to the interface's address; as protocol/port.
+# client, bound to the interface's address; the speaker's page (tcp/80, on
+# the LAN address only) and Avahi's mDNS (udp/5353); as protocol/port.
 ALLOWED_LISTENERS="tcp/22
-udp/68"
+udp/68
+tcp/80
+udp/5353"
 check_socket() {
     local out rc
     rc=$(vm_ssh 'setpriv --reuid=nobody --regid=nogroup --clear-groups parley status --socket /run/parley/parley.sock >/dev/null 2>&1; echo $?')
@@ -175,6 +178,16 @@ check_listeners() {
     unexpected=$(echo "$found" | grep -vxF "$ALLOWED_LISTENERS" | grep -v '^$' || true)
     [ -z "$unexpected" ] || { echo "unexpected listeners: $(echo "$unexpected" | paste -sd, )"; return 1; }
     echo "listening: $(echo "$found" | paste -sd, )"
+}
+
+# --- 5. the speaker's page over the VM's network ---------------------------
+# From the host through the forwarded port 80 (as a phone on the LAN would):
+# ask for a code, read it from the journal's speech log, pair, open Status;
+# then `parley web tokens` in the guest lists the browser.
+check_web() {
+    local log_command="ssh -q -i $WORK/key -p $VM_PORT -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes root@127.0.0.1 journalctl -u parleyd --no-pager"
+    python3 scripts/lib/web-pair.py "http://127.0.0.1:$VM_WEB_PORT/" "$log_command" || return 1
+    vm_ssh parley web tokens | grep -q "paired" || { echo "parley web tokens lists no paired browser"; return 1; }
 }
 
 # --- idle memory (a figure for BENCHMARKS.md, "Image and cross build") ----
@@ -235,6 +248,7 @@ if check "1-boot-to-ready" check_ready; then
     if [ "$ARCH" = amd64 ]; then
         check "4-control-socket" check_socket || true
         check "4-listeners" check_listeners || true
+        check "5-web" check_web || true
         check "3-power-cut" check_power_cut || true
     fi
 fi

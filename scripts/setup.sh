@@ -16,6 +16,7 @@ PACKAGES=(
   valgrind                                          # scripts/lib/idle-instructions.sh: instructions per second of idle audio (callgrind)
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
   jq                                                # the Shopping List example app (examples/apps)
+  chromium chromium-driver                          # WebBrowserTests: the speaker's page in a real (headless) browser
 )
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -33,5 +34,14 @@ if ((${#missing[@]})); then
   fi
   "${as_root[@]}" apt-get update -qq
   "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+# Selenium (from PyPI) drives chromium in WebBrowserTests (scripts/lib/web_browser_test.py).
+if ! python3 -c "import selenium" 2>/dev/null; then
+  echo "setup: installing selenium (pip)" >&2
+  # A Debian-managed python3 (PEP 668) refuses a plain install; selenium is a
+  # leaf package there, so the system's own Python modules are not disturbed.
+  python3 -m pip install --quiet selenium >&2 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages selenium >&2 \
+    || { echo "setup: pip install selenium failed" >&2; exit 1; }
 fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }

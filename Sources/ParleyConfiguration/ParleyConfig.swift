@@ -29,6 +29,8 @@ public struct ParleyConfig: Sendable, Equatable {
     public var wakeAcousticModel: String = "stock"
     /// `adaptation`: whether the device learns its room from confirmed commands.
     public var adaptation = Adaptation()
+    /// `web`: the speaker's page (see WebConfig.swift).
+    public var web = Web()
     /// `confirm_by_voice`: intent categories a spoken "yes" may confirm.
     /// `order` and `payment` are refused: a voice alone never spends money.
     public var voiceConfirmableCategories: Set<String> = ["create", "edit", "play", "set", "get", "generic"]

@@ -49,6 +49,12 @@ public enum ControlRequest: Sendable, Equatable {
     /// Estimates the room transform from the kept confirmed audio and puts
     /// it in use (`parley adapt`).
     case adapt
+    /// The web page's paired browsers (`parley web tokens`), and revoking one
+    /// by the id that lists it; answered by ParleyWeb when the page is on.
+    case webTokens
+    case revokeWebToken(String)
+    /// What typed words would start, without running it (the page's "Try it").
+    case resolve(String)
 }
 
 /// The JSON form of a request: `command` plus the fields it uses (package:
@@ -103,6 +109,9 @@ extension ControlRequest {
         case .addShortcut(let path): var w = WireRequest(command: "shortcut-add"); w.value = path; return w
         case .removeShortcut(let name): var w = WireRequest(command: "shortcut-remove"); w.value = name; return w
         case .adapt: return WireRequest(command: "adapt")
+        case .webTokens: return WireRequest(command: "web-tokens")
+        case .revokeWebToken(let id): var w = WireRequest(command: "web-revoke"); w.value = id; return w
+        case .resolve(let text): var w = WireRequest(command: "resolve"); w.text = text; return w
         }
     }
 
@@ -156,6 +165,9 @@ extension ControlRequest {
         case "shortcut-add": self = .addShortcut(try need(w.value, "value"))
         case "shortcut-remove": self = .removeShortcut(try need(w.value, "value"))
         case "adapt": self = .adapt
+        case "web-tokens": self = .webTokens
+        case "web-revoke": self = .revokeWebToken(try need(w.value, "value"))
+        case "resolve": self = .resolve(try need(w.text, "text"))
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }
@@ -303,6 +315,39 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     }
 }
 
+/// A browser paired with the web page, as `parley web tokens` lists it. The
+/// token itself is never stored or shown: `id` is the start of its hash.
+public struct WebTokenSummary: Sendable, Codable, Equatable {
+    public var id: String
+    public var created: Date
+    public var lastUsed: Date
+    /// The browser's own description (User-Agent), shortened.
+    public var browser: String
+    public init(id: String, created: Date, lastUsed: Date, browser: String) {
+        self.id = id
+        self.created = created
+        self.lastUsed = lastUsed
+        self.browser = browser
+    }
+}
+
+/// What a phrase resolves to, without running it.
+public struct PhraseResolution: Sendable, Codable, Equatable {
+    /// The words as matched (normalised, wake words and fillers dropped).
+    public var phrase: String
+    public var matched: Bool
+    /// "Soup Chef.OrderSoup", "shortcut Coffee break", "built-in cancel" or "no phrase matches".
+    public var target: String
+    /// Parameter values the phrase fixes (canonical).
+    public var values: [String: String]
+    public init(phrase: String, matched: Bool, target: String, values: [String: String]) {
+        self.phrase = phrase
+        self.matched = matched
+        self.target = target
+        self.values = values
+    }
+}
+
 /// A response: `ok` and either `error` or the field for the command.
 public struct ControlResponse: Sendable, Codable, Equatable {
     public var ok: Bool
@@ -321,6 +366,10 @@ public struct ControlResponse: Sendable, Codable, Equatable {
     public var personalShortcuts: [PersonalShortcut]?
     /// `forget`: how many donations were deleted.
     public var count: Int?
+    /// `web-tokens`: the browsers paired with the page.
+    public var webTokens: [WebTokenSummary]?
+    /// `resolve`: what the words would start.
+    public var resolution: PhraseResolution?
 
     public init(ok: Bool = true) { self.ok = ok }
 

@@ -5,6 +5,7 @@ import ParleyAudio
 import ParleyConfiguration
 import ParleyDaemon
 import ParleyDevice
+import ParleyWeb
 
 /// `parleyd [--config FILE] [--check-config]`: the daemon systemd starts.
 struct Parleyd: AsyncParsableCommand {
@@ -57,7 +58,7 @@ struct Parleyd: AsyncParsableCommand {
         ])
         do {
             try await Daemon(config: settings, configFile: loaded.source, logs: ring, logger: logger)
-                .run(makeComponents: Wiring.components)
+                .run(makeComponents: Wiring.components, attach: WebAttachment.attach)
         } catch {
             logger.critical("parleyd failed: \(error)")
             throw ExitCode.failure

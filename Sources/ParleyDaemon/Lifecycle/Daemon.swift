@@ -38,7 +38,8 @@ public struct Daemon: Sendable {
     /// Runs until a shutdown signal; `makeComponents` plugs in the engine,
     /// audio, speech and board (see ``DaemonComponents``).
     public func run(
-        makeComponents: @Sendable (ParleyConfig, StateStore, Logger) async throws -> DaemonComponents
+        makeComponents: @Sendable (ParleyConfig, StateStore, Logger) async throws -> DaemonComponents,
+        attach: DaemonAttach? = nil
     ) async throws {
         // Every thread that allocates would otherwise get a malloc arena of its
         // own (up to 8 per core), each keeping its freed pages; the daemon's
@@ -48,8 +49,13 @@ public struct Daemon: Sendable {
         let components = try await makeComponents(config, store, logger)
         let controller = DaemonController(
             config: config, configFile: configFile, store: store, components: components, logs: logs, logger: logger)
+        // The web page (when parleyd is built with it) wraps the controller.
+        let attached = try await attach?(DaemonAttachmentContext(
+            config: config, configFile: configFile, store: store, components: components, logs: logs,
+            handler: controller, logger: logger))
         let server = ControlServer(
-            path: config.controlSocket, group: config.controlGroup, handler: controller, logger: logger)
+            path: config.controlSocket, group: config.controlGroup, handler: attached?.handler ?? controller,
+            logger: logger)
         let notifier = self.notifier
         let logger = self.logger
         let control = ControlSocketService(server: server) {
@@ -65,7 +71,7 @@ public struct Daemon: Sendable {
         // behind it has returned: StopStart first (at SIGTERM), then the
         // socket, the conversation, the components, the database last.
         let services: [any Service] =
-            [StoreCloser(store: store, logger: logger)] + components.services
+            [StoreCloser(store: store, logger: logger)] + components.services + (attached?.services ?? [])
             + [ConversationStopper(components: components, logger: logger), control,
                StopStart(notifier: notifier, watchdog: watchdog, trace: trace, logger: logger)]
         var groupConfig = ServiceGroupConfiguration(

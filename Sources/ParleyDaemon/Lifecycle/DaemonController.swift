@@ -134,6 +134,14 @@ public struct DaemonController: ControlHandling {
             }
             guard deleted else { return .failure("no custom phrase \"\(phrase)\"") }
             return .message("Deleted \"\(phrase)\".")
+        case .resolve(let text):
+            guard let bridge = components.conversation as? EngineBridge else { return missing("conversation engine") }
+            var response = ControlResponse()
+            response.resolution = await bridge.tryResolve(text)
+            return response
+        case .webTokens, .revokeWebToken:
+            // ParleyWeb's handler answers these before they get here when the page is on.
+            return .failure("the web page is off (web.enabled: false in \(configFile ?? "parley.yaml"))")
         case .personalShortcuts, .showShortcut, .runShortcut, .addShortcut, .removeShortcut:
             guard let shortcuts = components.shortcuts else { return missing("shortcut folder") }
             return try await respond(to: request, shortcuts: shortcuts)

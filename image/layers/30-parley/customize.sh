@@ -25,3 +25,18 @@ sed -i -e "s/^board: .*/board: $BOARD/" \
        -e "s/^control_group: [^ ]*/control_group: parley/" "$config"
 grep -q "^board: $BOARD\$" "$config" && grep -q '^control_group: parley' "$config" \
     || { echo "30-parley: $config has no 'board:' or 'control_group:' line to set" >&2; exit 1; }
+# The speaker's page is on in the image (off in the package's default file):
+# port 80 on the LAN address (the unit drop-in files/etc/systemd/system/
+# parleyd.service.d/web.conf lets parleyd bind it), announced by Avahi. Its
+# Settings page writes this file, so the parley group may.
+if grep -q '^web:' "$config"; then
+    sed -i -e '/^web:/,/^[^ #]/ s/^  enabled: [a-z]*/  enabled: true/' \
+           -e '/^web:/,/^[^ #]/ s/^  port: [0-9]*/  port: 80/' "$config"
+else
+    printf '\nweb:\n  enabled: true\n  port: 80\n  listen: lan\n' >>"$config"
+fi
+sed -n '/^web:/,/^[^ #]/p' "$config" | grep -q '^  enabled: true' && sed -n '/^web:/,/^[^ #]/p' "$config" | grep -q '^  port: 80\b' \
+    || { echo "30-parley: web.enabled and web.port not set in $config" >&2; exit 1; }
+chgrp parley "$config" 2>/dev/null || in_root "$root" chgrp parley /etc/parley/parley.yaml
+chmod 0664 "$config"
+in_root "$root" systemctl enable avahi-daemon.service

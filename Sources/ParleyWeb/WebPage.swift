@@ -1,0 +1,236 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import ParleyConfiguration
+import ParleyControl
+import ParleyDaemon
+import ServiceLifecycle
+import Synchronization
+
+/// The speaker's page: its routes and the rules every request passes. All it
+/// shows and changes goes through `handler`, the control socket's own
+/// handler (``ControlHandling``), so the page and `parley` never disagree;
+/// the only files it touches are its session file, one upload file in
+/// `<state>/web/` and the configuration file the daemon was started with.
+/// No path is ever taken from a request.
+public final class WebPage: Sendable {
+    public let handler: any ControlHandling
+    public let sessions: SessionStore
+    let pairing = Mutex(PairingGate())
+    /// Says the pairing code aloud through the daemon's speech path.
+    let announce: @Sendable (String) async throws -> Void
+    let settings: SettingsFile?
+    /// Where a shortcut typed on the page is written to be checked (`parley shortcuts add` reads a file).
+    let uploadFile: URL
+    let machineName: String
+    let now: @Sendable () -> Date
+    let logger: Logger
+
+    public init(
+        handler: any ControlHandling, webDirectory: URL, configFile: String?, machineName: String,
+        announce: @escaping @Sendable (String) async throws -> Void, logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.handler = handler
+        self.sessions = SessionStore(directory: webDirectory)
+        self.uploadFile = webDirectory.appendingPathComponent("upload.yaml")
+        self.settings = configFile.map { SettingsFile(path: $0) }
+        self.machineName = machineName
+        self.announce = announce
+        self.logger = logger
+        self.now = now
+    }
+
+    /// A request past the host check, with its session when it has one.
+    struct Visit: Sendable {
+        var request: Request
+        var session: String?
+        var formToken: String { session.map(RequestRules.formToken(forSession:)) ?? "" }
+    }
+
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: Guard(page: self))
+        router.get("/style.css") { _, _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
+        router.get("/live.js") { _, _ in Self.asset(Assets.js, type: "text/javascript; charset=utf-8") }
+        router.get("/pair") { request, _ in self.html(Pages.pair(message: nil, paired: self.session(request) != nil)) }
+        router.post("/pair/code") { request, _ in try await self.requestCode(request) }
+        router.post("/pair") { request, _ in try await self.pair(request) }
+        router.get("/") { request, _ in try await self.signedIn(request) { try await self.statusPage($0) } }
+        router.get("/events") { request, _ in try await self.signedIn(request) { _ in self.events() } }
+        router.get("/shortcuts") { request, _ in try await self.signedIn(request) { try await self.shortcutsPage($0) } }
+        router.get("/shortcuts/edit") { request, _ in try await self.signedIn(request) { try await self.editPage($0) } }
+        router.post("/shortcuts/save") { request, _ in try await self.changing(request) { try await self.saveShortcut($0, $1) } }
+        router.post("/shortcuts/delete") { request, _ in try await self.changing(request) { try await self.deleteShortcut($0, $1) } }
+        router.get("/apps") { request, _ in try await self.signedIn(request) { try await self.appsPage($0) } }
+        router.get("/settings") { request, _ in try await self.signedIn(request) { try await self.settingsPage($0, message: nil) } }
+        router.post("/settings") { request, _ in try await self.changing(request) { try await self.saveSettings($0, $1) } }
+        router.get("/history") { request, _ in try await self.signedIn(request) { try await self.historyPage($0, message: nil) } }
+        router.post("/history/forget") { request, _ in try await self.changing(request) { try await self.forget($0, $1) } }
+        router.get("/logs") { request, _ in try await self.signedIn(request) { try await self.logsPage($0) } }
+        router.get("/tokens") { request, _ in try await self.signedIn(request) { try await self.tokensPage($0, message: nil) } }
+        router.post("/tokens/revoke") { request, _ in try await self.changing(request) { try await self.revoke($0, $1) } }
+        return router
+    }
+
+    // MARK: The rules
+
+    /// Every request: a Host this device answers to (no DNS rebinding), and
+    /// headers that keep the page out of frames and caches.
+    struct Guard: RouterMiddleware {
+        typealias Context = BasicRequestContext
+        let page: WebPage
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            let host = request.head.authority
+            guard RequestRules.hostAllowed(host, machineName: page.machineName) else {
+                return WebPage.plain(.misdirectedRequest, "This page answers only to the speaker's own name or address.")
+            }
+            var response = try await next(request, context)
+            response.headers[.contentSecurityPolicy] = "default-src 'self'; frame-ancestors 'none'; form-action 'self'"
+            response.headers[.xContentTypeOptions] = "nosniff"
+            // same-origin, not no-referrer: under no-referrer Chromium sends "Origin: null" on
+            // the page's own form posts, and the origin check below needs the real one.
+            response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
+            if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+            return response
+        }
+    }
+
+    func session(_ request: Request) -> String? {
+        guard let token = RequestRules.sessionToken(cookieHeader: request.headers[.cookie]),
+            sessions.validate(token, at: now())
+        else { return nil }
+        return token
+    }
+
+    /// A page that needs a paired browser: others are sent to pairing.
+    func signedIn(_ request: Request, _ body: (Visit) async throws -> Response) async throws -> Response {
+        guard let token = session(request) else { return Self.redirect("/pair") }
+        let visit = Visit(request: request, session: token)
+        do {
+            return try await body(visit)
+        } catch let failure as WebRequestFailed {
+            // The daemon refused (a part not wired, a store error): said on the page, not a bare 500.
+            return html(Pages.message("The speaker could not answer: \(failure)", visit: visit), status: .serviceUnavailable)
+        }
+    }
+
+    /// A state-changing request: the page's own origin, a session, its
+    /// anti-forgery token, and a bounded form body.
+    func changing(_ request: Request, _ body: (Visit, [String: String]) async throws -> Response) async throws -> Response {
+        guard RequestRules.originAllowed(origin: request.headers[.origin], host: request.head.authority) else {
+            logger.notice("web: refused a change from another origin", metadata: ["origin": "\(request.headers[.origin] ?? "none")"])
+            return Self.plain(.forbidden, "Refused: this change did not come from the speaker's own page.")
+        }
+        guard let token = session(request) else {
+            return Self.plain(.forbidden, "Refused: this browser is not paired with the speaker (open /pair).")
+        }
+        let fields: [String: String]
+        switch await Self.form(request) {
+        case .success(let f): fields = f
+        case .failure(let response): return response
+        }
+        guard RequestRules.formTokenValid(fields["form_token"], session: token) else {
+            logger.notice("web: refused a change without the page's form token")
+            return Self.plain(.forbidden, "Refused: the form's anti-forgery token is missing or wrong; reload the page.")
+        }
+        return try await body(Visit(request: request, session: token), fields)
+    }
+
+    enum FormRead { case success([String: String]), failure(Response) }
+
+    static func form(_ request: Request) async -> FormRead {
+        var request = request
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: RequestRules.maximumBodyBytes)
+        } catch {
+            return .failure(plain(.contentTooLarge, "Refused: a form may send at most \(RequestRules.maximumBodyBytes / 1024) KiB."))
+        }
+        guard let fields = RequestRules.formFields(String(buffer: buffer)) else {
+            return .failure(plain(.badRequest, "Refused: the form's body is not URL-encoded form data."))
+        }
+        return .success(fields)
+    }
+
+    // MARK: Pairing
+
+    func requestCode(_ request: Request) async throws -> Response {
+        guard RequestRules.originAllowed(origin: request.headers[.origin], host: request.head.authority) else {
+            return Self.plain(.forbidden, "Refused: this request did not come from the speaker's own page.")
+        }
+        let outcome = pairing.withLock { $0.requestCode(at: now()) }
+        switch outcome {
+        case .speak(let code):
+            let spaced = code.map(String.init).joined(separator: " ")
+            do {
+                try await announce("Your pairing code is \(spaced). Again: \(spaced).")
+            } catch {
+                return html(Pages.pair(message: "The speaker could not say a code: \(error)", paired: false), status: .serviceUnavailable)
+            }
+            logger.notice("web: pairing code spoken")
+            return html(Pages.pair(message: "Listen: the speaker is saying a six-digit code. Type it below.", paired: false))
+        case .tooSoon(let wait):
+            return html(Pages.pair(message: "A code was just spoken; ask again in \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
+        case .lockedOut(let wait):
+            return html(Pages.pair(message: "Too many wrong codes: pairing is locked for \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
+        }
+    }
+
+    func pair(_ request: Request) async throws -> Response {
+        guard RequestRules.originAllowed(origin: request.headers[.origin], host: request.head.authority) else {
+            return Self.plain(.forbidden, "Refused: this request did not come from the speaker's own page.")
+        }
+        let fields: [String: String]
+        switch await Self.form(request) {
+        case .success(let f): fields = f
+        case .failure(let response): return response
+        }
+        let outcome = pairing.withLock { $0.attempt(fields["code"] ?? "", at: now()) }
+        switch outcome {
+        case .accepted:
+            let token = try sessions.create(browser: request.headers[.userAgent] ?? "unknown browser", at: now())
+            logger.notice("web: browser paired", metadata: ["id": "\(SessionStore.id(ofToken: token))"])
+            var response = Self.redirect("/")
+            response.headers[.setCookie] = RequestRules.sessionCookie(token)
+            return response
+        case .wrong(let left):
+            logger.notice("web: wrong pairing code", metadata: ["tries-left": "\(left)"])
+            return html(Pages.pair(message: "That is not the code (or it has expired). \(left) tries left before pairing locks.", paired: false), status: .forbidden)
+        case .lockedOut(let wait):
+            logger.warning("web: pairing locked after wrong codes", metadata: ["seconds": "\(Int(wait))"])
+            return html(Pages.pair(message: "Too many wrong codes: pairing is locked for \(Int(wait.rounded(.up))) s. Ask for a new code then.", paired: false), status: .tooManyRequests)
+        }
+    }
+
+    // MARK: Responses
+
+    func html(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func plain(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text + "\n")))
+    }
+
+    static func redirect(_ location: String) -> Response {
+        Response(status: .seeOther, headers: [.location: location])
+    }
+
+    static func asset(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type, .cacheControl: "max-age=3600"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Asks the daemon as `parley` would; a refusal becomes the page's message.
+    func ask(_ request: ControlRequest) async throws -> ControlResponse {
+        let response = await handler.handle(request)
+        guard response.ok else { throw WebRequestFailed(response.error ?? "refused") }
+        return response
+    }
+}
+
+struct WebRequestFailed: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

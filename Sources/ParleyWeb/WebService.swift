@@ -1,0 +1,134 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import NIOPosix
+import ParleyCore
+import ParleyConfiguration
+import ParleyControl
+import ParleyDaemon
+import ServiceLifecycle
+
+/// The page plugged into parleyd (`Daemon.run(attach: WebAttachment.attach)`):
+/// with `web.enabled` off it adds nothing (no port opened) and `parley web
+/// tokens` says the page is off; on, it answers the token requests and
+/// serves the page.
+public enum WebAttachment {
+    @Sendable public static func attach(_ context: DaemonAttachmentContext) async throws -> DaemonAttachment {
+        let web = context.config.web
+        guard web.enabled else { return DaemonAttachment(handler: context.handler, services: []) }
+        let logger = Logger(label: "parley.web")
+        let page = WebPage(
+            handler: context.handler,
+            webDirectory: URL(fileURLWithPath: context.config.stateDirectory).appendingPathComponent("web"),
+            configFile: context.configFile, machineName: ProcessInfo.processInfo.hostName,
+            announce: PairingAnnouncer(components: context.components).announce, logger: logger)
+        return DaemonAttachment(
+            handler: WebControlHandler(inner: context.handler, sessions: page.sessions),
+            services: [WebService(page: page, port: web.port, listen: web.listen, logger: logger)])
+    }
+}
+
+/// The control socket's handler with the page's own requests answered first.
+public struct WebControlHandler: ControlHandling {
+    let inner: any ControlHandling
+    let sessions: SessionStore
+
+    public init(inner: any ControlHandling, sessions: SessionStore) {
+        self.inner = inner
+        self.sessions = sessions
+    }
+
+    public func handle(_ request: ControlRequest) async -> ControlResponse {
+        switch request {
+        case .webTokens:
+            var response = ControlResponse()
+            response.webTokens = sessions.list()
+            return response
+        case .revokeWebToken(let id):
+            do {
+                return try sessions.revoke(id: id) ? .message("Revoked \(id): that browser must pair again.")
+                    : .failure("no paired browser with id \"\(id)\" (see `parley web tokens`)")
+            } catch {
+                return .failure("could not write \(sessions.file.path): \(error)")
+            }
+        default:
+            return await inner.handle(request)
+        }
+    }
+}
+
+/// Says the pairing code through the daemon's normal speech path (the
+/// engine bridge's "spoke" event: logged, synthesised, played) with the
+/// LEDs showing the waiting pattern meanwhile; refused while a
+/// conversation is open, so a code never cuts into one.
+struct PairingAnnouncer: Sendable {
+    let components: DaemonComponents
+
+    func announce(_ text: String) async throws {
+        guard let bridge = components.conversation as? EngineBridge else {
+            throw WebRequestFailed("this parleyd has no conversation engine to speak with")
+        }
+        let state = await bridge.stateDescription()
+        guard state == DeviceState.idle.rawValue || state == DeviceState.muted.rawValue else {
+            throw WebRequestFailed("the speaker is busy (\(state)); try again in a moment")
+        }
+        await bridge.emit(.led(.awaitingConfirmation))
+        await bridge.emit(.spoke(text))
+        await bridge.emit(.led(.idle))
+    }
+}
+
+/// Runs the page's HTTP server in the daemon's service group, on one event
+/// loop thread (a speaker has a few visitors at most). With `listen: lan`
+/// and no private address yet (the network comes up after parleyd), it
+/// looks again every 5 s; it stops with the daemon.
+public struct WebService: Service {
+    let page: WebPage
+    let port: Int
+    let listen: String
+    let logger: Logger
+    let onListening: @Sendable (Int) async -> Void
+
+    public init(page: WebPage, port: Int, listen: String, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
+        self.page = page
+        self.port = port
+        self.listen = listen
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    public func run() async throws {
+        var address = ListenAddress.resolve(listen)
+        if address == nil {
+            logger.warning("web: no private network address yet; the page waits for one", metadata: ["listen": "\(listen)"])
+        }
+        while address == nil {
+            try? await Task.sleep(for: .seconds(5))
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            address = ListenAddress.resolve(listen)
+        }
+        guard let address else { return }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let logger = self.logger
+        let onListening = self.onListening
+        let app = Application(
+            router: page.router(),
+            configuration: .init(address: .hostname(address, port: port), serverName: "parley"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? 0
+                logger.notice("web page listening", metadata: ["url": "http://\(address):\(bound)/"])
+                await onListening(bound)
+            },
+            eventLoopGroupProvider: .shared(group), logger: logger)
+        do {
+            // run(), not runService(): the latter makes a service group of its own that
+            // stops at SIGTERM at once, before the daemon's ordered stop reaches the page.
+            try await app.run()
+        } catch {
+            // A port taken or an address gone must not stop the speaker: said once, the rest runs on.
+            logger.error("web page stopped: \(error)", metadata: ["address": "\(address)", "port": "\(port)"])
+        }
+        try? await group.shutdownGracefully()
+    }
+}

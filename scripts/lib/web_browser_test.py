@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""The speaker's page in a real browser (headless Debian chromium through
+chromium-driver and Selenium), against a running parleyd with simulated
+audio. Started by Tests/ParleyDaemonTests/WebBrowserTests.swift, which starts
+the daemon and makes the recording; this script:
+
+  pairs with the code the speaker says (read from the daemon's speech log),
+  adds a shortcut with an error and finds the error at its line, fixes it,
+  runs it by playing a recorded voice command into the daemon's microphone,
+  changes the volume, forgets the history, revokes its own pairing and is
+  locked out; and saves screenshots of each page at phone and desktop width.
+
+Every wait is a bounded number of polls of a condition, never a fixed sleep
+standing in for synchronisation. Exit status 0 when every check held; a
+failed check prints what was expected and what was found.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+# The phrase is what the recording says (a real recorded coffee order).
+BAD_SHORTCUT = """name: Coffee break
+phrases: [can i have a light roast twelve ounce coffee]
+actions:
+  - speek: Coffee break coming up.
+"""
+GOOD_SHORTCUT = BAD_SHORTCUT.replace("speek:", "speak:")
+WIDTHS = {"phone": (390, 844), "desktop": (1280, 900)}
+
+
+def fail(message):
+    print(f"web browser test: FAILED: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def poll(condition, what, attempts=400, interval=0.05):
+    """Checks `condition` up to `attempts` times; its value once truthy."""
+    for _ in range(attempts):
+        value = condition()
+        if value:
+            return value
+        time.sleep(interval)
+    fail(f"gave up waiting for {what}")
+
+
+def spoken_lines(log):
+    with open(log, encoding="utf-8", errors="replace") as f:
+        return re.findall(r"spoke text=(.*)", f.read())
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--log", required=True, help="the daemon's log (standard error)")
+    parser.add_argument("--parley", required=True, help="the parley tool")
+    parser.add_argument("--socket", required=True)
+    parser.add_argument("--config", required=True)
+    parser.add_argument("--recording", required=True, help="WAV: 'hey' and the shortcut's phrase")
+    parser.add_argument("--screenshots", required=True)
+    args = parser.parse_args()
+    os.makedirs(args.screenshots, exist_ok=True)
+
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--hide-scrollbars", "--force-device-scale-factor=1"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        run(driver, args)
+    finally:
+        driver.quit()
+    print("web browser test: every check held")
+
+
+def shoot(driver, args, name):
+    for width_name, (width, height) in WIDTHS.items():
+        driver.set_window_size(width, height)
+        # The whole page, however long: the window grows to the document.
+        full = driver.execute_script("return document.documentElement.scrollHeight")
+        driver.set_window_size(width, max(height, min(full, 4000)))
+        driver.save_screenshot(os.path.join(args.screenshots, f"{name}-{width_name}.png"))
+    driver.set_window_size(*WIDTHS["desktop"])
+
+
+def text(driver, css):
+    found = driver.find_elements(By.CSS_SELECTOR, css)
+    return found[0].text if found else ""
+
+
+def parley(args, *words):
+    out = subprocess.run([args.parley, *words, "--socket", args.socket], capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        fail(f"parley {' '.join(words)}: exit {out.returncode}: {out.stderr}")
+    return out.stdout
+
+
+def run(driver, args):
+    base = args.url.rstrip("/")
+    driver.set_window_size(*WIDTHS["desktop"])
+
+    # 1. Unpaired: every page sends the browser to pairing.
+    driver.get(base + "/settings")
+    if not driver.current_url.endswith("/pair"):
+        fail(f"an unpaired browser reached {driver.current_url}")
+    shoot(driver, args, "pair")
+    before = len(spoken_lines(args.log))
+    driver.find_element(By.ID, "ask-code").click()
+    line = poll(lambda: next((l for l in spoken_lines(args.log)[before:] if "pairing code" in l), None),
+                "the speaker to say a pairing code")
+    code = "".join(re.findall(r"\d", line.split("Again")[0]))
+    if len(code) != 6:
+        fail(f"no six-digit code in {line!r}")
+    driver.find_element(By.ID, "code").send_keys(code)
+    driver.find_element(By.ID, "pair").click()
+    poll(lambda: text(driver, "h1") == "Status", "the status page after pairing")
+    cookies = {c["name"]: c for c in driver.get_cookies()}
+    session = cookies.get("parley_session")
+    if not session or not session.get("httpOnly") or session.get("sameSite") != "Strict":
+        fail(f"session cookie not HttpOnly and SameSite=Strict: {session}")
+
+    # 2. A shortcut with an error: the error is shown at its line.
+    driver.get(base + "/shortcuts/edit")
+    area = driver.find_element(By.ID, "shortcut-text")
+    area.clear()
+    area.send_keys(BAD_SHORTCUT)
+    driver.find_element(By.ID, "save-shortcut").click()
+    bad = poll(lambda: text(driver, "#line-4"), "the problem at line 4")
+    if "speek" not in bad or "line 4" not in bad:
+        fail(f"line 4 shows {bad!r}")
+    shoot(driver, args, "shortcut-error")
+    area = driver.find_element(By.ID, "shortcut-text")
+    area.clear()
+    area.send_keys(GOOD_SHORTCUT)
+    driver.find_element(By.ID, "save-shortcut").click()
+    poll(lambda: "Coffee break" in text(driver, "#shortcut-list"), "the shortcut in the list")
+    shoot(driver, args, "shortcuts")
+
+    # 3. Run it by voice: the recording goes into the daemon's microphone.
+    heard_before = len(spoken_lines(args.log))
+    parley(args, "play", args.recording)
+    poll(lambda: "Coffee break coming up." in spoken_lines(args.log)[heard_before:],
+         "the shortcut run by the recorded command", attempts=1200)
+    driver.get(base + "/")
+    poll(lambda: "twelve ounce coffee" in text(driver, "#heard"), "the command under Last heard")
+    shoot(driver, args, "status")
+
+    # 4. The volume, written to the configuration file.
+    driver.get(base + "/settings")
+    volume = driver.find_element(By.ID, "voice-volume")
+    volume.clear()
+    volume.send_keys("250")
+    driver.find_element(By.ID, "save-settings").click()
+    refused = poll(lambda: text(driver, "#message"), "the refusal of volume 250")
+    if "voice.volume" not in refused or "0…200" not in refused:
+        fail(f"volume 250 answered {refused!r}")
+    volume = driver.find_element(By.ID, "voice-volume")
+    volume.clear()
+    volume.send_keys("70")
+    driver.find_element(By.ID, "save-settings").click()
+    poll(lambda: "Saved" in text(driver, "#message"), "the settings saved")
+    with open(args.config, encoding="utf-8") as f:
+        if not re.search(r"^\s+volume: 70\b", f.read(), re.M):
+            fail("voice.volume: 70 not in the configuration file")
+    shoot(driver, args, "settings")
+
+    # 5. The history: an intent performed (typed, as `parley say` does) is
+    # donated; forget everything.
+    parley(args, "say", "set a timer for five minutes")
+    driver.get(base + "/history")
+    if "Timer" not in text(driver, "#donations"):
+        fail(f"no Timer donation listed: {text(driver, '#donations')!r}")
+    shoot(driver, args, "history")
+    driver.find_element(By.ID, "confirm-all").click()
+    driver.find_element(By.ID, "forget-everything").click()
+    poll(lambda: "Forgot" in text(driver, "#message"), "the history forgotten")
+    if not text(driver, "#donation-count").startswith("0 "):
+        fail(f"after forgetting: {text(driver, '#donation-count')!r}")
+
+    for page in ("apps", "logs"):
+        driver.get(f"{base}/{page}")
+        shoot(driver, args, page)
+
+    # 6. Revoke this browser's pairing: it is locked out.
+    driver.get(base + "/tokens")
+    shoot(driver, args, "browsers")
+    if "No browser is paired" in parley(args, "web", "tokens"):
+        fail("parley web tokens lists no browser while one is paired")
+    driver.find_element(By.CSS_SELECTOR, "#tokens button.danger").click()
+    poll(lambda: driver.current_url.endswith("/pair"), "the pairing page after revoking")
+    driver.get(base + "/history")
+    if not driver.current_url.endswith("/pair"):
+        fail(f"a revoked browser reached {driver.current_url}")
+    if "No browser is paired" not in parley(args, "web", "tokens"):
+        fail("parley web tokens still lists a browser after the revocation")
+
+
+if __name__ == "__main__":
+    main()
