@@ -18,7 +18,7 @@ import Testing
             ("web:\n  listen: 0.0.0.0\n", 2, "web.listen", "0.0.0.0 would listen on every network; use lan"),
             ("web:\n  listen: everywhere\n", 2, "web.listen", "\"everywhere\" is not lan, loopback or an IPv4 address such as 192.168.1.20"),
             ("web:\n  listen: 300.1.1.1\n", 2, "web.listen", "\"300.1.1.1\" is not lan, loopback or an IPv4 address such as 192.168.1.20"),
-            ("web:\n  enabled: sometimes\n", 2, "web.enabled", "expected true or false, found \"sometimes\""),
+            ("web:\n  enabled: sometimes\n", 2, "web.enabled", "expected true or false, found 'sometimes'"),
             ("web:\n  password: x\n", 2, "web.password", "not a Parley setting (see dist/parley.yaml)"),
         ]
         for (yaml, line, key, reason) in cases {
