@@ -89,12 +89,18 @@ let package = Package(
                 "ParleyIntents", "ParleyCore", "CParleyProcess", "Yams", .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // MARK: Home Assistant over the Wyoming protocol: framing, events, the
+        // satellite and handle roles (plain POSIX sockets, as the control socket).
+        .target(
+            name: "ParleyWyoming",
+            dependencies: ["ParleyCore", "ParleyExternal", .product(name: "Logging", package: "swift-log")]),
+
         // MARK: Wiring and executables.
         .target(
             name: "ParleyDaemon",
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
-                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "Yams",
+                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyWyoming", "Yams",
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -122,7 +128,7 @@ let package = Package(
         // with libFuzzer; a normal build replays corpus files).
         .executableTarget(
             name: "parley-fuzz",
-            dependencies: ["ParleyCore", "ParleyApps", "ParleyAudio", "ParleyDaemon", "ParleyExternal", "ParleyHardware"]),
+            dependencies: ["ParleyCore", "ParleyApps", "ParleyAudio", "ParleyDaemon", "ParleyExternal", "ParleyHardware", "ParleyWyoming"]),
 
         // MARK: Tests: one target per module, plus the command-line contracts.
         .testTarget(name: "ParleyIntentsTests", dependencies: ["ParleyIntents", "ParleyTestKit"]),
@@ -139,8 +145,9 @@ let package = Package(
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyCore"]),
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
-        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyRoom", "ParleyTestKit"]),
+        .testTarget(name: "ParleyDaemonTests", dependencies: ["ParleyDaemon", "ParleySpeech", "ParleyRoom", "ParleyWyoming", "ParleyTestKit"]),
         .testTarget(name: "ParleyCLITests", dependencies: ["ParleyTestKit"]),
+        .testTarget(name: "ParleyWyomingTests", dependencies: ["ParleyWyoming", "ParleyApps", "ParleyCore", "ParleyTestKit"]),
         .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -63,6 +63,7 @@ public enum ConfigLoader {
             case "tips": config.tips = try field.bool()
             case "donations": try readDonations(field, into: &config.donationRetention)
             case "adaptation": try readAdaptation(field, into: &config.adaptation)
+            case "home_assistant": try readHomeAssistant(field, into: &config.homeAssistant)
             case "state_directory": config.stateDirectory = try field.absolutePath()
             case "apps_folder": config.appsFolder = try field.string()
             case "control_socket": config.controlSocket = try field.absolutePath()

@@ -27,6 +27,8 @@ public struct ParleyConfig: Sendable, Equatable {
     public var wakeAcousticModel: String = "stock"
     /// `adaptation`: whether the device learns its room from confirmed commands.
     public var adaptation = Adaptation()
+    /// `home_assistant`: the Wyoming satellite and handler (HomeAssistantConfig.swift).
+    public var homeAssistant = HomeAssistant()
     /// `confirm_by_voice`: intent categories a spoken "yes" may confirm.
     /// `order` and `payment` are refused: a voice alone never spends money.
     public var voiceConfirmableCategories: Set<String> = ["create", "edit", "play", "set", "get", "generic"]

@@ -255,6 +255,9 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var keepAudio: Bool?
     /// When the room transform in use was made; nil when none is.
     public var roomTransform: Date?
+    /// Home Assistant's link and when audio last left the device and why
+    /// (nil when no Home Assistant role is on, or from an older daemon).
+    public var homeAssistant: String?
 }
 
 /// A response: `ok` and either `error` or the field for the command.

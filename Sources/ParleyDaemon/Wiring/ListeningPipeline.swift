@@ -72,6 +72,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// Given each recognised command's audio, rate and words when the
     /// device keeps confirmed audio (``RoomLearning``); nil otherwise.
     private let onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)?
+    /// The seam for Home Assistant (RejectedUtteranceSeam.swift): given a
+    /// command said after the wake word that no phrase of Parley's matched.
+    let rejectedHandler = Mutex<RejectedUtteranceHandler?>(nil)
 
     /// How often the fault is shown again while the microphone is missing:
     /// the LEDs' error state is a flash, so one flash would be over long
@@ -346,6 +349,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var kind: Kind
         /// The wake detector confirmed "hey <name>" in this utterance.
         var woke = false
+        /// Where the confirmed wake phrase ended, in the captured stream.
+        var wakeEnd: Int64?
     }
 
     /// The listen thread's state: the decoders and the grammar they hold.
@@ -353,6 +358,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         let pipeline: ListeningPipeline
         let recognizer: StreamingCommandDecoder
         let detector: WakeDetector?
+        /// Samples the wake detector has been given since it was made (its times count them).
+        var wakeSamplesFed: Int64 = 0
         /// The grammar while the device speaks, compiled once.
         let bargeIn: (model: PhraseModel, graph: WordGraph)
         /// The version of the requested grammar the recogniser holds (nil:
@@ -536,8 +543,15 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     private func feedWakeDetector(_ utterance: inout Utterance, listener: Listener, ring: AudioRing, upTo position: Int64) {
         guard utterance.kind == .commands, let detector = listener.detector, position > utterance.wakeFed else { return }
         do {
+            let fedBefore = listener.wakeSamplesFed
             let detections = try detector.process(ring.samples(from: utterance.wakeFed, count: Int(position - utterance.wakeFed)))
-            if !detections.isEmpty { utterance.woke = true }
+            listener.wakeSamplesFed += position - utterance.wakeFed
+            if let time = detections.last {
+                utterance.woke = true
+                // Detector time (seconds of all it was fed) to a stream position.
+                let end = utterance.wakeFed + Int64(time * Double(ring.sampleRate)) - fedBefore
+                utterance.wakeEnd = min(position, max(utterance.wakeFed - Int64(ring.sampleRate), end))
+            }
         } catch {
             logger.error("wake detector failed: \(error)")
         }
@@ -621,6 +635,15 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // No command: "hey <name>" alone opens a window once the wake
         // detector has confirmed it (the rest of the stream gives its tail).
         feedWakeDetector(&utterance, listener: listener, ring: ring, upTo: position)
+        if let rejected = rejectedHandler.withLock({ $0 }),
+           let start = Self.rejectedCommandStart(kind: kind, wakeEnd: utterance.wakeEnd, woke: utterance.woke,
+                                                  utteranceStart: endSample - Int64(samples().count), end: endSample,
+                                                  minimumSamples: Self.minimumRejectedSamples(endpointSilence, rate: ring.sampleRate)) {
+            shared.withLock { $0.rejections += 1 }
+            logger.info("rejected command handed on", metadata: ["heard": "\(result.transcript)"])
+            rejected(ring.samples(from: start, count: Int(endSample - start)), ring.sampleRate, result.transcript, spokenEnd)
+            return
+        }
         if kind == .commands && utterance.woke {
             logger.info("woken", metadata: ["name": "\(wake.name)"])
             inbox.send(.woken(window: Wiring.seconds(wake.window)))

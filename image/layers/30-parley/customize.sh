@@ -25,3 +25,7 @@ sed -i -e "s/^board: .*/board: $BOARD/" \
        -e "s/^control_group: [^ ]*/control_group: parley/" "$config"
 grep -q "^board: $BOARD\$" "$config" && grep -q '^control_group: parley' "$config" \
     || { echo "30-parley: $config has no 'board:' or 'control_group:' line to set" >&2; exit 1; }
+# Avahi is installed for the Home Assistant satellite's mDNS announcement but
+# left off: only SSH and DHCP listen until the owner turns the satellite on
+# (docs/home-assistant.md: `systemctl enable --now avahi-daemon`).
+in_root "$root" systemctl disable avahi-daemon.service avahi-daemon.socket
