@@ -640,7 +640,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                                                   utteranceStart: endSample - Int64(samples().count), end: endSample,
                                                   minimumSamples: Self.minimumRejectedSamples(endpointSilence, rate: ring.sampleRate)) {
             shared.withLock { $0.rejections += 1 }
-            logger.info("rejected command handed on", metadata: ["heard": "\(result.transcript)"])
+            logger.info("rejected command handed on", metadata: [
+                "heard": "\(result.transcript)", "start-sample": "\(start)", "end-sample": "\(endSample)",
+            ])
             rejected(ring.samples(from: start, count: Int(endSample - start)), ring.sampleRate, result.transcript, spokenEnd)
             return
         }
