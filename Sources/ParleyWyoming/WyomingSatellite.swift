@@ -177,8 +177,12 @@ public final class WyomingSatellite: Sendable {
             guard let answer = state.withLock({ s in defer { s.answer = nil; s.pending = nil }; return s.answer }) else { return }
             let samples = Self.monoSamples(answer.bytes, format: answer.format)
             let device = self.device
-            waitFor { await device.play(samples: samples, sampleRate: answer.format.rate) }
-            try connection.send(.played)
+            // Played off the connection's thread: Home Assistant's pings must
+            // still be answered during a long answer (it drops the link after 5 s).
+            Task {
+                await device.play(samples: samples, sampleRate: answer.format.rate)
+                try? connection.send(.played)
+            }
         case .error(let text, let code):
             let wasPending = state.withLock { s in defer { s.pending = nil; s.answer = nil }; return s.pending != nil }
             logger.warning("home assistant reported an error", metadata: ["text": "\(text)", "code": "\(code ?? "")"])
@@ -190,7 +194,7 @@ public final class WyomingSatellite: Sendable {
             let timer = state.withLock { $0.timers.removeValue(forKey: id) }
             let name = timer?.name.map { "The \($0) timer" } ?? "Your timer"
             let device = self.device
-            waitFor { await device.say("\(name) from Home Assistant is done.") }
+            Task { await device.say("\(name) from Home Assistant is done.") }
         default: break
         }
     }

@@ -35,6 +35,13 @@ actor RecordingDevice: WyomingSatelliteDevice {
     var said: [String] { outputs.compactMap { if case .said(let text) = $0 { text } else { nil } } }
 }
 
+/// A speaker whose playback lasts until the test opens the gate.
+struct SlowSpeaker: WyomingSatelliteDevice {
+    let gate = Gate()
+    func play(samples: [Int16], sampleRate: Int) async { await gate.wait() }
+    func say(_ sentence: String) async {}
+}
+
 @Suite struct SatelliteTests {
     static let info = WyomingInfo(satellite: WyomingSatelliteInfo(name: "Parley", area: "Kitchen", activeWakeWords: ["hey computer"]))
 
@@ -182,6 +189,26 @@ actor RecordingDevice: WyomingSatelliteDevice {
         let again = try Self.connectedHomeAssistant(server)
         #expect(satellite.status.running)
         again.close()
+    }
+
+    /// Home Assistant drops a satellite that leaves a ping 5 s unanswered:
+    /// pings are answered while an answer plays, and `played` comes after it.
+    @Test func pingsAreAnsweredWhileAnAnswerPlays() async throws {
+        let speaker = SlowSpeaker()
+        let satellite = WyomingSatellite(info: Self.info, device: speaker, logger: Logger(label: "test"))
+        let server = WyomingServer(host: "127.0.0.1", port: 0, logger: Logger(label: "test"), serve: { satellite.serve($0) })
+        try server.start()
+        defer { server.stop() }
+        let ha = try Self.connectedHomeAssistant(server)
+        let format = WyomingAudioFormat(rate: 22_050)
+        try ha.send(.audioStart(format))
+        try ha.send(.audioChunk(format, Data(count: 2_048)))
+        try ha.send(.audioStop)
+        await speaker.gate.waitForArrivals(1)
+        try ha.send(.ping("during"))
+        #expect(try ha.receive() == .pong("during"))
+        speaker.gate.openFirst()
+        #expect(try ha.receive() == .played)
     }
 
     @Test func anAnswerLongerThanTheBoundIsRefused() async throws {
