@@ -45,10 +45,11 @@ struct SlowSpeaker: WyomingSatelliteDevice {
 @Suite struct SatelliteTests {
     static let info = WyomingInfo(satellite: WyomingSatelliteInfo(name: "Parley", area: "Kitchen", activeWakeWords: ["hey computer"]))
 
-    static func satellite(_ device: RecordingDevice, answerTimeout: Duration = .seconds(15))
+    static func satellite(_ device: any WyomingSatelliteDevice, answerTimeout: Duration = .seconds(15), maximumAnswerSeconds: Int = 60)
         throws -> (WyomingSatellite, WyomingServer)
     {
-        let satellite = WyomingSatellite(info: info, device: device, logger: Logger(label: "test"), answerTimeout: answerTimeout)
+        let satellite = WyomingSatellite(info: info, device: device, logger: Logger(label: "test"), answerTimeout: answerTimeout,
+                                         maximumAnswerSeconds: maximumAnswerSeconds)
         let server = WyomingServer(host: "127.0.0.1", port: 0, logger: Logger(label: "test"), serve: { satellite.serve($0) })
         try server.start()
         return (satellite, server)
@@ -195,9 +196,7 @@ struct SlowSpeaker: WyomingSatelliteDevice {
     /// pings are answered while an answer plays, and `played` comes after it.
     @Test func pingsAreAnsweredWhileAnAnswerPlays() async throws {
         let speaker = SlowSpeaker()
-        let satellite = WyomingSatellite(info: Self.info, device: speaker, logger: Logger(label: "test"))
-        let server = WyomingServer(host: "127.0.0.1", port: 0, logger: Logger(label: "test"), serve: { satellite.serve($0) })
-        try server.start()
+        let (_, server) = try Self.satellite(speaker)
         defer { server.stop() }
         let ha = try Self.connectedHomeAssistant(server)
         let format = WyomingAudioFormat(rate: 22_050)
@@ -213,9 +212,7 @@ struct SlowSpeaker: WyomingSatelliteDevice {
 
     @Test func anAnswerLongerThanTheBoundIsRefused() async throws {
         let device = RecordingDevice()
-        let satellite = WyomingSatellite(info: Self.info, device: device, logger: Logger(label: "test"), maximumAnswerSeconds: 1)
-        let server = WyomingServer(host: "127.0.0.1", port: 0, logger: Logger(label: "test"), serve: { satellite.serve($0) })
-        try server.start()
+        let (_, server) = try Self.satellite(device, maximumAnswerSeconds: 1)
         defer { server.stop() }
         let ha = try Self.connectedHomeAssistant(server)
         let format = WyomingAudioFormat(rate: 22_050)
