@@ -14,13 +14,16 @@ public actor EngineTranscriptHandler: WyomingTranscriptHandling {
     private let engine: ConversationEngine
     private let sink: CollectingSink
     private let registry: @Sendable () async -> AppRegistry
+    private let shortcuts: @Sendable () async -> ShortcutLibrary?
 
     public static let confirmationRefusal =
         "That needs a press of the button on the Parley speaker, so it can only be done there."
 
-    /// `registry` is asked before each transcript, so apps installed since are known.
+    /// `registry` and `shortcuts` (a person's shortcut files, nil: none) are
+    /// asked before each transcript, so apps and shortcuts added since are known.
     public init(stores: ParleyStores, clock: any ParleyClock, registry: @escaping @Sendable () async -> AppRegistry,
-                initial: AppRegistry) {
+                initial: AppRegistry, shortcuts: @escaping @Sendable () async -> ShortcutLibrary? = { nil }) {
+        self.shortcuts = shortcuts
         let sink = CollectingSink()
         var configuration = EngineConfiguration()
         // Only a press confirms, whatever the device allows by voice: the person is not at the device.
@@ -34,7 +37,11 @@ public actor EngineTranscriptHandler: WyomingTranscriptHandling {
     public func handle(transcript: String) async -> WyomingHandleOutcome {
         let current = await registry()
         if await engine.registry.apps.map(\.name) != current.apps.map(\.name) { await engine.setRegistry(current) }
-        if await engine.phraseModel().rules.isEmpty { await engine.reloadPhrases() }
+        if let library = await shortcuts() {
+            await engine.setShortcuts(library)  // recompiles the phrases, custom ones included
+        } else if await engine.phraseModel().rules.isEmpty {
+            await engine.reloadPhrases()
+        }
         sink.take()
         await engine.hear(transcript)
         let events = sink.take()

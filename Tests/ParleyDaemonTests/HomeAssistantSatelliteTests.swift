@@ -40,7 +40,22 @@ import Testing
             try ha.send(.describe)
             return ha
         }
-        let described = try await offPool { try ha.receive() }
+        // As Home Assistant does: a ping 2 s after each, so the satellite
+        // (which drops a Home Assistant silent for 30 s) keeps the link.
+        let pings = Task {
+            while !Task.isCancelled {
+                try? ha.send(.ping("keep"))
+                try? await Task.sleep(for: .seconds(2))
+            }
+        }
+        defer { pings.cancel() }
+        let described = try await offPool { () throws -> WyomingEvent? in
+            while let event = try ha.receive() {
+                if case .pong = event { continue }
+                return event
+            }
+            return nil
+        }
         guard case .info(let info)? = described else { Issue.record("no info: \(String(describing: described))"); return }
         #expect(info.satellite?.area == "Kitchen")
         #expect(info.satellite?.activeWakeWords == ["hey computer"])
@@ -70,7 +85,11 @@ import Testing
             try ha.send(.audioStart(format))
             for _ in 0..<10 { try ha.send(.audioChunk(format, Data(count: 2_048))) }
             try ha.send(.audioStop)
-            return try ha.receive()
+            while let event = try ha.receive() {
+                if case .pong = event { continue }
+                return event
+            }
+            return nil
         }
         #expect(answered == .played)
         let after = try await EndToEndTests.waitForStatus(socket) { $0.homeAssistant?.contains("audio last left the device") == true }

@@ -37,6 +37,19 @@ import Testing
         #expect(text.contains("whole command in one sentence"))
     }
 
+    @Test func aPersonsShortcutWorksFromOtherSatellites() async throws {
+        let registry = try AppRegistry(apps: BundledApps.all, primaryApp: BundledApps.defaultPrimary)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tea-\(UUID().uuidString).yaml")
+        try "name: Tea\nphrases: [tea time]\nactions:\n  - speak: Kettle on.\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let library = ShortcutLibrary.load(files: [file.path], environment: ShortcutEnvironment(registry: registry, customPhrases: []))
+        #expect(library.problems.isEmpty, "\(library.problems)")
+        let handler = EngineTranscriptHandler(stores: EphemeralStores.make(), clock: SteppedClock(), registry: { registry },
+                                              initial: registry, shortcuts: { library })
+        guard case .handled(let text) = await handler.handle(transcript: "tea time") else { Issue.record("not handled"); return }
+        #expect(text.contains("Kettle on."), "\(text)")
+    }
+
     @Test func whatParleyDoesNotKnowIsNotHandled() async throws {
         #expect(try await Self.handler().handle(transcript: "turn on the kitchen light") == .notHandled("Parley does not know that one."))
     }

@@ -10,10 +10,11 @@ public enum HomeAssistantServices {
     /// Role 2: Parley's engine as a `handle` service for the house's other
     /// satellites. Its own engine over the same apps and stores.
     public static func handler(config: ParleyConfig, stores: ParleyStores, registry: @escaping @Sendable () -> AppRegistry,
-                               logger: Logger) -> (any Service)? {
+                               shortcuts: @escaping @Sendable () -> ShortcutLibrary, logger: Logger) -> (any Service)? {
         let settings = config.homeAssistant
         guard settings.handler else { return nil }
-        let handler = EngineTranscriptHandler(stores: stores, clock: SystemClock(), registry: { registry() }, initial: registry())
+        let handler = EngineTranscriptHandler(stores: stores, clock: SystemClock(), registry: { registry() }, initial: registry(),
+                                              shortcuts: { shortcuts() })
         let info = WyomingInfo(handle: [WyomingHandleProgram(name: settings.name.lowercased())])
         let server = WyomingServer(host: settings.listen, port: settings.handlerPort, logger: logger) { connection in
             WyomingHandleSession.run(connection, info: info, handler: handler, logger: logger)

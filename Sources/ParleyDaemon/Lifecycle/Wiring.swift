@@ -90,6 +90,7 @@ public enum Wiring {
         }
         // Home Assistant over Wyoming (off unless configured): the handle service.
         if let handle = HomeAssistantServices.handler(config: config, stores: await engine.stores, registry: { bridge.registry },
+                                                      shortcuts: { folder.library },
                                                       logger: Logger(label: "parley.wyoming")) { services.append(handle) }
         // Home Assistant's satellite (off unless configured), fed by the listening pipeline's rejected commands.
         let satellite = HomeAssistantServices.satellite(config: config, speaker: speaker, listening: listening,
