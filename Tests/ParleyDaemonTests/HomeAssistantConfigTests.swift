@@ -93,3 +93,12 @@ import Testing
                                                        end: 20_000, minimumSamples: Self.minimum) == nil)
     }
 }
+
+/// The satellite's mDNS announcement without Avahi installed.
+@Suite struct AvahiAnnouncementTests {
+    @Test func withoutAvahiTheSatelliteGoesOnUnannounced() {
+        let announcement = AvahiAnnouncement(name: "Parley", port: 10_700, logger: .init(label: "test"), tool: "/nonexistent/avahi-publish-service")
+        #expect(!announcement.isAnnouncing)
+        announcement.stop()
+    }
+}

@@ -11,14 +11,15 @@ final class AvahiAnnouncement: Sendable {
     static let tool = "/usr/bin/avahi-publish-service"
     private let process: Process?
 
-    init(name: String, port: Int, logger: Logger) {
-        guard FileManager.default.isExecutableFile(atPath: Self.tool) else {
-            logger.notice("home assistant: \(Self.tool) missing (avahi-utils); not announced over mDNS, add the satellite by address")
+    /// `tool`: avahi-publish-service (tests give a stand-in).
+    init(name: String, port: Int, logger: Logger, tool: String = AvahiAnnouncement.tool) {
+        guard FileManager.default.isExecutableFile(atPath: tool) else {
+            logger.notice("home assistant: \(tool) missing (avahi-utils); not announced over mDNS, add the satellite by address")
             process = nil
             return
         }
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.tool)
+        process.executableURL = URL(fileURLWithPath: tool)
         // -s: a service name that clashes is an error rather than renamed silently.
         process.arguments = ["-s", name, "_wyoming._tcp", String(port)]
         process.standardInput = FileHandle.nullDevice
@@ -29,14 +30,17 @@ final class AvahiAnnouncement: Sendable {
             logger.info("home assistant: announced over mDNS", metadata: ["service": "\(name)._wyoming._tcp", "port": "\(port)"])
             self.process = process
         } catch {
-            logger.warning("home assistant: cannot start \(Self.tool): \(error); not announced over mDNS")
+            logger.warning("home assistant: cannot start \(tool): \(error); not announced over mDNS")
             self.process = nil
         }
     }
 
+    /// Whether an announcement was started (false without Avahi).
+    var isAnnouncing: Bool { process != nil }
+
     func stop() {
         guard let process, process.isRunning else { return }
+        // Not waited for: the publisher ends at SIGTERM, and a stop must never block.
         process.terminate()
-        process.waitUntilExit()
     }
 }
