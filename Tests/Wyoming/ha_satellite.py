@@ -46,7 +46,7 @@ async def send_audio(client, audio):
 
 async def expect(client, kind):
     while True:
-        event = await asyncio.wait_for(client.read_event(), timeout=20)
+        event = await asyncio.wait_for(client.read_event(), timeout=120)
         if event is None:
             raise ConnectionResetError(f"closed while waiting for {kind.__name__}")
         if kind.is_type(event.type):
@@ -75,7 +75,7 @@ async def main():
         received = bytearray()
         chunks = 0
         while True:
-            event = await asyncio.wait_for(client.read_event(), timeout=20)
+            event = await asyncio.wait_for(client.read_event(), timeout=120)
             if AudioChunk.is_type(event.type):
                 received += AudioChunk.from_event(event).audio
                 chunks += 1
