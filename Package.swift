@@ -114,6 +114,11 @@ let package = Package(
         .target(
             name: "ParleyControl",
             dependencies: ["ParleyCore", "ParleyConfiguration", .product(name: "Logging", package: "swift-log")]),
+        // MARK: Home Assistant over the Wyoming protocol: framing, events, the
+        // satellite and handle roles (plain POSIX sockets, as the control socket).
+        .target(
+            name: "ParleyWyoming",
+            dependencies: ["ParleyCore", "ParleyExternal", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Wiring and executables.
         .target(
@@ -121,7 +126,7 @@ let package = Package(
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
                 "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
-                "ParleyConfiguration",
+                "ParleyConfiguration", "ParleyWyoming",
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -166,7 +171,7 @@ let package = Package(
             name: "parley-fuzz",
             dependencies: [
                 "ParleyCore", "ParleyApps", "ParleyAudio", "ParleyControl", "ParleyConfiguration", "ParleyExternal",
-                "ParleyHardware",
+                "ParleyHardware", "ParleyWyoming",
             ]),
 
         // MARK: Tests: one target per module, plus the command-line contracts.
@@ -187,7 +192,10 @@ let package = Package(
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(
             name: "ParleyDaemonTests",
-            dependencies: ["ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleySpeech", "ParleyRoom", "ParleyTestKit"]),
+            dependencies: [
+                "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleySpeech", "ParleyRoom", "ParleyWyoming",
+                "ParleyTestKit",
+            ]),
         .testTarget(
             name: "ParleyConfigurationTests",
             dependencies: ["ParleyConfiguration", "ParleyAudio", "ParleyStore", "ParleyTestKit"]),
@@ -200,6 +208,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        .testTarget(name: "ParleyWyomingTests", dependencies: ["ParleyWyoming", "ParleyApps", "ParleyCore", "ParleyTestKit"]),
         .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -45,3 +45,17 @@ if ! python3 -c "import selenium" 2>/dev/null; then
     || { echo "setup: pip install selenium failed" >&2; exit 1; }
 fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }
+# The Wyoming interop tests (ParleyWyomingTests) drive Home Assistant's side
+# with the real `wyoming` package from PyPI, pinned, in a virtualenv under
+# .build/ (never in git). Only in a checkout (a copy of this script elsewhere
+# has no Package.swift beside it).
+root="$(cd "$(dirname "$0")/.." && pwd)"
+WYOMING_VERSION=1.9.0
+if [ -f "$root/Package.swift" ]; then
+  venv="$root/.build/wyoming-venv"
+  if ! "$venv/bin/python" -c "import wyoming, sys; sys.exit(wyoming.__version__ != '$WYOMING_VERSION')" 2>/dev/null; then
+    echo "setup: installing wyoming==$WYOMING_VERSION (PyPI) into $venv" >&2
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q "wyoming==$WYOMING_VERSION" >&2
+  fi
+fi

@@ -31,6 +31,8 @@ public struct ParleyConfig: Sendable, Equatable {
     public var adaptation = Adaptation()
     /// `web`: the speaker's page (see WebConfig.swift).
     public var web = Web()
+    /// `home_assistant`: the Wyoming satellite and handler (HomeAssistantConfig.swift).
+    public var homeAssistant = HomeAssistant()
     /// `confirm_by_voice`: intent categories a spoken "yes" may confirm.
     /// `order` and `payment` are refused: a voice alone never spends money.
     public var voiceConfirmableCategories: Set<String> = ["create", "edit", "play", "set", "get", "generic"]

@@ -286,13 +286,17 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var keepAudio: Bool?
     /// When the room transform in use was made; nil when none is.
     public var roomTransform: Date?
+    /// Home Assistant's link and when audio last left the device and why
+    /// (nil when no Home Assistant role is on, or from an older daemon).
+    public var homeAssistant: String?
 
     // Spelled out because the daemon, which fills it in, is another module
     // (a memberwise initialiser is internal).
     public init(version: String, pid: Int32, uptimeSeconds: Double, state: String, board: String, led: String? = nil,
                 buttonProblem: String? = nil, configFile: String? = nil, stateDirectory: String, audio: AudioStatus,
                 recognitions: Int, lastIntents: [String], grammarSize: Int, donations: Int, customPhrases: Int,
-                notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil) {
+                notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil,
+                homeAssistant: String? = nil) {
         self.version = version
         self.pid = pid
         self.uptimeSeconds = uptimeSeconds
@@ -312,6 +316,7 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         self.keptRecordings = keptRecordings
         self.keepAudio = keepAudio
         self.roomTransform = roomTransform
+        self.homeAssistant = homeAssistant
     }
 }
 

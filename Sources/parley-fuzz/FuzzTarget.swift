@@ -6,12 +6,13 @@ import ParleyControl
 import ParleyCore
 import ParleyExternal
 import ParleyHardware
+import ParleyWyoming
 
 /// One reader of outside input, driven with arbitrary bytes. Every reader
 /// must answer bad input with an error (or a refusal), never a crash, a hang
 /// or unbounded memory: that is all a target checks, so errors are ignored.
 enum FuzzTarget: String, CaseIterable, Sendable {
-    case config, board, shortcut, manifest, handler, control, wav, template, resolver
+    case config, board, shortcut, manifest, handler, control, wav, template, resolver, wyoming
 
     func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
@@ -45,6 +46,15 @@ enum FuzzTarget: String, CaseIterable, Sendable {
             Self.resolveTemplate(String(parts[0]), transcript: parts.count > 1 ? String(parts[1]) : "")
         case .resolver:
             _ = Self.bundledResolver.resolve(text)
+        case .wyoming:
+            // A Wyoming connection's bytes, arriving in two reads split at the
+            // first byte's value: framing and typed events until the first error.
+            var decoder = WyomingDecoder()
+            let split = data.isEmpty ? 0 : Int(data[data.startIndex]) % (data.count + 1)
+            for part in [data.prefix(split), data.dropFirst(split)] {
+                decoder.append(part)
+                while let frame = try? decoder.next() { _ = try? WyomingEvent(frame: frame) }
+            }
         }
     }
 

@@ -37,6 +37,7 @@ struct StatusCommand: ParsableCommand {
             let transform = s.roomTransform.map { "room transform of \($0.formatted(date: .abbreviated, time: .shortened))" } ?? "no room transform"
             lines.append("adaptation:   \(kept) kept recordings (keeping \(s.keepAudio == true ? "on" : "off")), \(transform)")
         }
+        if let link = s.homeAssistant { lines.append("home assistant: \(link)") }
         if let problem = s.audio.problem { lines.insert("microphone:   \(problem)", at: 4) }
         if !s.notWired.isEmpty { lines.append("not wired:    \(s.notWired.joined(separator: ", "))") }
         return lines.joined(separator: "\n")

@@ -200,7 +200,7 @@ public struct DaemonController: ControlHandling {
             customPhrases: try await store.customPhrases().count,
             notWired: components.notWired,
             keptRecordings: components.room?.kept.count, keepAudio: components.room?.keepAudio,
-            roomTransform: components.room?.transformDate)
+            roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?())
     }
 
     private func grammarSize() async -> Int {

@@ -102,6 +102,8 @@ public struct DaemonComponents: Sendable {
     public var spool: AudioSpool?
     /// Kept confirmed audio and the room transform (`parley adapt`).
     public var room: RoomLearning?
+    /// Home Assistant's satellite for `parley status` (nil when off).
+    public var homeAssistant: (@Sendable () -> String)?
     public var services: [any Service]
 
     public init(

@@ -89,6 +89,14 @@ public enum Wiring {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
         }
+        // Home Assistant over Wyoming (off unless configured): the handle service.
+        if let handle = HomeAssistantServices.handler(config: config, stores: await engine.stores, registry: { bridge.registry },
+                                                      shortcuts: { folder.library },
+                                                      logger: Logger(label: "parley.wyoming")) { services.append(handle) }
+        // Home Assistant's satellite (off unless configured), fed by the listening pipeline's rejected commands.
+        let satellite = HomeAssistantServices.satellite(config: config, speaker: speaker, listening: listening,
+                                                        logger: Logger(label: "parley.wyoming"))
+        if let satellite { services.append(satellite.service) }
         if config.adaptation.nightly {
             services.append(NightlyAdaptation(room: room, at: config.adaptation.nightlyAt, logger: Logger(label: "parley.room")))
         }
@@ -99,9 +107,11 @@ public enum Wiring {
             "primary": "\(registry.primaryApp ?? "none")", "board": "\(board.name)",
             "phrases": "\(phrases)",
         ])
-        return DaemonComponents(
+        var components = DaemonComponents(
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
             spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge), room: room)
+        components.homeAssistant = satellite?.status
+        return components
     }
 
     /// The apps folder loaded (its handlers started) and the registry of the

@@ -25,9 +25,11 @@ extension ListeningPipeline {
         /// Loaded the first time an open-text answer is expected (its
         /// 130,000-word model is not needed before).
         private var dictationDecoder: (any UtteranceDecoder<String>)?
-        /// The kind of the open utterance, and how far the wake detector has
-        /// been fed (it gets the speech from its start to the newest sample).
-        private var open: (kind: ListeningKind, wakeFed: Int64)?
+        /// The kind of the open utterance, how far the wake detector has been
+        /// fed (it gets the speech from its start to the newest sample) and
+        /// where its confirmed wake phrase ended in the captured stream (for
+        /// Home Assistant: a rejected command is handed on from there).
+        private var open: (kind: ListeningKind, wakeFed: Int64, wakeEnd: Int64?)?
 
         init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
             self.pipeline = pipeline
@@ -75,7 +77,7 @@ extension ListeningPipeline {
             recognizer.begin()
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
-            open = (kind, speech)
+            open = (kind, speech, nil)
         }
 
         func feed(_ samples: [Int16]) {
@@ -132,9 +134,14 @@ extension ListeningPipeline {
             } else {
                 woke = false
             }
+            let wakeEnd = open?.wakeEnd
             open = nil
             let outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
+            if pipeline.handOnRejected(outcome, kind: kind, heard: command.transcript, wakeEnd: wakeEnd, woke: woke,
+                                       utterance: utterance, spokenEnd: spokenEnd) {
+                return nil
+            }
             pipeline.act(outcome, command: command, decided: decided)
             if case .text(_, dictated: false) = outcome {
                 // After the hand-over: copying the audio must not delay the answer.
@@ -197,8 +204,18 @@ extension ListeningPipeline {
         /// Streams a commands utterance through the wake detector (named mode).
         private func feedWake(upTo newest: Int64) {
             guard let current = open, current.kind == .commands, let wake, newest > current.wakeFed else { return }
+            let detector = wake as? WakeUtterance
+            let fedBefore = detector?.samplesFed ?? 0
+            let confirmedBefore = detector?.wakeEndSample
             wake.feed(pipeline.capture.ring.samples(from: current.wakeFed, count: Int(newest - current.wakeFed)))
-            if let failure = (wake as? WakeUtterance)?.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
+            if let failure = detector?.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
+            if let end = detector?.wakeEndSample, end != confirmedBefore {
+                // Detector time (samples of all it was fed) to a stream position:
+                // at most this block's end, at most a second before its start
+                // (the verification stage confirms a little after the phrase).
+                let position = current.wakeFed + end - fedBefore
+                open?.wakeEnd = min(newest, max(current.wakeFed - Int64(pipeline.capture.ring.sampleRate), position))
+            }
             open?.wakeFed = newest
         }
 

@@ -65,6 +65,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// Given each recognised command's audio, rate and words when the
     /// device keeps confirmed audio (``RoomLearning``); nil otherwise.
     let onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)?
+    /// The seam for Home Assistant (RejectedUtteranceSeam.swift): given a
+    /// command said after the wake word that no phrase of Parley's matched.
+    let rejectedHandler = Mutex<RejectedUtteranceHandler?>(nil)
 
     /// How often the fault is shown again while the microphone is missing:
     /// the LEDs' error state is a flash, so one flash would be over long

@@ -9,6 +9,12 @@ public final class WakeUtterance: UtteranceDecoder {
     public let detector: WakeDetector
     /// The wake phrase was confirmed in the open utterance.
     public private(set) var woke = false
+    /// Samples fed since the detector was made: its stream times count them
+    /// (``WakeDetector/reset()`` does not restart them).
+    public private(set) var samplesFed: Int64 = 0
+    /// Where the last confirmed wake phrase of the open utterance ended, in
+    /// samples fed (``samplesFed``'s count); nil before one is confirmed.
+    public private(set) var wakeEndSample: Int64?
     private var failure: (any Error)?
 
     public init(_ detector: WakeDetector) {
@@ -17,13 +23,18 @@ public final class WakeUtterance: UtteranceDecoder {
 
     public func begin() {
         woke = false
+        wakeEndSample = nil
         failure = nil
         do { try detector.reset() } catch { failure = error }
     }
 
     public func feed(_ samples: [Int16]) {
+        defer { samplesFed += Int64(samples.count) }
         do {
-            if try !detector.process(samples).isEmpty { woke = true }
+            if let time = try detector.process(samples).last {
+                woke = true
+                wakeEndSample = Int64((time * Double(PCMAudio.sampleRate)).rounded())
+            }
         } catch {
             failure = error
         }

@@ -39,4 +39,6 @@ sed -n '/^web:/,/^[^ #]/p' "$config" | grep -q '^  enabled: true' && sed -n '/^w
     || { echo "30-parley: web.enabled and web.port not set in $config" >&2; exit 1; }
 chgrp parley "$config" 2>/dev/null || in_root "$root" chgrp parley /etc/parley/parley.yaml
 chmod 0664 "$config"
+# Avahi also announces the Home Assistant satellite (_wyoming._tcp, with
+# avahi-publish-service) while home_assistant.satellite is on.
 in_root "$root" systemctl enable avahi-daemon.service

@@ -1,0 +1,98 @@
+import Foundation
+import ParleyConfiguration
+import Logging
+import ParleyCore
+import ParleyWyoming
+import ServiceLifecycle
+
+/// The daemon's Wyoming services, from `home_assistant` in parley.yaml
+/// (none unless the owner turned a role on).
+public enum HomeAssistantServices {
+    /// Role 2: Parley's engine as a `handle` service for the house's other
+    /// satellites. Its own engine over the same apps and stores.
+    public static func handler(config: ParleyConfig, stores: ParleyStores, registry: @escaping @Sendable () -> AppRegistry,
+                               shortcuts: @escaping @Sendable () -> ShortcutLibrary, logger: Logger) -> (any Service)? {
+        let settings = config.homeAssistant
+        guard settings.handler else { return nil }
+        let handler = EngineTranscriptHandler(stores: stores, clock: SystemClock(), registry: { registry() }, initial: registry(),
+                                              shortcuts: { shortcuts() })
+        let info = WyomingInfo(handle: [WyomingHandleProgram(name: settings.name.lowercased())])
+        let server = WyomingServer(host: settings.listen, port: settings.handlerPort, logger: logger) { connection in
+            WyomingHandleSession.run(connection, info: info, handler: handler, logger: logger)
+        }
+        return WyomingServerService(server: server, logger: logger)
+    }
+}
+
+/// A Wyoming server as a service of the daemon's group: a port that cannot
+/// be opened is logged and the device goes on without it.
+struct WyomingServerService: Service {
+    let server: WyomingServer
+    let logger: Logger
+    /// The mDNS name to announce the server under (the satellite's), nil for none.
+    var announceAs: String?
+
+    func run() async throws {
+        do {
+            try server.start()
+        } catch {
+            logger.error("home assistant: cannot listen on \(server.host):\(server.requestedPort): \(error); going on without it")
+            // A service that returns would end the whole group: wait for the stop instead.
+            try? await gracefulShutdown()
+            return
+        }
+        let announcement = announceAs.map { AvahiAnnouncement(name: $0, port: server.port, logger: logger) }
+        try? await gracefulShutdown()
+        announcement?.stop()
+        server.stop()
+    }
+}
+
+extension HomeAssistantServices {
+    /// Role 1: the Wyoming satellite, local first. Commands the listening
+    /// pipeline rejects after the wake word go to Home Assistant; answers,
+    /// announcements and fault sentences are played by the speaker.
+    public static func satellite(config: ParleyConfig, speaker: Speaker?, listening: ListeningPipeline?,
+                                 logger: Logger) -> (service: any Service, status: @Sendable () -> String)? {
+        let settings = config.homeAssistant
+        guard settings.satellite else { return nil }
+        let wakeWords = config.wake.named ? ["hey \(config.wake.name)"] : ["hey"]
+        let satellite = WyomingSatellite(
+            info: WyomingInfo(satellite: WyomingSatelliteInfo(name: settings.name, area: settings.area, activeWakeWords: wakeWords)),
+            device: SpeakerSatelliteDevice(speaker: speaker), logger: logger)
+        listening?.onRejected { samples, rate, heard, spokenEnd in
+            // Off the listen thread: sending must never hold up listening.
+            Task { await satellite.forward(RejectedUtterance(samples: samples, sampleRate: rate, heard: heard, spokenEnd: spokenEnd)) }
+        }
+        let server = WyomingServer(host: settings.listen, port: settings.port, maximumConnections: 2, logger: logger) {
+            satellite.serve($0)
+        }
+        return (WyomingServerService(server: server, logger: logger, announceAs: settings.name), { statusLine(satellite.status) })
+    }
+
+    /// `parley status`'s line: the link, and when audio last left the device and why.
+    static func statusLine(_ status: WyomingSatelliteStatus) -> String {
+        let link = status.peer.map { "satellite, Home Assistant at \($0)" + (status.running ? "" : " (paused)") }
+            ?? "satellite, Home Assistant not connected"
+        let audio = status.lastAudioSent.map { record in
+            "audio last left the device \(record.at.formatted(date: .abbreviated, time: .standard)) (\(record.bytes) bytes): \(record.reason)"
+        } ?? "no audio has left the device"
+        return ([link, audio] + (status.lastFault.map { ["last fault: \($0)"] } ?? [])).joined(separator: "; ")
+    }
+}
+
+/// The satellite's device: Home Assistant's audio through the playback
+/// service (resampled there to the device rate), sentences in Parley's voice.
+struct SpeakerSatelliteDevice: WyomingSatelliteDevice {
+    let speaker: Speaker?
+
+    func play(samples: [Int16], sampleRate: Int) async {
+        guard let speaker else { return }
+        speaker.playback.enqueue(samples, sampleRate: sampleRate)
+        await speaker.playback.drain()
+    }
+
+    func say(_ sentence: String) async {
+        await speaker?.speak(sentence)
+    }
+}
