@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 import ParleySpeech
 import ParleyStore
 import Yams
@@ -176,6 +177,9 @@ public enum ConfigLoader {
             switch key {
             case "acoustic_model": config.acousticModel = try acousticModel(field)
             case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
+            case "front_end":
+                let value = try field.string()
+                do { config.frontEnd = try FrontEndSettings(parsing: value) } catch { throw field.impossible("\(error)") }
             default: throw field.unknownKey()
             }
         }
