@@ -131,9 +131,9 @@ public final class FrontEnd {
             try controlFloat(SpeexRequest.agcLevel, "automatic gain level", settings.agcLevel)
             try control(SpeexRequest.agcMaxGain, "automatic gain maximum (dB)", Int32(settings.agcMaxGainDecibels))
         }
-        // The endpointer decides speech; speexdsp's own VAD would only
-        // zero frames it thinks silent, and dereverberation is not tuned.
-        try control(SpeexRequest.vad, "voice activity detection", 0)
+        // Dereverberation is not tuned. speexdsp's own VAD (off by default)
+        // is left alone: the endpointer decides speech, and setting it at all
+        // prints a warning to standard error from inside the library.
         try control(SpeexRequest.dereverb, "dereverberation", 0)
     }
 

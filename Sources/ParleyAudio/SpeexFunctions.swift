@@ -43,6 +43,5 @@ enum SpeexRequest {
     static let agc = Int32(SPEEX_PREPROCESS_SET_AGC)
     static let agcLevel = Int32(SPEEX_PREPROCESS_SET_AGC_LEVEL)
     static let agcMaxGain = Int32(SPEEX_PREPROCESS_SET_AGC_MAX_GAIN)
-    static let vad = Int32(SPEEX_PREPROCESS_SET_VAD)
     static let dereverb = Int32(SPEEX_PREPROCESS_SET_DEREVERB)
 }

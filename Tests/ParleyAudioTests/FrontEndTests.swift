@@ -21,7 +21,6 @@ import ParleyTestKit
             "speex_preprocess_ctl(\(Request.denoise), 1)",
             "speex_preprocess_ctl(\(Request.noiseSuppress), -25)",
             "speex_preprocess_ctl(\(Request.agc), 0)",
-            "speex_preprocess_ctl(\(Request.vad), 0)",
             "speex_preprocess_ctl(\(Request.dereverb), 0)",
             "speex_preprocess_state_destroy",
         ])
