@@ -2,11 +2,11 @@
 // Parley: an offline voice-shortcuts runtime for a Raspberry-Pi-class speaker.
 //
 // Layering (see README "Architecture"); "A -> B" means A uses B:
-//   C system libraries  CALSA CPocketSphinx CGPIOD CESpeakNG (SQLite through GRDB)
+//   C system libraries  CALSA CPocketSphinx CGPIOD CESpeakNG CSpeexDSP (SQLite through GRDB)
 //   pure Swift          ParleyDevice (device states, button gestures, SourceTree, BlockingMain)
 //   (no C needed)       ParleyIntents    ParleyApps -> ParleyIntents
 //                       ParleyCore -> ParleyIntents, ParleyDevice
-//   device wrappers     ParleyAudio (ALSA) ParleySpeech (PocketSphinx, espeak-ng) ParleyStore (SQLite, GRDB)
+//   device wrappers     ParleyAudio (ALSA, speexdsp front end) ParleySpeech (PocketSphinx, espeak-ng) ParleyStore (SQLite, GRDB)
 //                       ParleyHardware (libgpiod) -> ParleyDevice, never ParleyCore
 //   between programs    ParleyConfiguration (parley.yaml: ParleyConfig, ConfigLoader) -> ParleySpeech, ParleyStore
 //                       ParleyControl (control protocol, client, socket, server) -> ParleyCore, ParleyConfiguration
@@ -54,6 +54,8 @@ let package = Package(
             providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev", "pocketsphinx-en-us"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CESpeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        // The capture front end: speexdsp's preprocessor (noise suppression, AGC; echo cancellation later).
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
 
         // MARK: Pure Swift: the app API, the engine, the bundled apps.
         .target(name: "ParleyIntents"),
@@ -85,7 +87,7 @@ let package = Package(
         .target(name: "CParleyShims", linkerSettings: [.linkedLibrary("asound")]),
         .target(
             name: "ParleyAudio",
-            dependencies: ["CALSA", "CParleyShims", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["CALSA", "CSpeexDSP", "CParleyShims", .product(name: "Logging", package: "swift-log")]),
         .target(
             name: "ParleySpeech",
             dependencies: [
@@ -186,7 +188,7 @@ let package = Package(
         .target(name: "CParleyMallocCounter", path: "Tests/CParleyMallocCounter"),
         .testTarget(
             name: "ParleyAudioTests",
-            dependencies: ["ParleyAudio", "CALSA", "CParleyMallocCounter", "ParleyTestKit"]),
+            dependencies: ["ParleyAudio", "CALSA", "CSpeexDSP", "CParleyMallocCounter", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyDevice"]),
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),

@@ -50,6 +50,7 @@ declare -A PACKAGE_OF=(
     [libpocketsphinx.so.3]=libpocketsphinx3 [libsphinxbase.so.3]=libsphinxbase3t64 [libsphinxad.so.3]=libsphinxbase3t64
     [libgpiod.so.3]=libgpiod3
     [libespeak-ng.so.1]=libespeak-ng1
+    [libspeexdsp.so.1]=libspeexdsp1
     [libsqlite3.so.0]=libsqlite3-0
     [libz.so.1]=zlib1g
 )

@@ -8,6 +8,7 @@ PACKAGES=(
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us  # recogniser and en-us model
   libgpiod-dev gpiod                                # GPIO (v1 API, 1.6)
   libespeak-ng-dev espeak-ng                        # speech out
+  libspeexdsp-dev                                   # the capture front end (noise suppression, AGC)
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
   sphinxtrain sphinxbase-utils pocketsphinx python3-numpy  # scripts/adapt-model.sh: adapting the acoustic model

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 import ParleySpeech
 import ParleyStore
 import ParleyYAML
@@ -182,10 +183,13 @@ public enum ConfigLoader {
     }
 
     private static func readSpeech(_ section: Field, into config: inout ParleyConfig) throws {
-        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model"]) { key, field in
+        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model", "front_end"]) { key, field in
             switch key {
             case "acoustic_model": config.acousticModel = try acousticModel(field)
             case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
+            case "front_end":
+                let value = try field.string()
+                do { config.frontEnd = try FrontEndSettings(parsing: value) } catch { throw field.impossible("\(error)") }
             default: throw field.unknownKey()
             }
         }

@@ -1,3 +1,4 @@
+import ParleyAudio
 import ParleySpeech
 import ParleyStore
 import Foundation
@@ -27,6 +28,11 @@ public struct ParleyConfig: Sendable, Equatable {
     /// and the adapted model shifts its scores (BENCHMARKS.md, "The wake word
     /// with the adapted model").
     public var wakeAcousticModel: String = "stock"
+    /// `speech.front_end`: the capture front end between the microphone and
+    /// listening (`none`, `denoise`, `denoise+agc`, optionally with the noise
+    /// suppression in dB, `denoise:-25`); BENCHMARKS.md, "Capture front end
+    /// (issue 26)". `none` until the measurements show a setting helps.
+    public var frontEnd: FrontEndSettings = .none
     /// `adaptation`: whether the device learns its room from confirmed commands.
     public var adaptation = Adaptation()
     /// `web`: the speaker's page (see WebConfig.swift).

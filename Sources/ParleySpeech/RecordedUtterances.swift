@@ -15,6 +15,9 @@ public struct RecordedUtterances {
     public let listening: UtteranceListening
     /// Samples per read of the stand-in ring (the daemon reads up to 100 ms at a time).
     public var blockSamples = 1_600
+    /// The capture front end the recording goes through first, as the
+    /// daemon's capture does (`speech.front_end`); a fresh state per recording.
+    public var frontEnd: FrontEndSettings = .none
 
     public init(configuration: EndpointerConfiguration = EndpointerConfiguration(),
                 listening: UtteranceListening = UtteranceListening()) {
@@ -39,15 +42,27 @@ public struct RecordedUtterances {
         stop: (Segment) -> Bool = { $0.result.match != nil }
     ) throws -> [Segment] {
         var driver = ListeningDriver(endpointer: configuration, listening: listening, bufferSamples: blockSamples)
-        var source = SampleArraySource(samples, blockSamples: blockSamples)
+        let source = SampleArraySource(samples, blockSamples: blockSamples)
         var found: [Segment] = []
-        let ending = try driver.run(&source, handler: DecoderUtterances(decoder)) { decoded in
-            let segment = Segment(range: Int(decoded.range.lowerBound)..<Int(decoded.range.upperBound), result: decoded.result)
-            found.append(segment)
-            return stop(segment)
+        func listen<Source: SampleSource>(_ source: inout Source) throws -> ListeningDriver.Ending {
+            try driver.run(&source, handler: DecoderUtterances(decoder)) { decoded in
+                let segment = Segment(range: Int(decoded.range.lowerBound)..<Int(decoded.range.upperBound), result: decoded.result)
+                found.append(segment)
+                return stop(segment)
+            }
+        }
+        let ending: ListeningDriver.Ending
+        var whole = samples
+        if let stage = try FrontEnd(frontEnd) {
+            var cleaned = FrontEndSource(source, frontEnd: stage, historySamples: max(16_000, samples.count))
+            ending = try listen(&cleaned)
+            if !ending.stopped && ending.utterances == 0 { whole = cleaned.samples(0..<Int64(samples.count)) }
+        } else {
+            var plain = source
+            ending = try listen(&plain)
         }
         if !ending.stopped && ending.utterances == 0 {
-            found.append(Segment(range: 0..<samples.count, result: try decoder.recognize(samples)))
+            found.append(Segment(range: 0..<samples.count, result: try decoder.recognize(whole)))
         }
         return found
     }

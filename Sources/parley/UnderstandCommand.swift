@@ -30,6 +30,8 @@ struct Understand: AsyncParsableCommand {
     var extendablePhraseSilence = UtteranceListening().extendablePhraseSilenceMilliseconds
     @Option(help: "Trailing silence (ms) that ends any other command.")
     var trailingSilence = EndpointerConfiguration().trailingSilenceMilliseconds
+    @Option(help: "Capture front end before listening, as the daemon's speech.front_end: none, denoise or denoise+agc, optionally with the noise suppression in dB (denoise:-25).")
+    var frontEnd = "none"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
@@ -78,8 +80,11 @@ struct Understand: AsyncParsableCommand {
         var listening = UtteranceListening()
         listening.completePhraseSilenceMilliseconds = completePhraseSilence
         listening.extendablePhraseSilenceMilliseconds = extendablePhraseSilence
-        let utterances = RecordedUtterances(
+        var utterances = RecordedUtterances(
             configuration: EndpointerConfiguration(trailingSilenceMilliseconds: trailingSilence), listening: listening)
+        do { utterances.frontEnd = try FrontEndSettings(parsing: frontEnd) } catch {
+            throw ValidationError("--front-end \(frontEnd): \(error)")
+        }
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let start = DispatchTime.now().uptimeNanoseconds

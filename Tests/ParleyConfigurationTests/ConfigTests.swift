@@ -169,6 +169,17 @@ import Testing
         #expect(bad?.reason.contains("adapted, stock or a PocketSphinx model folder") == true)
     }
 
+    @Test func theFrontEndIsNoneByDefaultAndCheckedWithFileAndLine() throws {
+        #expect(ParleyConfig().frontEnd == .none)
+        #expect(try parse("speech: {front_end: denoise}").frontEnd.mode == .denoise)
+        let agc = try parse("speech: {front_end: 'denoise+agc:-25'}").frontEnd
+        #expect(agc.mode == .denoiseAGC && agc.noiseSuppressDecibels == -25)
+        let bad = refusal("speech:\n  acoustic_model: stock\n  front_end: webrtc\n")
+        #expect(bad?.kind == .impossibleValue && bad?.key == "speech.front_end" && bad?.line == 3)
+        #expect(bad?.description.contains("webrtc") == true)
+        #expect(bad?.reason.contains("none, denoise or denoise+agc") == true)
+    }
+
     @Test func theCaptureFormatIsCheckedWithFileAndLine() throws {
         let buffer = refusal("""
             audio:

@@ -248,7 +248,7 @@ public enum Wiring {
             completePhraseSilence: config.audio.completePhraseSilence,
             playbackName: playback.description, latency: latency,
             isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() },
-            showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard)
+            showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd)
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

@@ -47,7 +47,7 @@ extension ListeningPipeline {
         }
 
         /// Listens to `source` until the pipeline stops.
-        func run(_ source: inout AudioRingSource) {
+        func run<Source: SampleSource>(_ source: inout Source) {
             pipeline.listening.store(true, ordering: .releasing)
             var driver = ListeningDriver(endpointer: pipeline.endpointerConfiguration, listening: pipeline.utteranceListening)
             do {

@@ -57,6 +57,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     }
 
     let latency: LatencyProbe
+    /// The capture front end the listen thread runs between the ring and
+    /// the driver (`speech.front_end`).
+    let frontEnd: FrontEndSettings
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
@@ -101,7 +104,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
                 onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)? = nil,
                 compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
-                decoders: ListeningDecoders.Factory? = nil) {
+                decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none) {
+        self.frontEnd = frontEnd
         makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake)
         self.showFault = showFault
         self.onHeard = onHeard
@@ -234,7 +238,22 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 ring: capture.ring, from: start, minimumSamples: Self.listenBatchSamples,
                 isStopped: { [self] in stopping.load(ordering: .acquiring) },
                 onLost: { [self] lost in shared.withLock { $0.lostSamples += lost } })
-            listener.run(&source)
+            // The front end's state is made here, before listening: nothing
+            // is allocated per block. If speexdsp cannot make it the device
+            // still listens, to the raw signal, and says why.
+            let stage: FrontEnd?
+            do {
+                stage = try FrontEnd(frontEnd)
+            } catch {
+                logger.error("capture front end '\(frontEnd)' unavailable: \(error); listening without it")
+                stage = nil
+            }
+            if let stage {
+                var cleaned = FrontEndSource(source, frontEnd: stage)
+                listener.run(&cleaned)
+            } else {
+                listener.run(&source)
+            }
         }
         thread.name = "parley-listen"
         thread.start()

@@ -1,0 +1,102 @@
+import ParleyAudio
+
+/// A `SampleSource` that runs the capture front end (`FrontEnd`: noise
+/// suppression, automatic gain, later echo cancellation) on what another
+/// source gives, so the endpointer, the wake detector and the recogniser
+/// all hear the cleaned signal. The daemon (the capture ring), `parley
+/// understand` and the benchmarks (a recording) wrap their source in it
+/// when `speech.front_end` is not `none`.
+///
+/// The front end takes whole 10 ms frames: a block's last partial frame is
+/// held back and goes out, processed, at the start of the next block (at
+/// most 159 samples later, at its own stream position). The processed
+/// samples are kept in a history ring of their own, allocated at init, from
+/// which `samples(_:)` answers (the wrapped source holds only raw audio).
+/// Reading allocates nothing.
+public struct FrontEndSource<Base: SampleSource>: SampleSource {
+    public private(set) var base: Base
+    public let frontEnd: FrontEnd
+    /// Processed samples by stream position modulo its length.
+    private var history: [Int16]
+    /// One past the newest processed sample handed out.
+    private var newest: Int64 = 0
+    /// Raw samples of the last partial frame, not yet processed.
+    private var held: [Int16]
+    private var heldCount = 0
+    /// Stream position of `held[0]`.
+    private var heldPosition: Int64 = 0
+
+    /// `historySamples`: how far back `samples(_:)` can answer (by default
+    /// 8 s, as the capture ring).
+    public init(_ base: Base, frontEnd: FrontEnd, historySamples: Int = 8 * 16_000) {
+        precondition(historySamples >= 16_000, "the front end's history must hold at least a second")
+        self.base = base
+        self.frontEnd = frontEnd
+        history = [Int16](repeating: 0, count: historySamples)
+        held = [Int16](repeating: 0, count: FrontEnd.frameSamples)
+    }
+
+    public mutating func next(into buffer: UnsafeMutableBufferPointer<Int16>) -> SampleBlock {
+        let frame = FrontEnd.frameSamples
+        precondition(buffer.count >= 2 * frame, "the listening buffer must hold two 10 ms frames")
+        // Read after the held samples, leaving room for them at the start.
+        let block = base.next(into: UnsafeMutableBufferPointer(rebasing: buffer[heldCount...]))
+        switch block {
+        case .waiting:
+            return .waiting
+        case .ended:
+            return flushHeld(into: buffer)
+        case .samples(let position, let count):
+            if heldCount > 0 && position != heldPosition + Int64(heldCount) {
+                // The wrapped source skipped samples (a reader that fell
+                // behind the ring): what was held is no longer contiguous.
+                for i in 0..<count { buffer[i] = buffer[heldCount + i] }
+                heldCount = 0
+            }
+            let start = heldCount > 0 ? heldPosition : position
+            for i in 0..<heldCount { buffer[i] = held[i] }
+            let total = heldCount + count
+            let whole = total - total % frame
+            heldCount = total - whole
+            heldPosition = start + Int64(whole)
+            for i in 0..<heldCount { held[i] = buffer[whole + i] }
+            guard whole > 0 else { return .waiting }
+            frontEnd.process(UnsafeMutableBufferPointer(rebasing: buffer[0..<whole]))
+            remember(UnsafeBufferPointer(rebasing: buffer[0..<whole]), at: start)
+            return .samples(position: start, count: whole)
+        }
+    }
+
+    /// At the end of the stream: the held partial frame, padded with
+    /// silence for the preprocessor, then the end.
+    private mutating func flushHeld(into buffer: UnsafeMutableBufferPointer<Int16>) -> SampleBlock {
+        guard heldCount > 0 else { return .ended }
+        let count = heldCount
+        let frame = FrontEnd.frameSamples
+        for i in 0..<frame { buffer[i] = i < count ? held[i] : 0 }
+        heldCount = 0
+        frontEnd.process(UnsafeMutableBufferPointer(rebasing: buffer[0..<frame]))
+        remember(UnsafeBufferPointer(rebasing: buffer[0..<count]), at: heldPosition)
+        return .samples(position: heldPosition, count: count)
+    }
+
+    private mutating func remember(_ samples: UnsafeBufferPointer<Int16>, at position: Int64) {
+        let length = Int64(history.count)
+        history.withUnsafeMutableBufferPointer { ring in
+            for i in 0..<samples.count { ring[Int((position + Int64(i)) % length)] = samples[i] }
+        }
+        newest = position + Int64(samples.count)
+    }
+
+    public func samples(_ range: Range<Int64>) -> [Int16] {
+        precondition(range.lowerBound >= newest - Int64(history.count) && range.upperBound <= newest,
+                     "front end history holds \(newest - Int64(history.count))..<\(newest), asked \(range)")
+        let length = Int64(history.count)
+        return range.map { history[Int($0 % length)] }
+    }
+
+    /// The wrapped source's floor, or 100 ms above the oldest processed
+    /// sample still held, whichever is later (as the capture ring's).
+    public var floor: Int64 { max(base.floor, newest - Int64(history.count) + 1_600) }
+    public var endFinishesSpeech: Bool { base.endFinishesSpeech }
+}
