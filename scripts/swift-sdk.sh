@@ -84,7 +84,7 @@ drop_testing_foundation_overlay() {
 
 # What Parley's C modules include and link (Package.swift's systemLibrary
 # targets), plus the C and C++ runtime the Swift runtime links against.
-SYSROOT_PACKAGES=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libasound2-dev,libpocketsphinx-dev,libsphinxbase-dev,libgpiod-dev,libespeak-ng-dev,libsqlite3-dev,zlib1g-dev
+SYSROOT_PACKAGES=libc6-dev,libstdc++-14-dev,libgcc-14-dev,libasound2-dev,libpocketsphinx-dev,libsphinxbase-dev,libgpiod-dev,libespeak-ng-dev,libspeexdsp-dev,libsqlite3-dev,zlib1g-dev
 
 make_sdk() {
     local arch=$1 triple
