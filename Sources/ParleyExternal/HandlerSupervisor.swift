@@ -37,7 +37,7 @@ public enum HandlerFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// What the device says when this failure ends a request (SPEC: the
+    /// What the device says when this failure ends a request (docs/spec.md §5: the
     /// dialog rules' voice: short, no jargon, the app named).
     public func spokenMessage(app: String) -> String {
         switch self {

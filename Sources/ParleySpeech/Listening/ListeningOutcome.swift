@@ -1,6 +1,6 @@
 import ParleyCore
 
-/// Which grammar an utterance is decoded with (SPEC 3).
+/// Which grammar an utterance is decoded with (docs/spec.md §3).
 public enum ListeningKind: Sendable, Equatable {
     /// Wake words required; the wake detector listens too.
     case commands
