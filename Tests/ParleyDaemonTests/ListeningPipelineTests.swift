@@ -86,7 +86,7 @@ struct Oven: ParleyApp {
         let startedBefore = BakeBread.started.load(ordering: .sequentiallyConsistent)
         let cancelledBefore = BakeBread.cancelled.load(ordering: .sequentiallyConsistent)
         let audio = try Self.speech(["hey bake bread with oven", "hey cancel"])
-        let running = try await Self.start(audio, in: dir, pacing: .device, ringSeconds: 16)
+        let running = try await Self.start(audio, in: dir, pacing: .realTime, ringSeconds: 16)
         let sink = running.harness.sink
         // Polled every 50 ms, at most 6 000 times: under the whole suite the
         // cooperative pool the engine runs on can be busy for minutes with
