@@ -174,10 +174,16 @@ check_socket() {
 }
 check_listeners() {
     local found unexpected
-    found=$(vm_ssh ss -Htuln | awk '{n = split($5, a, ":"); print $1 "/" a[n]}' | sort -u)
-    unexpected=$(echo "$found" | grep -vxF "$ALLOWED_LISTENERS" | grep -v '^$' || true)
+    # protocol/port and the owning program: Avahi also binds an ephemeral UDP
+    # port per address family for its unicast answers (never a fixed
+    # service), which is allowed for avahi-daemon alone.
+    found=$(vm_ssh ss -Htulnp | awk '{n = split($5, a, ":"); p = ""
+        if (match($0, /users:\(\("[^"]+"/)) p = substr($0, RSTART + 9, RLENGTH - 10)
+        print $1 "/" a[n] " " p}' | sort -u)
+    unexpected=$(echo "$found" | awk '$1 ~ /^udp\// && $2 == "avahi-daemon" { next } { print $1 }' \
+        | grep -vxF "$ALLOWED_LISTENERS" | grep -v '^$' || true)
     [ -z "$unexpected" ] || { echo "unexpected listeners: $(echo "$unexpected" | paste -sd, )"; return 1; }
-    echo "listening: $(echo "$found" | paste -sd, )"
+    echo "listening: $(echo "$found" | awk '{print $1}' | sort -u | paste -sd, )"
 }
 
 # --- 5. the speaker's page over the VM's network ---------------------------
