@@ -46,6 +46,9 @@ public actor ConversationEngine {
     var shortcutActivity: ShortcutActivity?
     var shortcutAdvancing = false
     var timePlan = TimeTriggerPlan(shortcuts: [], now: Date())
+    /// The speaker's volume (ConversationEngine+Volume.swift): kept in the
+    /// app-data store until the daemon plugs in its mixer-driving control.
+    var volumeControl: any VolumeControl
 
     public init(registry: AppRegistry, stores: ParleyStores, clock: any ParleyClock,
                 sink: any EngineOutputSink, configuration: EngineConfiguration = EngineConfiguration()) {
@@ -58,6 +61,7 @@ public actor ConversationEngine {
         wallClock = WallClockWatch(now: clock.now, instant: clock.instant)
         suggestions = Suggestions(stores: stores, registry: registry)
         phrases = CustomPhraseBook(stores: stores, registry: registry)
+        volumeControl = VolumeSetting(store: stores.appData)
     }
 
     // MARK: - Public API
@@ -128,8 +132,15 @@ public actor ConversationEngine {
             case .shortcutQuestion(let question): await shortcutAnswer(text, question, waiting)
             }
         case .busy:
-            // Only "cancel" is heard while a run works: it stops the run.
-            if commandResolver?.resolve(text)?.target == .builtin(.cancel) { await cancel() }
+            // Only "cancel" and the volume are heard while a run works: cancel stops the run.
+            switch commandResolver?.resolve(text) {
+            case let resolution? where resolution.target == .builtin(.cancel): await cancel()
+            case let resolution?:
+                if case .builtin(let builtin) = resolution.target, builtin.isVolume {
+                    await adjustVolume(builtin, values: resolution.values)
+                }
+            case nil: break
+            }
         }
     }
 
@@ -192,6 +203,9 @@ public actor ConversationEngine {
             }
         case .doublePress:
             await doublePress()
+        case .volumeUp, .volumeDown:
+            // A volume button works whatever is open, and answers with a tick.
+            await pressVolume(gesture == .volumeUp ? .up : .down)
         case .press:
             switch phase {
             case .waiting(let waiting):
@@ -237,8 +251,12 @@ public actor ConversationEngine {
         await finishShortcutWait()
         await runDueTimeTriggers(wallClockJumped: jump != nil)
         for announcement in announcements.takeDue(at: instant) {
+            // A timer alarm is never silent: output is at least the alarm
+            // floor until its chime and words have played.
+            await volumeControl.alarmStarts()
             await sink.emit(.sound(.chime))
             await say(announcement.text)
+            await volumeControl.alarmQueued()
             await rest()
         }
         if deviceSpeaking {
@@ -358,6 +376,8 @@ public actor ConversationEngine {
             await rest()
         case .shortcutHelp:
             await describeShortcut(values[PhraseCompiler.shortcutBinding] ?? "")
+        case .volumeUp, .volumeDown, .volumeSet, .mute, .unmute, .volumeQuery:
+            await adjustVolume(builtin, values: values)
         }
     }
 

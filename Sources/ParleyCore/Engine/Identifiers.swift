@@ -18,6 +18,8 @@ public enum EngineSound: String, Sendable, Hashable, CaseIterable, CustomStringC
     case chime
     /// The wake word alone was heard: a window to speak opens.
     case wake
+    /// A volume button was pressed: one short tick at the new level.
+    case volume
     public var description: String { rawValue }
 }
 

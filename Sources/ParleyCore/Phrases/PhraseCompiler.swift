@@ -14,7 +14,26 @@ public enum PhraseCompiler {
         case wake
         /// "what does lunch time do?": a shortcut's actions in words.
         case shortcutHelp
+        /// The volume (issue 28): always available, never needing the button.
+        case volumeUp
+        case volumeDown
+        /// "volume seven": the level is bound to `volumeBinding`.
+        case volumeSet
+        case mute
+        case unmute
+        case volumeQuery
+
+        /// The volume built-ins, which answer with a word or a sound and
+        /// leave any open conversation as it was.
+        public var isVolume: Bool {
+            switch self {
+            case .volumeUp, .volumeDown, .volumeSet, .mute, .unmute, .volumeQuery: true
+            default: false
+            }
+        }
     }
+    /// The binding of the level in "volume <zero...ten>" (canonical "0"..."10").
+    public static let volumeBinding = "level"
     /// The binding of the shortcut in "what does <shortcut> do".
     public static let shortcutBinding = "shortcut"
     /// The binding of the app in "what can <app> do".
@@ -27,6 +46,11 @@ public enum PhraseCompiler {
     static let forgetPhrases = ["forget my history", "forget everything", "delete my history", "clear my history",
                                 "erase my history", "forget what i did"]
     static let helpPhrases = ["what can i say", "what can you do", "help", "what can i ask", "what do you do"]
+    static let volumeUpPhrases = ["louder", "turn it up", "volume up", "a bit louder", "speak up"]
+    static let volumeDownPhrases = ["quieter", "turn it down", "volume down", "a bit quieter", "softer"]
+    static let mutePhrases = ["mute", "mute the volume"]
+    static let unmutePhrases = ["unmute", "unmute the volume"]
+    static let volumeQueryPhrases = ["what's the volume", "what is the volume", "how loud is it"]
 
     public static func compile(_ registry: AppRegistry, customPhrases: [CustomPhrase] = [],
                                dynamicOptions: [String: [ParameterOption]] = [:], shortcuts: [Shortcut] = []) -> PhraseModel {
@@ -149,15 +173,39 @@ public enum PhraseCompiler {
         ])))
     }
 
+    /// A built-in said in any of `phrases`.
+    static func addBuiltin(_ name: Builtin, _ phrases: [String], to model: inout PhraseModel) {
+        model.rules.append(PhraseRule(id: "builtin/\(name.rawValue)", target: .builtin(name),
+            body: .choice(phrases.map { .words(PhraseText.normalise($0)) })))
+    }
+
+    /// "louder", "quieter", "volume <zero...ten>", "mute", "unmute", "what's the volume".
+    static func addVolume(to model: inout PhraseModel) {
+        func rule(_ name: Builtin, _ phrases: [String]) { addBuiltin(name, phrases, to: &model) }
+        rule(.volumeUp, volumeUpPhrases)
+        rule(.volumeDown, volumeDownPhrases)
+        rule(.mute, mutePhrases)
+        rule(.unmute, unmutePhrases)
+        rule(.volumeQuery, volumeQueryPhrases)
+        let vocabulary = "builtin.volume"
+        model.vocabularies[vocabulary] = SlotVocabulary(name: vocabulary, values: Volume.levels.map {
+            SlotValue(spoken: [Volume.words[$0]], canonical: String($0))
+        })
+        let slot = PhraseNode.slot(vocabulary: vocabulary, binding: volumeBinding)
+        model.rules.append(PhraseRule(id: "builtin/\(Builtin.volumeSet.rawValue)", target: .builtin(.volumeSet), body: .choice([
+            .sequence([.words(["volume"]), slot]),
+            .sequence([.words(["set", "the", "volume", "to"]), slot]),
+            .sequence([.words(["volume", "to"]), slot]),
+        ])))
+    }
+
     static func addBuiltins(to model: inout PhraseModel, registry: AppRegistry) {
-        func rule(_ name: Builtin, _ phrases: [String]) {
-            model.rules.append(PhraseRule(id: "builtin/\(name.rawValue)", target: .builtin(name),
-                body: .choice(phrases.map { .words(PhraseText.normalise($0)) })))
-        }
+        func rule(_ name: Builtin, _ phrases: [String]) { addBuiltin(name, phrases, to: &model) }
         rule(Builtin.cancel, cancelPhrases)
         rule(Builtin.repeat, repeatPhrases)
         rule(Builtin.help, helpPhrases)
         rule(Builtin.forgetHistory, forgetPhrases)
+        addVolume(to: &model)
         let vocabulary = "builtin.apps"
         model.vocabularies[vocabulary] = SlotVocabulary(name: vocabulary, values: registry.apps.flatMap { app in
             app.allNames.map { SlotValue(spoken: PhraseText.normalise($0), canonical: app.identifier) }

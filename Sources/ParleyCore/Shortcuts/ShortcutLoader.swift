@@ -138,7 +138,7 @@ struct ShortcutReader {
         case "button":
             checkKeys(map, allowed: ["button"], what: "a button trigger")
             guard let text = string(first.value, "button") else { return nil }
-            guard let gesture = ButtonGesture(rawValue: text) else {
+            guard let gesture = ButtonGesture(rawValue: text), ButtonGesture.confirmButton.contains(gesture) else {
                 problem(first.value, "unknown button gesture '\(text)'; expected press, double-press or long-press")
                 return nil
             }
