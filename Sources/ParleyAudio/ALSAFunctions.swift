@@ -50,6 +50,8 @@ struct ALSAFunctions: Sendable {
     var configDelete: @Sendable (OpaquePointer) -> Void
     /// `snd_strerror`, used only at the error boundary.
     var strerror: @Sendable (Int32) -> String
+    /// The simple mixer (`snd_mixer_*`), for the volume (`ALSAMixer`).
+    var mixer: ALSAMixerFunctions = .system
 
     /// The real libasound.
     static let system = ALSAFunctions(
@@ -180,4 +182,13 @@ enum ALSACall: String, Sendable {
     case pollDescriptors = "snd_pcm_poll_descriptors"
     case poll = "poll"
     case configLoad = "snd_config_load"
+    case mixerOpen = "snd_mixer_open"
+    case mixerAttach = "snd_mixer_attach"
+    case mixerRegister = "snd_mixer_selem_register"
+    case mixerLoad = "snd_mixer_load"
+    case mixerVolumeRange = "snd_mixer_selem_get_playback_volume_range"
+    case mixerSetVolume = "snd_mixer_selem_set_playback_volume_all"
+    case mixerGetVolume = "snd_mixer_selem_get_playback_volume"
+    case mixerSetSwitch = "snd_mixer_selem_set_playback_switch_all"
+    case mixerGetSwitch = "snd_mixer_selem_get_playback_switch"
 }

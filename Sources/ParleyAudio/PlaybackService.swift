@@ -59,6 +59,9 @@ public final class PlaybackService: Sendable {
     private let negotiatedRate = Atomic<Int>(0)
     private let reopens = Atomic<Int>(0)
     private let lastErrno = Atomic<Int32>(0)
+    /// The software volume as a Q16 factor (65536 = full scale), read once a period.
+    private let gainQ16 = Atomic<Int>(PlaybackService.unity)
+    private static let unity = 1 << 16
 
     public convenience init(configuration: PlaybackConfiguration, logger: Logger = Logger(label: "parley.audio.playback")) throws(AudioError) {
         try self.init(configuration: configuration, logger: logger, alsa: .system)
@@ -91,6 +94,16 @@ public final class PlaybackService: Sendable {
     public var lastDeviceErrno: Int32 { lastErrno.load(ordering: .relaxed) }
     /// The device's sample rate (0 before start).
     public var deviceSampleRate: Int { negotiatedRate.load(ordering: .relaxed) }
+
+    /// The factor every sample is scaled by on its way to the device (0...1):
+    /// the volume where the card has no mixer control. It applies from the
+    /// next period, to audio already queued as well, so "quieter" is heard at once.
+    public var gain: Double { Double(gainQ16.load(ordering: .relaxed)) / Double(Self.unity) }
+
+    public func setGain(_ gain: Double) {
+        let clamped = gain.isNaN ? 1 : min(max(gain, 0), 1)
+        gainQ16.store(Int((clamped * Double(Self.unity)).rounded()), ordering: .relaxed)
+    }
 
     /// Opens the device (clear errors for a wrong name, busy device,
     /// unsupported format) and starts the playback thread.
@@ -273,9 +286,11 @@ public final class PlaybackService: Sendable {
                 continue
             }
             let frames = min(period, current.count - offset)
+            // One atomic load a period; a product of Int16 and Q16 cannot overflow Int.
+            let gain = gainQ16.load(ordering: .relaxed)
             current.withUnsafeBufferPointer { source in
                 for i in 0..<frames {
-                    let s = source[offset + i]
+                    let s = gain == Self.unity ? source[offset + i] : Int16(truncatingIfNeeded: (Int(source[offset + i]) * gain) >> 16)
                     for c in 0..<channels {
                         switch sample {
                         case .s16: buffer.storeBytes(of: s, toByteOffset: (i * channels + c) * 2, as: Int16.self)

@@ -172,11 +172,12 @@ public enum ConfigLoader {
     }
 
     private static func readVoice(_ section: Field, into voice: inout ParleyConfig.Voice) throws {
-        try section.forEachEntry(of: ["name", "rate", "volume"]) { key, field in
+        try section.forEachEntry(of: ["name", "rate", "volume", "alarm_floor"]) { key, field in
             switch key {
             case "name": voice.name = try field.name()
             case "rate": voice.rate = try field.int(in: 80...450)
             case "volume": voice.volume = try field.int(in: 0...200)
+            case "alarm_floor": voice.alarmFloor = try field.int(in: 1...10)
             default: throw field.unknownKey()
             }
         }

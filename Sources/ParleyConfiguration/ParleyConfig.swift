@@ -180,8 +180,12 @@ public struct ParleyConfig: Sendable, Equatable {
         public var name: String = "en-us"
         /// `voice.rate`: words per minute, 80…450.
         public var rate: Int = 170
-        /// `voice.volume`: percent, 0…200.
+        /// `voice.volume`: percent, 0…200 (espeak-ng's own loudness of the voice;
+        /// the speaker's level is `parley volume`, kept in the state store).
         public var volume: Int = 100
+        /// `voice.alarm_floor`: the lowest level 0…10 a timer alarm plays at,
+        /// whatever the volume and even muted, so an alarm is never silent.
+        public var alarmFloor: Int = 4
         public init() {}
     }
 

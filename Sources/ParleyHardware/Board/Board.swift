@@ -30,13 +30,16 @@ public struct Board: Equatable, Sendable {
     /// Named input lines (a door contact, a motion sensor) whose edges start
     /// shortcuts (`input:` triggers, docs/shortcuts.md).
     public var inputs: [NamedInput]
+    /// Buttons that step the volume (`volume-buttons:`); nil on boards
+    /// with the one button, whose gestures stay as they are.
+    public var volumeButtons: VolumeButtons?
     /// Where it was loaded from, for messages.
     public var file: String
 
     public init(
         name: String, description: String, kind: Kind, chips: [String], button: ButtonSettings,
         muteSwitch: InputLine?, leds: [LED], ledTiming: LEDTiming, states: [DeviceState: [String: LEDPattern]],
-        audio: Audio, boot: Boot, inputs: [NamedInput] = [], file: String
+        audio: Audio, boot: Boot, inputs: [NamedInput] = [], volumeButtons: VolumeButtons? = nil, file: String
     ) {
         self.name = name
         self.description = description
@@ -50,7 +53,21 @@ public struct Board: Equatable, Sendable {
         self.audio = audio
         self.boot = boot
         self.inputs = inputs
+        self.volumeButtons = volumeButtons
         self.file = file
+    }
+}
+
+/// The volume buttons: each press steps the volume once (gesture `volume-up`
+/// or `volume-down`). A simulated board has no lines; `parley press
+/// volume-up` presses them.
+public struct VolumeButtons: Equatable, Sendable {
+    public var up: InputLine?
+    public var down: InputLine?
+
+    public init(up: InputLine?, down: InputLine?) {
+        self.up = up
+        self.down = down
     }
 }
 
@@ -157,6 +174,8 @@ public struct ButtonSettings: Equatable, Sendable {
         case (.press, .busy): return .none
         case (.doublePress, .awaitingConfirmation): return .confirm
         case (.doublePress, _): return doublePress == .none ? .none : .doublePress(doublePress)
+        // The volume buttons' own gestures: the confirm button never makes them.
+        case (.volumeUp, _), (.volumeDown, _): return .none
         }
     }
 }
@@ -225,10 +244,30 @@ public struct LEDTiming: Equatable, Sendable {
 public struct Audio: Equatable, Sendable {
     public var capture: String
     public var playback: String
+    /// The playback volume control the level drives (`amixer scontrols`
+    /// names it, e.g. "PCM", "Speaker"); nil: Parley scales its own samples.
+    public var mixerControl: String?
+    /// The card that control is on (`hw:0`, `hw:CARD=Device`); by default
+    /// the card of the playback device.
+    public var mixerCard: String?
 
-    public init(capture: String, playback: String) {
+    public init(capture: String, playback: String, mixerControl: String? = nil, mixerCard: String? = nil) {
         self.capture = capture
         self.playback = playback
+        self.mixerControl = mixerControl
+        self.mixerCard = mixerCard
+    }
+
+    /// The mixer's card: `mixer-card`, else the card of the playback device
+    /// ("plughw:CARD=Device,DEV=0" -> "hw:CARD=Device", "hw:1,0" -> "hw:1"),
+    /// else "default".
+    public var resolvedMixerCard: String {
+        if let mixerCard { return mixerCard }
+        guard let colon = playback.firstIndex(of: ":"), playback.hasPrefix("hw:") || playback.hasPrefix("plughw:") else {
+            return "default"
+        }
+        let first = playback[playback.index(after: colon)...].split(separator: ",").first.map(String.init) ?? ""
+        return first.isEmpty ? "default" : "hw:\(first)"
     }
 }
 

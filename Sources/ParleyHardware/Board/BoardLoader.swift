@@ -79,7 +79,7 @@ private struct BoardReader {
     func board(from root: YAMLNode) throws -> Board {
         let top = try root.mapping(allowed: [
             "name", "description", "kind", "chip", "button", "mute-switch", "leds", "led-timing", "states", "audio", "boot",
-            "inputs",
+            "inputs", "volume-buttons",
         ])
         let name = try top.required("name").string()
         let description = try top.optional("description")?.string() ?? name
@@ -93,15 +93,18 @@ private struct BoardReader {
         let mute = try top.optional("mute-switch").flatMap { try inputLine($0, kind: kind, lines: &lines, defaultDebounce: 30) }
         let leds = try ledList(top.required("leds"), kind: kind, lines: &lines)
         let inputs = try top.optional("inputs").map { try inputList($0, kind: kind, lines: &lines) } ?? []
+        let volumeButtons = try top.optional("volume-buttons").map { try volumeButtonLines($0, kind: kind, lines: &lines) }
         let timing = try top.optional("led-timing").map(ledTiming) ?? LEDTiming()
         let states = try stateTable(top.required("states"), leds: leds)
-        let audio = try top.required("audio").mapping(allowed: ["capture", "playback"])
+        let audio = try top.required("audio").mapping(allowed: ["capture", "playback", "mixer-control", "mixer-card"])
         let boot = try top.optional("boot").map(bootSettings) ?? Boot()
         return Board(
             name: name, description: description, kind: kind, chips: chips, button: button, muteSwitch: mute,
             leds: leds, ledTiming: timing, states: states,
-            audio: Audio(capture: try audio.required("capture").string(), playback: try audio.required("playback").string()),
-            boot: boot, inputs: inputs, file: file)
+            audio: Audio(capture: try audio.required("capture").string(), playback: try audio.required("playback").string(),
+                         mixerControl: try audio.optional("mixer-control")?.string(),
+                         mixerCard: try audio.optional("mixer-card")?.string()),
+            boot: boot, inputs: inputs, volumeButtons: volumeButtons, file: file)
     }
 
     // MARK: Sections
@@ -160,6 +163,21 @@ private struct BoardReader {
             inputs.append(NamedInput(name: name, line: try inputLine(valueNode, kind: kind, lines: &lines, defaultDebounce: 30)))
         }
         return inputs
+    }
+
+    /// `volume-buttons:` with `up:` and `down:` line sections (each optional,
+    /// at least one); on a simulated board the lines are optional.
+    func volumeButtonLines(_ node: YAMLNode, kind: Board.Kind, lines: inout LineRegistry) throws -> VolumeButtons {
+        let map = try node.mapping(allowed: ["up", "down"])
+        guard map.has("up") || map.has("down") else {
+            throw error(node, .wrongType(expected: "`up:` and/or `down:` button lines", found: "neither"))
+        }
+        func line(_ key: String) throws -> InputLine? {
+            guard let section = map.optional(key) else { return nil }
+            if kind == .simulated, section.isEmpty { return nil }
+            return try inputLine(section, kind: kind, lines: &lines, defaultDebounce: 20)
+        }
+        return VolumeButtons(up: try line("up"), down: try line("down"))
     }
 
     func ledList(_ node: YAMLNode, kind: Board.Kind, lines: inout LineRegistry) throws -> [LED] {

@@ -81,6 +81,17 @@ public final class GPIOBoard: HardwareBoard {
                     logger.error("\(origin("mute-switch.line")): mute switch unavailable: \(error)")
                 }
             }
+            let volumeLines: [(ButtonGesture, String, InputLine?)] = [
+                (.volumeUp, "up", board.volumeButtons?.up), (.volumeDown, "down", board.volumeButtons?.down),
+            ]
+            for case let (gesture, key, input?) in volumeLines {
+                switch Self.requestInput(opened, input) {
+                case .success(let (line, active)):
+                    inputs.append(EdgeWatcher.Input(line: line, role: .volumeButton(gesture, input), initiallyActive: active))
+                case .failure(let error):
+                    logger.error("\(origin("volume-buttons.\(key).line")): volume button unavailable: \(error); the volume still follows voice and `parley volume`")
+                }
+            }
             for named in board.inputs {
                 guard let input = named.line else { continue }
                 switch Self.requestInput(opened, input) {

@@ -1,3 +1,4 @@
+import ParleyDevice
 import CGPIOD
 import Dispatch
 import Foundation
@@ -16,6 +17,8 @@ final class EdgeWatcher: Sendable {
         case muteSwitch(InputLine)
         /// A named input of the board file, reported on each debounced change.
         case named(String, InputLine)
+        /// A volume button: each debounced press is the gesture.
+        case volumeButton(ButtonGesture, InputLine)
     }
 
     struct Input: Sendable {
@@ -81,12 +84,18 @@ final class EdgeWatcher: Sendable {
         case button(GestureRecognizer)
         case muteSwitch(Debouncer)
         case named(String, Debouncer)
+        case volume(ButtonGesture, Debouncer)
 
         var deadline: Timestamp? {
             switch self {
             case .button(let r): return r.deadline
-            case .muteSwitch(let d), .named(_, let d): return d.deadline
+            case .muteSwitch(let d), .named(_, let d), .volume(_, let d): return d.deadline
             }
+        }
+
+        /// A volume button's debounced presses (releases say nothing).
+        static func presses(_ changes: [(active: Bool, at: Timestamp)], _ gesture: ButtonGesture) -> [HardwareEvent] {
+            changes.filter(\.active).map { .button(ButtonEvent(gesture, pressedAt: $0.at, recognizedAt: $0.at)) }
         }
 
         mutating func edge(active: Bool, at time: Timestamp) -> [HardwareEvent] {
@@ -106,6 +115,9 @@ final class EdgeWatcher: Sendable {
                 if let change = d.advance(to: time) { events.append(.input(name: name, active: change.active)) }
                 if let change = d.edge(active: active, at: time) { events.append(.input(name: name, active: change.active)) }
                 return events
+            case .volume(let gesture, var d):
+                defer { self = .volume(gesture, d) }
+                return Self.presses([d.advance(to: time), d.edge(active: active, at: time)].compactMap { $0 }, gesture)
             }
         }
 
@@ -120,6 +132,9 @@ final class EdgeWatcher: Sendable {
             case .named(let name, var d):
                 defer { self = .named(name, d) }
                 return d.advance(to: now).map { [.input(name: name, active: $0.active)] } ?? []
+            case .volume(let gesture, var d):
+                defer { self = .volume(gesture, d) }
+                return Self.presses(d.advance(to: now).map { [$0] } ?? [], gesture)
             }
         }
     }
@@ -134,6 +149,8 @@ final class EdgeWatcher: Sendable {
                 return .muteSwitch(Debouncer(initial: input.initiallyActive, debounceMilliseconds: line.debounceMilliseconds))
             case .named(let name, let line):
                 return .named(name, Debouncer(initial: input.initiallyActive, debounceMilliseconds: line.debounceMilliseconds))
+            case .volumeButton(let gesture, let line):
+                return .volume(gesture, Debouncer(initial: input.initiallyActive, debounceMilliseconds: line.debounceMilliseconds))
             }
         }
         var fds = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
