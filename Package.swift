@@ -186,9 +186,11 @@ let package = Package(
             dependencies: ["ParleyStore", "ParleyTestKit", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test-only malloc interposer counting allocations per thread (audio loop proof).
         .target(name: "CParleyMallocCounter", path: "Tests/CParleyMallocCounter"),
+        // Test-only sound card control in the test process (alsa-lib's snd_ctl_ext), for the volume's mixer tests.
+        .target(name: "CParleyTestMixer", path: "Tests/CParleyTestMixer", linkerSettings: [.linkedLibrary("asound")]),
         .testTarget(
             name: "ParleyAudioTests",
-            dependencies: ["ParleyAudio", "CALSA", "CSpeexDSP", "CParleyMallocCounter", "ParleyTestKit"]),
+            dependencies: ["ParleyAudio", "CALSA", "CSpeexDSP", "CParleyMallocCounter", "CParleyTestMixer", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyDevice"]),
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),

@@ -55,6 +55,9 @@ public enum ControlRequest: Sendable, Equatable {
     case revokeWebToken(String)
     /// What typed words would start, without running it (the page's "Try it").
     case resolve(String)
+    /// The speaker's volume: changed (up, down, mute, unmute, a level 0-10)
+    /// or, with nil, only read.
+    case volume(VolumeChange?)
 }
 
 /// The JSON form of a request: `command` plus the fields it uses (package:
@@ -112,6 +115,7 @@ extension ControlRequest {
         case .webTokens: return WireRequest(command: "web-tokens")
         case .revokeWebToken(let id): var w = WireRequest(command: "web-revoke"); w.value = id; return w
         case .resolve(let text): var w = WireRequest(command: "resolve"); w.text = text; return w
+        case .volume(let change): var w = WireRequest(command: "volume"); w.value = change?.argument; return w
         }
     }
 
@@ -168,6 +172,12 @@ extension ControlRequest {
         case "web-tokens": self = .webTokens
         case "web-revoke": self = .revokeWebToken(try need(w.value, "value"))
         case "resolve": self = .resolve(try need(w.text, "text"))
+        case "volume":
+            guard let value = w.value, !value.isEmpty else { self = .volume(nil); break }
+            guard let change = VolumeChange(argument: value) else {
+                throw .init("volume \"value\" must be \(VolumeChange.spellings), not \"\(value)\"")
+            }
+            self = .volume(change)
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }
@@ -353,6 +363,21 @@ public struct PhraseResolution: Sendable, Codable, Equatable {
     }
 }
 
+/// The speaker's volume as `parley volume` shows it.
+public struct VolumeReport: Sendable, Codable, Equatable {
+    /// 0...10, kept while muted.
+    public var level: Int
+    public var muted: Bool
+    /// How the level reaches the speaker: "mixer control 'PCM' on hw:0" or
+    /// "software (samples scaled)".
+    public var output: String
+    public init(level: Int, muted: Bool, output: String) {
+        self.level = level
+        self.muted = muted
+        self.output = output
+    }
+}
+
 /// A response: `ok` and either `error` or the field for the command.
 public struct ControlResponse: Sendable, Codable, Equatable {
     public var ok: Bool
@@ -375,6 +400,8 @@ public struct ControlResponse: Sendable, Codable, Equatable {
     public var webTokens: [WebTokenSummary]?
     /// `resolve`: what the words would start.
     public var resolution: PhraseResolution?
+    /// `volume`: the level after the change.
+    public var volume: VolumeReport?
 
     public init(ok: Bool = true) { self.ok = ok }
 

@@ -139,6 +139,14 @@ public struct DaemonController: ControlHandling {
             var response = ControlResponse()
             response.resolution = await bridge.tryResolve(text)
             return response
+        case .volume(let change):
+            guard let volume = components.volume else { return missing("volume") }
+            if let change { await volume.change(change) }
+            let report = await volume.report()
+            var response = ControlResponse.message(
+                "Volume \(report.level) of 10\(report.muted ? ", muted" : "") (\(report.output)).")
+            response.volume = report
+            return response
         case .webTokens, .revokeWebToken:
             // ParleyWeb's handler answers these before they get here when the page is on.
             return .failure("the web page is off (web.enabled: false in \(configFile ?? "parley.yaml"))")

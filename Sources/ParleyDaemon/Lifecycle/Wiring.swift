@@ -69,6 +69,14 @@ public enum Wiring {
             },
             folder,
         ]
+        // The volume: stored level on the mixer control or the samples before anything plays.
+        let volume = VolumeService(
+            setting: VolumeSetting(store: store),
+            output: volumeOutput(board: board, playback: devices.playback, speaker: speaker, logger: logger),
+            playback: speaker?.playback, alarmFloor: config.voice.alarmFloor, logger: Logger(label: "parley.volume"),
+            show: { hardware.showLevel($0.audibleLevel, of: Volume.levels.upperBound) })
+        await volume.restore()
+        await engine.setVolumeControl(volume)
         if let speaker {
             outputs.speak = { await speaker.speak($0) }
             outputs.sound = { speaker.play($0) }
@@ -111,7 +119,27 @@ public enum Wiring {
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
             spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge), room: room)
         components.homeAssistant = satellite?.status
+        components.volume = volume
         return components
+    }
+
+    /// How the volume reaches the speaker: the board file's mixer control on
+    /// a sound card, else (no control named, it cannot be opened, or the
+    /// playback is a file) Parley's own sample scaling, said once in the log.
+    static func volumeOutput(board: Board, playback: AudioEndpoint, speaker: Speaker?, logger: Logger) -> VolumeService.Output {
+        guard let speaker else { return .none }
+        guard case .alsa = playback else { return .software(speaker.playback) }
+        guard let control = board.audio.mixerControl else {
+            logger.notice("volume: the board file names no audio.mixer-control; Parley scales its own samples",
+                          metadata: ["board": "\(board.file)"])
+            return .software(speaker.playback)
+        }
+        do {
+            return .mixer(try ALSAMixer(card: board.audio.resolvedMixerCard, control: control))
+        } catch {
+            logger.error("volume: \(error) (\(board.file), audio.mixer-control); Parley scales its own samples instead")
+            return .software(speaker.playback)
+        }
     }
 
     /// The apps folder loaded (its handlers started) and the registry of the

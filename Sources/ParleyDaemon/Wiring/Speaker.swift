@@ -92,6 +92,7 @@ public final class Speaker: Service, AudioPort, Sendable {
         let tones: [(frequency: Double, seconds: Double)] = switch sound {
         case .chime: [(880, 0.15), (660, 0.25)]
         case .wake: [(660, 0.06), (990, 0.09)]
+        case .volume: [(1_320, 0.04)]
         }
         var samples: [Int16] = []
         for tone in tones {

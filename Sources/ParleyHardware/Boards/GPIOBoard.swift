@@ -157,6 +157,8 @@ public final class GPIOBoard: HardwareBoard {
 
     public func setState(_ state: DeviceState) { leds.setState(state) }
 
+    public func showLevel(_ level: Int, of maximum: Int) { leds.showLevel(level, of: maximum) }
+
     public func shutdown() {
         guard stopped.clear() else { return }
         let watcher = resources.withLock { $0?.watcher }

@@ -33,6 +33,9 @@ public protocol HardwareBoard: AnyObject, Sendable {
     /// Shows a device state on the LEDs.
     func setState(_ state: DeviceState)
 
+    /// Shows a level (the volume) on the LEDs for a moment, as a bar.
+    func showLevel(_ level: Int, of maximum: Int)
+
     /// Stops reading inputs, turns every LED off, releases the lines and
     /// finishes both streams. The daemon calls it on SIGTERM; safe to call twice.
     func shutdown()

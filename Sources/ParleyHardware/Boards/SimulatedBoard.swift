@@ -63,6 +63,8 @@ public final class SimulatedBoard: HardwareBoard {
 
     public func setState(_ state: DeviceState) { leds.setState(state) }
 
+    public func showLevel(_ level: Int, of maximum: Int) { leds.showLevel(level, of: maximum) }
+
     /// Sets a named input's level; reports an edge when it changes. False
     /// when the board file names no such input.
     @discardableResult

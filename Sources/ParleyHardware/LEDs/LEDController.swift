@@ -11,6 +11,8 @@ import Synchronization
 ///   During the flash, LEDs the transient state does not name follow the
 ///   persistent state.
 /// - While the mute switch is on, the persistent state shown is `muted`.
+/// - A level (the volume) shows as a bar for two flashes: the first LEDs in
+///   board-file order lit in proportion, the rest off; then the state again.
 /// - `shutdown()` turns every LED off and ignores later calls.
 ///
 /// Output is written only on change; the timer is armed only for the next change.
@@ -22,6 +24,8 @@ public final class LEDController: Sendable {
         var base: DeviceState = .idle
         var baseSince: Timestamp
         var flash: (state: DeviceState, since: Timestamp)?
+        /// LEDs lit by a level bar and since when.
+        var bar: (lit: Int, since: Timestamp)?
         var muteSwitch = false
         var written: [Bool?]
         var displayed: DeviceState = .idle
@@ -85,6 +89,23 @@ public final class LEDController: Sendable {
         if changed { tick() }
     }
 
+    /// Shows `level` of `maximum` as a bar for two flash periods (the volume
+    /// after it changed): at least one LED for a level above 0, none for 0.
+    public func showLevel(_ level: Int, of maximum: Int) {
+        let now = clock.now()
+        let fraction = maximum > 0 ? Double(min(max(level, 0), maximum)) / Double(maximum) : 0
+        let lit = level > 0 ? max(1, Int((fraction * Double(leds.count)).rounded())) : 0
+        let changed = state.withLock { s -> Bool in
+            guard !s.stopped else { return false }
+            s.bar = (lit, now)
+            return true
+        }
+        if changed { tick() }
+    }
+
+    /// How long a level bar shows.
+    private var barNanoseconds: Int64 { Int64(animator.timing.flashMilliseconds) * 2_000_000 }
+
     /// The mute switch's position: while on, the persistent state shown is `muted`.
     public func setMuteSwitch(_ on: Bool) {
         let now = clock.now()
@@ -122,6 +143,7 @@ public final class LEDController: Sendable {
             if let flash = s.flash, now.nanoseconds(since: flash.since) >= Int64(animator.timing.flashMilliseconds) * 1_000_000 {
                 s.flash = nil
             }
+            if let bar = s.bar, now.nanoseconds(since: bar.since) >= barNanoseconds { s.bar = nil }
             let persistent: DeviceState = s.muteSwitch ? .muted : s.base
             let displayed = s.flash?.state ?? persistent
             if displayed != s.displayed {
@@ -137,6 +159,7 @@ public final class LEDController: Sendable {
             if let flash = s.flash {
                 consider(flash.since.adding(milliseconds: animator.timing.flashMilliseconds))
             }
+            if let bar = s.bar { consider(bar.since.adding(nanoseconds: barNanoseconds)) }
             for index in leds.indices {
                 let (pattern, since) = patternFor(index, persistent: persistent, in: s)
                 let lit = animator.isLit(pattern, since: since, at: now)
@@ -164,6 +187,7 @@ public final class LEDController: Sendable {
     }
 
     private func patternFor(_ index: Int, persistent: DeviceState, in s: State) -> (LEDPattern, Timestamp) {
+        if let bar = s.bar { return (index < bar.lit ? .on : .off, bar.since) }
         if let flash = s.flash, let pattern = table[flash.state]?[index] {
             // A transient state's "on" lasts for the flash; "flash" is the same thing.
             return (pattern == .on ? .flash : pattern, flash.since)
