@@ -155,6 +155,36 @@ print("\n".join(p["phrase"] for p in json.load(sys.stdin)["phrases"]))' >"$WORK/
     echo "killed after $acked acknowledged writes ($(wc -l <"$WORK/stored.txt") stored); all there, integrity_check ok, ready again in $t s"
 }
 
+# --- 6. the volume (issue 28): "louder" over the control socket, read back --
+# vm_volume: the level `parley volume` reads back ("7", or "7 muted").
+vm_volume() {
+    vm_ssh parley volume --json | python3 -c '
+import json, sys
+v = json.load(sys.stdin)["volume"]
+print(v["level"], "muted" if v["muted"] else "").strip()'
+}
+check_volume() {
+    local before said level
+    before=$(vm_volume) || { echo "parley volume did not answer"; return 1; }
+    vm_ssh parley volume 5 >/dev/null || { echo "parley volume 5 refused"; return 1; }
+    said=$(vm_ssh parley say louder --json | python3 -c '
+import json, sys
+print(" ".join(json.load(sys.stdin).get("spoken") or []))')
+    [ "$said" = six ] || { echo "'louder' answered '$said', not 'six'"; return 1; }
+    level=$(vm_volume)
+    [ "$level" = 6 ] || { echo "level after 'louder' is '$level', not 6"; return 1; }
+    vm_ssh parley volume up >/dev/null
+    level=$(vm_volume)
+    [ "$level" = 7 ] || { echo "level after 'parley volume up' is '$level', not 7"; return 1; }
+    # Kept in the state store: the same level after parleyd restarts.
+    vm_ssh "systemctl restart parleyd && systemctl is-active parleyd" >/dev/null || { echo "parleyd did not restart"; return 1; }
+    vm_wait_status 's["state"] == "idle"' 120 || { echo "parleyd not idle after the restart"; return 1; }
+    level=$(vm_volume)
+    [ "$level" = 7 ] || { echo "level after a restart is '$level', not 7"; return 1; }
+    vm_ssh parley volume "${before%% *}" >/dev/null
+    echo "'louder' at 5 answered 'six' and read back 6; 'parley volume up' 7, kept across a restart (was $before)"
+}
+
 # --- 4. control socket permissions, network listeners ---------------------
 # What image/README.md lists as listening on the network: SSH (only once a
 # key or ssh file was given on the boot partition) and networkd's DHCP
@@ -255,6 +285,7 @@ if check "1-boot-to-ready" check_ready; then
         check "4-control-socket" check_socket || true
         check "4-listeners" check_listeners || true
         check "5-web" check_web || true
+        check "6-volume" check_volume || true
         check "3-power-cut" check_power_cut || true
     fi
 fi
