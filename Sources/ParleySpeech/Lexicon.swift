@@ -19,6 +19,8 @@ public final class Lexicon: @unchecked Sendable {
     public static let projectDictionary: [String: [[String]]] = [
         "philz": [["F", "IH", "L", "Z"]],
         "parley": [["P", "AA", "R", "L", "IY"]],
+        // The volume built-in (issue 28); cmudict has "mute" but not "unmute".
+        "unmute": [["AH", "N", "M", "Y", "UW", "T"]],
     ]
 
     /// The CMU dictionary, looked up in the mapped file (not parsed into memory).

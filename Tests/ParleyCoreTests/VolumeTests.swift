@@ -172,3 +172,24 @@ import Testing
         #expect(await volume.calls.last == "change up")
     }
 }
+
+extension VolumeTests {
+    @Test func louderWhileAQuestionIsOpenLeavesItOpen() async throws {
+        let h = try harness()
+        #expect(await h.say("start a timer") == ["For how long?"])
+        #expect(await h.say("louder") == ["seven"])
+        #expect(await h.engine.isConversationOpen)
+        #expect(await h.say("volume four") == ["four"])
+        #expect(await h.say("ten minutes") == ["Ten minutes, starting now."])
+        #expect(await h.engine.volume() == Volume(level: 4))
+    }
+
+    @Test func theVolumeIsInEveryFollowUpGrammar() {
+        for expectation in [FollowUpQuestion.Expectation.yesNo, .number, .duration, .text, .confirmation(voiceAllowed: false)] {
+            let model = FollowUpGrammar.model(for: FollowUpQuestion(prompt: "?", expectation: expectation))
+            let resolver = Resolver(model: model)
+            #expect(resolver.resolve("quieter")?.target == .builtin(.volumeDown))
+            #expect(resolver.resolve("volume nine")?.values[PhraseCompiler.volumeBinding] == "9")
+        }
+    }
+}

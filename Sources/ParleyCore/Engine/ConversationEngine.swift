@@ -124,6 +124,12 @@ public actor ConversationEngine {
         case .idle, .pushToTalk:
             await command(text, trigger: configuration.voiceTrigger)
         case .waiting(let waiting):
+            if let resolution = waiting.resolver.resolve(text), case .builtin(let builtin) = resolution.target, builtin.isVolume {
+                // The volume, not an answer: the wait stays open, with its window from now.
+                phase = .waiting(waiting.renewed(at: clock.instant))
+                await adjustVolume(builtin, values: resolution.values)
+                return
+            }
             switch waiting.kind {
             case .suggestion: await command(text, trigger: configuration.voiceTrigger)
             case .question(let question): await answer(text, question, waiting)

@@ -1,6 +1,7 @@
 /// What the device expects after a question: the options and their
-/// synonyms, ordinals, numbers, durations, yes/no, and always "cancel" and
-/// "repeat". Exposed as a `PhraseModel` so the recogniser listens for just
+/// synonyms, ordinals, numbers, durations, yes/no, and always "cancel",
+/// "repeat" and the volume ("louder" while a question is open changes the
+/// volume and leaves the question open). Exposed as a `PhraseModel` so the recogniser listens for just
 /// these answers (docs/spec.md §3) and the engine reads them with the same resolver.
 public struct FollowUpQuestion: Sendable, Hashable {
     public enum Expectation: Sendable, Hashable {
@@ -37,6 +38,7 @@ public enum FollowUpGrammar {
         }
         add("cancel", .choice(PhraseCompiler.cancelPhrases.map { .words(PhraseText.normalise($0)) }), target: .builtin(PhraseCompiler.Builtin.cancel))
         add("repeat", .choice(PhraseCompiler.repeatPhrases.map { .words(PhraseText.normalise($0)) }), target: .builtin(PhraseCompiler.Builtin.repeat))
+        PhraseCompiler.addVolume(to: &model)
         func vocabulary(_ name: String, _ values: [SlotValue]) -> PhraseNode {
             model.vocabularies[name] = SlotVocabulary(name: name, values: values)
             return .slot(vocabulary: name, binding: name)
