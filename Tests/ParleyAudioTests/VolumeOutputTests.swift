@@ -12,29 +12,36 @@ import Testing
     /// The real libasound, attached to the in-process test card instead of
     /// "hw:N" (this machine has no sound card): every other mixer call is
     /// alsa-lib's own (hctl, simple elements, ranges, reads and writes).
-    static func testCard(recording trace: Mutex<[String]>? = nil) -> ALSAFunctions {
+    /// The mixer calls made, in order.
+    final class Trace: Sendable {
+        private let calls = Mutex<[String]>([])
+        func append(_ call: String) { calls.withLock { $0.append(call) } }
+        var all: [String] { calls.withLock { $0 } }
+    }
+
+    static func testCard(recording trace: Trace? = nil) -> ALSAFunctions {
         var alsa = ALSAFunctions.system
         let real = alsa.mixer
         alsa.mixer.attach = { mixer, card in
-            trace?.withLock { $0.append("snd_mixer_attach(\(card))") }
+            trace?.append("snd_mixer_attach(\(card))")
             return parley_test_mixer_attach(mixer)
         }
         if let trace {
-            alsa.mixer.register = { trace.withLock { $0.append("snd_mixer_selem_register") }; return real.register($0) }
-            alsa.mixer.load = { trace.withLock { $0.append("snd_mixer_load") }; return real.load($0) }
+            alsa.mixer.register = { trace.append("snd_mixer_selem_register"); return real.register($0) }
+            alsa.mixer.load = { trace.append("snd_mixer_load"); return real.load($0) }
             alsa.mixer.find = { mixer, name, index in
-                trace.withLock { $0.append("snd_mixer_find_selem(\(name),\(index))") }
+                trace.append("snd_mixer_find_selem(\(name),\(index))")
                 return real.find(mixer, name, index)
             }
             alsa.mixer.setPlaybackVolume = { element, value in
-                trace.withLock { $0.append("snd_mixer_selem_set_playback_volume_all(\(value))") }
+                trace.append("snd_mixer_selem_set_playback_volume_all(\(value))")
                 return real.setPlaybackVolume(element, value)
             }
             alsa.mixer.setPlaybackSwitch = { element, on in
-                trace.withLock { $0.append("snd_mixer_selem_set_playback_switch_all(\(on ? 1 : 0))") }
+                trace.append("snd_mixer_selem_set_playback_switch_all(\(on ? 1 : 0))")
                 return real.setPlaybackSwitch(element, on)
             }
-            alsa.mixer.close = { trace.withLock { $0.append("snd_mixer_close") }; return real.close($0) }
+            alsa.mixer.close = { trace.append("snd_mixer_close"); return real.close($0) }
         }
         return alsa
     }
@@ -88,12 +95,12 @@ import Testing
 
     @Test func callTraceOfOpeningAndSetting() throws {
         parley_test_mixer_reset(0, 255, 1)
-        let trace = Mutex<[String]>([])
+        let trace = Trace()
         do {
             let mixer = try ALSAMixer(card: "hw:CARD=Device", control: "Speaker", alsa: Self.testCard(recording: trace))
             try mixer.apply(level: 2, muted: true)
         }
-        #expect(trace.withLock { $0 } == [
+        #expect(trace.all == [
             "snd_mixer_attach(hw:CARD=Device)", "snd_mixer_selem_register", "snd_mixer_load",
             "snd_mixer_find_selem(Speaker,0)",
             "snd_mixer_selem_set_playback_volume_all(51)", "snd_mixer_selem_set_playback_switch_all(0)",
@@ -110,7 +117,7 @@ import Testing
 
     @Test func aMissingCardIsReportedAsNotFound() throws {
         var alsa = ALSAFunctions.system
-        alsa.mixer.attach = { _, _ in -ENOENT }
+        alsa.mixer.attach = { (_: OpaquePointer, _: String) -> Int32 in -ENOENT }
         let error = #expect(throws: AudioError.self) { _ = try ALSAMixer(card: "hw:7", control: "PCM", alsa: alsa) }
         guard case .deviceNotFound(let device, _)? = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(device == "mixer 'hw:7'")

@@ -3,7 +3,6 @@ import Logging
 import ParleyAudio
 import ParleyControl
 import ParleyCore
-import ParleyHardware
 
 /// The speaker's volume in the daemon (issue 28): one place that voice,
 /// buttons, `parley volume` and the control socket change it through. The
