@@ -91,10 +91,18 @@ struct Understand: AsyncParsableCommand {
             let (segments, result) = try utterances.understand(audio.samples, decoder: decoder)
             let resolution = result?.match == nil ? nil : resolver.resolve(result?.transcript ?? "")
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            var builtin: Any = NSNull()
+            if case .builtin(let name)? = resolution?.target { builtin = name.rawValue }
             let line: [String: Any] = [
                 "file": file, "intent": resolution?.intent ?? NSNull(),
                 "slots": resolution?.values ?? [String: String](),
                 "transcript": result?.transcript ?? "", "audio_seconds": audio.seconds, "decode_seconds": seconds,
+                // Whether rejection let the words through, its confidence
+                // (the daemon's threshold is -1), and the built-in command
+                // ("volumeUp", "cancel") when the words start one rather than an intent.
+                "accepted": result?.match != nil, "builtin": builtin,
+                // JSON has no infinity (nothing decoded scores -inf): null then.
+                "confidence": result.flatMap { $0.confidence.isFinite ? $0.confidence : nil } ?? NSNull(),
                 // Where each decoded segment began and ended (seconds): an
                 // end before the last word is a command cut short.
                 "segments": segments.map { [Double($0.range.lowerBound), Double($0.range.upperBound)].map { $0 / Double(PCMAudio.sampleRate) } },

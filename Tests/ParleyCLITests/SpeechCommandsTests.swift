@@ -25,6 +25,9 @@ import Testing
         #expect((line["transcript"] as? String)?.contains("twelve ounce") == true)
         #expect(((line["audio_seconds"] as? Double) ?? 0) > 1)
         #expect(line["decode_seconds"] is Double)
+        #expect(line["accepted"] as? Bool == true)
+        #expect(((line["confidence"] as? Double) ?? -10) >= -1)
+        #expect(line["builtin"] is NSNull)
     }
 
     @Test func understandWithAnotherAppFindsNoCoffeeOrder() async throws {
