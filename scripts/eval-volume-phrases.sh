@@ -19,6 +19,9 @@ phrases=(
   "quieter|volumeDown" "turn it down|volumeDown" "volume down|volumeDown" "a bit quieter|volumeDown" "softer|volumeDown"
   "mute|mute" "unmute|unmute" "what's the volume|volumeQuery" "what is the volume|volumeQuery" "how loud is it|volumeQuery"
   "volume three|volumeSet" "volume seven|volumeSet" "set the volume to five|volumeSet" "volume to ten|volumeSet"
+  # Controls: phrases that were there before, through the same path.
+  "cancel|cancel (control)" "repeat|repeat (control)" "what can i say|help (control)"
+  "start a ten minute timer|startTimer (control)" "order soup with soup chef|OrderSoup (control)"
 )
 sox -n -r 16000 -c 1 -b 16 "$work/silence.wav" trim 0 1
 files=()
@@ -32,13 +35,16 @@ done
 .build/debug/parley understand --app all "$@" "${files[@]}" | python3 -c '
 import json, os, sys
 phrases = [p.split("|") for p in sys.argv[1:]]
-right = accepted = wrong = 0
+counts = {False: [0, 0, 0], True: [0, 0, 0]}  # volume / control: right, wrong, rejected
 for line in sys.stdin:
     r = json.loads(line)
     text, want = phrases[int(os.path.basename(r["file"])[:-4])]
-    got = r.get("builtin") if r.get("accepted") else None
+    control = want.endswith(" (control)")
+    want = want.replace(" (control)", "")
+    got = (r.get("builtin") or r.get("intent")) if r.get("accepted") else None
     verdict = "right" if got == want else ("WRONG" if got else "rejected")
-    right += got == want; accepted += got is not None; wrong += bool(got) and got != want
-    print("%-24s %-8s confidence %6.2f  heard: %s" % (text, verdict, r.get("confidence") or 0, r["transcript"]))
-print(f"{right}/{len(phrases)} right, {accepted - right} accepted wrong, {len(phrases) - accepted} rejected")
+    counts[control][0 if got == want else (1 if got else 2)] += 1
+    print("%-26s %-8s confidence %6.2f  heard: %s" % (text, verdict, r.get("confidence") or 0, r["transcript"]))
+for control, (right, wrong, rejected) in counts.items():
+    print("%s: %d/%d right, %d accepted wrong, %d rejected" % ("controls" if control else "volume phrases", right, right + wrong + rejected, wrong, rejected))
 ' "${phrases[@]}"
