@@ -12,7 +12,8 @@ import Synchronization
 /// `parley chat`: the text console standing in for microphone, speaker,
 /// LEDs and button. The contract other tools rely on:
 /// - each input line is an utterance (a leading "hey" is optional);
-/// - `:press`, `:long-press`, `:double-press` are button gestures,
+/// - `:press`, `:long-press`, `:double-press` are button gestures
+///   (`:volume-up`, `:volume-down` the volume buttons'),
 ///   `:wait N` advances the clock N seconds, `:quit` or end of input ends;
 /// - standard output carries only `device: <text>`, `led: <state>` and
 ///   `performed: <App>.<Intent> <JSON>` lines; logs go to standard error;
@@ -21,7 +22,7 @@ struct Chat: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Talk to the device by typing (see the console contract in --help).",
         discussion: """
-            Type what you would say. Commands: :press, :long-press, :double-press, :wait N, :input NAME, :mute, :unmute, :quit.
+            Type what you would say. Commands: :press, :long-press, :double-press, :volume-up, :volume-down, :wait N, :input NAME, :mute, :unmute, :quit.
             Output lines: "device: <text>", "led: <state>", "performed: <App>.<Intent> <JSON>".
             """)
 
@@ -125,6 +126,8 @@ struct Chat: AsyncParsableCommand {
             case "press": await engine.button(.press)
             case "long-press": await engine.button(.longPress)
             case "double-press": await engine.button(.doublePress)
+            case "volume-up": await engine.button(.volumeUp)
+            case "volume-down": await engine.button(.volumeDown)
             case "mute":
                 // The switch moves first, as on the board, whose LEDs change before the engine hears of it.
                 sink.setMuteSwitch(true)
@@ -148,7 +151,7 @@ struct Chat: AsyncParsableCommand {
                 clock.advance(by: seconds)
                 await engine.tick()
             default:
-                ConsoleSink.log("parley chat: unknown command '\(line)'; expected :press, :long-press, :double-press, :wait N, :input NAME, :mute, :unmute or :quit")
+                ConsoleSink.log("parley chat: unknown command '\(line)'; expected :press, :long-press, :double-press, :volume-up, :volume-down, :wait N, :input NAME, :mute, :unmute or :quit")
             }
         }
     }

@@ -59,6 +59,15 @@ import Testing
         #expect(outcome.stderr.contains("resolved"))
     }
 
+    /// The volume (issue 28): one word at the new level, the buttons tick,
+    /// mute says nothing; the console's level lasts the session.
+    @Test func theVolumeAnswersWithOneWord() async throws {
+        let outcome = try await chat(["louder", ":volume-down", ":volume-down", "what's the volume", "mute", "volume nine"])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        #expect(device(outcome) == ["device: seven", "device: five", "device: nine"])
+        #expect(outcome.stderr.components(separatedBy: "sound: volume").count - 1 == 2)
+    }
+
     @Test func item3TheWholeOrderFromOneSentence() async throws {
         let outcome = try await chat(["Hey, can I get a twelve ounce dark roast double shot americano with a bit of cream", ":press"])
         #expect(outcome.status == 0)
