@@ -199,6 +199,10 @@ let package = Package(
             dependencies: [
                 "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleySpeech", "ParleyRoom", "ParleyWyoming",
                 "ParleyTestKit",
+                // VolumeDaemonTests: the volume's output, store and board, the bridge in a service group.
+                "ParleyAudio", "ParleyCore", "ParleyHardware", "ParleyStore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .testTarget(
             name: "ParleyConfigurationTests",

@@ -9,7 +9,9 @@ import Synchronization
 ///
 /// Refused, with the reason as the spoken text: anything waiting for a press
 /// of the button (spending stays on the device, with the button), and a
-/// command that needs a question answered (a Wyoming handler answers once).
+/// command that needs a question answered (a Wyoming handler answers once),
+/// and the volume phrases (they would set this speaker's level from another
+/// satellite, whose own volume Parley does not reach).
 public actor EngineTranscriptHandler: WyomingTranscriptHandling {
     private let engine: ConversationEngine
     private let sink: CollectingSink
@@ -18,6 +20,8 @@ public actor EngineTranscriptHandler: WyomingTranscriptHandling {
 
     public static let confirmationRefusal =
         "That needs a press of the button on the Parley speaker, so it can only be done there."
+    public static let volumeRefusal =
+        "Parley sets the volume of its own speaker only; say it to the Parley speaker."
 
     /// `registry` and `shortcuts` (a person's shortcut files, nil: none) are
     /// asked before each transcript, so apps and shortcuts added since are known.
@@ -41,6 +45,9 @@ public actor EngineTranscriptHandler: WyomingTranscriptHandling {
             await engine.setShortcuts(library)  // recompiles the phrases, custom ones included
         } else if await engine.phraseModel().rules.isEmpty {
             await engine.reloadPhrases()
+        }
+        if case .builtin(let builtin)? = await engine.resolveWithoutRunning(transcript)?.target, builtin.isVolume {
+            return .notHandled(Self.volumeRefusal)
         }
         sink.take()
         await engine.hear(transcript)

@@ -7,6 +7,7 @@ import ParleyCore
 import ParleyHardware
 import ParleyStore
 import ParleyTestKit
+import ServiceLifecycle
 import Testing
 
 @testable import ParleyDaemon
@@ -54,6 +55,25 @@ import Testing
         #expect(try gain(again) == 0)
         #expect(await again.handle(.say("unmute")).spoken == ["three"])
         #expect(try near(gain(again), Volume.gain(level: 3)))
+    }
+
+    @Test func aVolumeButtonOnTheBoardStepsTheLevel() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let (controller, _) = try await wired(dir)
+        let bridge = try #require(controller.components.board as? BoardBridge)
+        let simulated = try #require(bridge.hardware as? SimulatedBoard)
+        // The board bridge forwards the board's gestures to the engine, as in parleyd's service group.
+        let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [bridge], logger: quiet))
+        let running = Task { try await group.run() }
+        simulated.press(.volumeUp)
+        simulated.press(.volumeUp)
+        simulated.press(.volumeDown)
+        let stepped = try await Poll.holds("the level at seven") { await controller.handle(.volume(nil)).volume?.level == 7 }
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(stepped)
+        #expect(try near(gain(controller), Volume.gain(level: 7)))
     }
 
     @Test func theSocketAndTheCommandLineChangeAndShowTheLevel() async throws {

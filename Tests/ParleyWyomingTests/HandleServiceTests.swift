@@ -30,6 +30,16 @@ import Testing
         }
     }
 
+    @Test func theVolumeIsRefusedAndTheStoredLevelUntouched() async throws {
+        let registry = try AppRegistry(apps: BundledApps.all, primaryApp: BundledApps.defaultPrimary)
+        let stores = EphemeralStores.make()
+        let handler = EngineTranscriptHandler(stores: stores, clock: SteppedClock(), registry: { registry }, initial: registry)
+        for transcript in ["louder", "volume two", "mute"] {
+            #expect(await handler.handle(transcript: transcript) == .notHandled(EngineTranscriptHandler.volumeRefusal))
+        }
+        #expect(try await stores.appData.value(app: VolumeSetting.owner, key: VolumeSetting.key) == nil)
+    }
+
     @Test func aQuestionIsRefusedWithTheQuestionAndWhatToSayInstead() async throws {
         let outcome = try await Self.handler().handle(transcript: "start a timer")
         guard case .notHandled(let text) = outcome else { Issue.record("\(outcome)"); return }
