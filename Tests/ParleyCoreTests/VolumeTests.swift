@@ -193,3 +193,31 @@ extension VolumeTests {
         }
     }
 }
+
+extension VolumeTests {
+    @Test func aStoredLevelOutOfRangeIsClamped() async throws {
+        let store = InMemoryAppDataStore()
+        try await store.setValue(Data(#"{"level":42}"#.utf8), app: VolumeSetting.owner, key: VolumeSetting.key)
+        let setting = VolumeSetting(store: store)
+        #expect(await setting.current() == Volume(level: 10))
+        #expect(await setting.current().word == "ten")
+        try await store.setValue(Data(#"{"level":-5,"muted":true}"#.utf8), app: VolumeSetting.owner, key: VolumeSetting.key)
+        #expect(await VolumeSetting(store: store).current() == Volume(level: 0, muted: true))
+    }
+
+    /// An app-data store whose writes fail (a full or read-only disk).
+    actor FailingWrites: AppDataStore {
+        struct DiskFull: Error {}
+        func value(app: String, key: String) async throws -> Data? { nil }
+        func setValue(_ value: Data, app: String, key: String) async throws { throw DiskFull() }
+        func removeValue(app: String, key: String) async throws {}
+        func keys(app: String, prefix: String) async throws -> [String] { [] }
+    }
+
+    @Test func aFailedWriteStillChangesTheLevelAndSaysItWasNotSaved() async {
+        let setting = VolumeSetting(store: FailingWrites())
+        #expect(await setting.change(.up) == Volume(level: 7))
+        #expect(await setting.current() == Volume(level: 7))
+        #expect(await setting.lastError?.hasPrefix("volume not saved") == true)
+    }
+}

@@ -17,6 +17,16 @@ public struct Volume: Sendable, Hashable, Codable, CustomStringConvertible {
         self.muted = muted
     }
 
+    private enum CodingKeys: String, CodingKey { case level, muted }
+
+    /// A stored level outside 0...10 (a hand-edited or damaged store) is
+    /// clamped as a new one would be, never used as an index out of range.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(level: try container.decode(Int.self, forKey: .level),
+                  muted: try container.decodeIfPresent(Bool.self, forKey: .muted) ?? false)
+    }
+
     static func clamped(_ level: Int) -> Int { min(max(level, Self.levels.lowerBound), Self.levels.upperBound) }
 
     /// The volume after `change`. "Louder" while muted unmutes and steps up
