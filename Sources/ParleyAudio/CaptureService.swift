@@ -114,6 +114,8 @@ public final class CaptureStatus: Sendable {
     let threadIDValue = Atomic<Int32>(0)
     let cpuNanosecondsValue = Atomic<Int64>(0)
     let realtimeValue = Atomic<Bool>(false)
+    let delayFramesValue = Atomic<Int>(0)
+    let deviceRateValue = Atomic<Int>(0)
 
     public var state: CaptureState { CaptureState(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
     /// Successful reads from the device.
@@ -132,6 +134,12 @@ public final class CaptureStatus: Sendable {
     public var cpuNanoseconds: Int64 { cpuNanosecondsValue.load(ordering: .acquiring) }
     /// Whether SCHED_FIFO was granted.
     public var isRealtime: Bool { realtimeValue.load(ordering: .relaxed) }
+    /// Device frames captured but not yet read after the last read
+    /// (`snd_pcm_delay`): how far the ring lags the microphone, which the
+    /// echo reference adds to place what is played (`EchoReference`).
+    public var delayFrames: Int { delayFramesValue.load(ordering: .relaxed) }
+    /// The device's negotiated rate (0 before it is open).
+    public var deviceRate: Int { deviceRateValue.load(ordering: .relaxed) }
 
     func set(_ state: CaptureState) { stateValue.store(state.rawValue, ordering: .releasing) }
 
@@ -343,6 +351,7 @@ final class CaptureLoop {
         fds = .allocate(capacity: fdCapacity)
         fds.initialize(repeating: pollfd(), count: fdCapacity)
         refreshPollSet()
+        status.deviceRateValue.store(format.sampleRate, ordering: .relaxed)
     }
 
     deinit {
@@ -383,6 +392,9 @@ final class CaptureLoop {
             switch result {
             case .success(let frames) where frames > 0:
                 deliver(frames: frames)
+                // Non-blocking; a failure (a file device may not say) reads as no lag.
+                let (rc, unread) = alsa.delay(pcm.raw)
+                status.delayFramesValue.store(rc >= 0 ? max(0, unread) : 0, ordering: .relaxed)
             case .success:
                 waitForDevice(pcm)
             case .failure(let failure) where failure.errno == EAGAIN:
@@ -450,6 +462,7 @@ final class CaptureLoop {
                 if handle.negotiated != converter.input {
                     converter = SampleConverter(input: handle.negotiated, outputRate: configuration.outputSampleRate,
                                                 maxFrames: readCapacityFrames)
+                    status.deviceRateValue.store(handle.negotiated.sampleRate, ordering: .relaxed)
                 }
                 pcm = handle
                 refreshPollSet()

@@ -206,6 +206,27 @@ import Testing
         #expect(ListeningOutcome.decide(kind: .bargeIn, command: nothing, dictated: "stop", woke: true, wake: wake) == .ignored)
     }
 
+    @Test func overTheCancelledEchoTheWakeWordAndACommandInterruptWithTheCommand() {
+        let order = command("hey coffee a latte", target: .answer)
+        #expect(ListeningOutcome.decide(kind: .bargeIn, command: order, dictated: nil, woke: false, wake: wake)
+                == .interruptWith("a latte"), "the wake words stripped, as for any command")
+        // A cancel phrase after the wake words is still an interruption, not a command.
+        #expect(ListeningOutcome.decide(kind: .bargeIn, command: command("hey coffee stop", target: .builtin(.cancel)),
+                                        dictated: nil, woke: false, wake: wake) == .interrupt(heard: "hey coffee stop"))
+    }
+
+    @Test func theEchoCancelledBargeInGrammarNeedsTheWakeWordBeforeACommand() throws {
+        let grammar = WakeGrammar(name: "computer", direct: false, named: true)
+        var commands = PhraseModel()
+        commands.rules = [PhraseRule(id: "latte", target: .answer, body: .words(["a", "latte"]))]
+        let model = grammar.bargeIn(commands: commands)
+        let resolver = Resolver(model: model)
+        func matches(_ text: String) -> Bool { resolver.resolveExactly(words: text.split(separator: " ").map(String.init)) != nil }
+        #expect(matches("hey computer a latte"))
+        #expect(!matches("a latte"), "the device's own \"a latte\" is no command")
+        #expect(matches("stop") && matches("hey computer cancel"))
+    }
+
     @Test func openTextIsTakenFromDictationWhenTheAnswersDoNotMatch() {
         #expect(ListeningOutcome.needsDictation(kind: .dictation, command: nothing))
         #expect(!ListeningOutcome.needsDictation(kind: .dictation, command: command("cancel", target: .builtin(.cancel))))

@@ -31,7 +31,9 @@ extension ListeningPipeline {
         /// Home Assistant: a rejected command is handed on from there).
         private var open: (kind: ListeningKind, wakeFed: Int64, wakeEnd: Int64?)?
 
-        init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
+        /// `bargeInModel`: what is listened for while the device speaks
+        /// (`WakeGrammar.bargeIn`, or with the echo cancelled `bargeIn(commands:)`).
+        init(pipeline: ListeningPipeline, initial: PhraseModel, bargeInModel: PhraseModel) throws {
             self.pipeline = pipeline
             // Compiled once, here on the listen thread: the decoder starts with
             // it and it is the grammar of version 0 (listening without a request).
@@ -41,7 +43,6 @@ extension ListeningPipeline {
             recognizer = decoders.command
             wake = decoders.wake
             makeDictation = decoders.dictation
-            let bargeInModel = pipeline.wakeGrammar.bargeIn
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
         }
@@ -271,6 +272,11 @@ extension ListeningPipeline {
             logger.info("interrupted", metadata: ["heard": "\(heard)"])
             interruptSpeech()
             hand("cancel", spokenEnd: nil)
+        case .interruptWith(let text):
+            shared.withLock { $0.recognitions += 1 }
+            logger.info("interrupted by a command", metadata: ["text": "\(text)", "confidence": "\(command.confidence)"])
+            interruptSpeech()
+            hand(text, spokenEnd: decided.spokenEnd)
         case .text(let text, dictated: true):
             shared.withLock { $0.recognitions += 1 }
             logger.info("heard", metadata: ["text": "\(text)", "dictation": "true"])

@@ -10,7 +10,8 @@ public enum ListeningKind: Sendable, Equatable {
     case followUp
     /// An open-text answer: the dictation decoder too.
     case dictation
-    /// The device is speaking: cancel phrases only.
+    /// The device is speaking: cancel phrases only, or with its echo
+    /// cancelled also the wake words and a command (`WakeGrammar.bargeIn(commands:)`).
     case bargeIn
 
     /// The segmenter's phrase rules for an utterance of this kind.
@@ -31,6 +32,9 @@ public enum ListeningKind: Sendable, Equatable {
 public enum ListeningOutcome: Sendable, Equatable {
     /// A cancel phrase while the device spoke: silence it and cancel.
     case interrupt(heard: String)
+    /// The wake words and a command while the device spoke (its echo
+    /// cancelled): silence it, and the command (wake words stripped) for the engine.
+    case interruptWith(String)
     /// Words for the engine (wake words stripped where they are part of
     /// the grammar); `dictated`: open text from the dictation decoder.
     case text(String, dictated: Bool)
@@ -66,7 +70,10 @@ public enum ListeningOutcome: Sendable, Equatable {
     public static func decide(kind: ListeningKind, command: CommandResult, dictated: String?, woke: Bool,
                               wake: WakeGrammar) -> ListeningOutcome {
         if kind == .bargeIn {
-            return command.match == nil ? .ignored : .interrupt(heard: command.transcript)
+            guard let match = command.match else { return .ignored }
+            if match.target == .builtin(PhraseCompiler.Builtin.cancel) { return .interrupt(heard: command.transcript) }
+            let words = command.transcript.split(separator: " ").map(String.init)
+            return .interruptWith(wake.strip(words).joined(separator: " "))
         }
         if isCommand(command) {
             let words = command.transcript.split(separator: " ").map(String.init)
