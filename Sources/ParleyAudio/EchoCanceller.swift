@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether and how the capture path cancels the device's own voice
 /// (`speech.echo_cancel`, `parley-bench audio echo-room --echo`): speexdsp's
 /// adaptive echo canceller, with the samples Parley plays as its reference.
@@ -144,5 +146,29 @@ public final class EchoCanceller {
             offset += Self.frameSamples
         }
         frames += microphone.count / Self.frameSamples
+    }
+}
+
+/// Whether an utterance heard while the device spoke is someone else's
+/// voice or what the canceller left of the device's own: the energy the
+/// canceller kept of the microphone over the utterance. The device's voice
+/// alone is cut by the canceller's whole enhancement (30 dB and more in the
+/// simulated room); a person speaking over it keeps their own level (10 dB
+/// under the echo keeps about -10 dB). Residual echo that the recogniser
+/// takes for "stop it" is refused here (BENCHMARKS.md, "Echo cancellation").
+public enum EchoGate {
+    /// Chosen on the simulated room's mixtures (scripts/eval-echo.sh).
+    public static let defaultThresholdDecibels = -25.0
+
+    /// 10 log10(cleaned energy / microphone energy); 0 for silence.
+    public static func keptDecibels(microphone: ArraySlice<Int16>, cleaned: ArraySlice<Int16>) -> Double {
+        func energy(_ samples: ArraySlice<Int16>) -> Double { samples.reduce(0) { $0 + Double($1) * Double($1) } }
+        let before = energy(microphone)
+        guard before > 0 else { return 0 }
+        return 10 * log10(max(energy(cleaned), 1) / before)
+    }
+
+    public static func accepts(keptDecibels: Double, threshold: Double = defaultThresholdDecibels) -> Bool {
+        keptDecibels >= threshold
     }
 }

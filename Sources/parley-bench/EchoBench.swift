@@ -131,6 +131,8 @@ struct EchoRoom: ParsableCommand {
     @Option(help: "Seconds of convergence left out of the ERLE.") var settle: Double = 5
     @Option(help: "Decoder setting name=value (repeatable).") var set: [String] = []
     @Flag(help: "Print every decided utterance.") var verbose = false
+    @Option(help: "EchoGate threshold in dB (utterance energy kept by the canceller; -200: no gate).")
+    var gate: Double = EchoGate.defaultThresholdDecibels
 
     struct Event {
         var kind: String
@@ -156,7 +158,7 @@ struct EchoRoom: ParsableCommand {
         let wake = Self.wake
         let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings(set))
         var driver = ListeningDriver()
-        let source = SampleArraySource(micSamples)
+        var cleaned: [Int16] = []
         var falseStops: [String] = [], falseWakes: [String] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let heard: (DecodedUtterance<CommandResult>) -> Bool = { decoded in
@@ -168,7 +170,13 @@ struct EchoRoom: ParsableCommand {
             default: return false
             }
             let range = decoded.range
-            if verbose { emit("\(kind) \(Double(range.lowerBound) / 16_000)-\(Double(range.upperBound) / 16_000) s: \(decoded.result.transcript)") }
+            let kept = EchoGate.keptDecibels(microphone: micSamples[Int(range.lowerBound)..<Int(range.upperBound)],
+                                            cleaned: cleaned[Int(range.lowerBound)..<Int(range.upperBound)])
+            if verbose {
+                emit(String(format: "%@ %.2f-%.2f s kept %.1f dB confidence %.2f: %@", kind, Double(range.lowerBound) / 16_000,
+                            Double(range.upperBound) / 16_000, kept, decoded.result.confidence, decoded.result.transcript))
+            }
+            if echoSettings.isActive && !EchoGate.accepts(keptDecibels: kept, threshold: gate) { return false }
             // Heard: it overlaps a person's event of its kind (a second of slack after it).
             if let i = list.firstIndex(where: { $0.kind == kind && $0.heardAs == nil
                 && range.lowerBound < $0.range.upperBound + 16_000 && range.upperBound > $0.range.lowerBound }) {
@@ -180,17 +188,12 @@ struct EchoRoom: ParsableCommand {
             }
             return false
         }
-        let stage = try EchoCanceller(echoSettings)
-        let frontEndStage = try FrontEnd(frontEndSettings)
-        if stage != nil || frontEndStage != nil {
-            var cleaned = FrontEndSource(source, frontEnd: frontEndStage,
-                                         echo: stage.map { EchoStage(canceller: $0, reference: recorded) },
-                                         historySamples: micSamples.count + 16_000)
-            try driver.run(&cleaned, handler: DecoderUtterances(decoder), heard: heard)
-        } else {
-            var plain = source
-            try driver.run(&plain, handler: DecoderUtterances(decoder), heard: heard)
-        }
+        // The stages over the whole stream first (the same samples as
+        // FrontEndSource hands out, FrontEndSourceTests), so each utterance's
+        // microphone and cleaned audio can both be looked at.
+        cleaned = try Self.cleaned(micSamples, recorded, echoSettings, frontEndSettings)
+        var source = SampleArraySource(cleaned)
+        try driver.run(&source, handler: DecoderUtterances(decoder), heard: heard)
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         func count(_ kind: String) -> (heard: Int, total: Int) {
             let of = list.filter { $0.kind == kind }
@@ -203,6 +206,22 @@ struct EchoRoom: ParsableCommand {
                     falseStops.count, falseWakes.count, seconds))
         for text in falseStops.prefix(20) { emit("  false stop: \(text)") }
         for text in falseWakes.prefix(20) { emit("  false wake: \(text)") }
+    }
+
+    /// The microphone through the echo canceller and the front end, in one go.
+    static func cleaned(_ micSamples: [Int16], _ recorded: RecordedReference, _ echo: EchoSettings,
+                        _ frontEnd: FrontEndSettings) throws -> [Int16] {
+        let frame = EchoCanceller.frameSamples
+        var output = micSamples + [Int16](repeating: 0, count: (frame - micSamples.count % frame) % frame)
+        if let canceller = try EchoCanceller(echo) {
+            var referenceBlock = [Int16](repeating: 0, count: output.count)
+            referenceBlock.withUnsafeMutableBufferPointer { recorded.read(from: 0, into: $0) }
+            output.withUnsafeMutableBufferPointer { out in
+                referenceBlock.withUnsafeBufferPointer { canceller.process(out, reference: $0) }
+            }
+        }
+        if let stage = try FrontEnd(frontEnd) { output.withUnsafeMutableBufferPointer { stage.process($0) } }
+        return Array(output[0..<micSamples.count])
     }
 
     /// The ERLE: microphone energy over the energy after the canceller,

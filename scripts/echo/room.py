@@ -140,7 +140,7 @@ def main():
     p.add_argument("--rt60", type=float, default=0.4)
     p.add_argument("--latency-ms", type=float, default=50, help="from queued to heard, all of it")
     p.add_argument("--known-ms", type=float, default=40, help="the part ALSA's delays report (the reference's placement)")
-    p.add_argument("--echo-dbfs", type=float, default=-18, help="the echo's speech level at the microphone (active RMS)")
+    p.add_argument("--echo-dbfs", type=float, default=-26, help="the echo's speech level at the microphone (active RMS)")
     p.add_argument("--seed", type=int, default=28)
     a = p.parse_args()
     rng = random.Random(a.seed)
@@ -194,8 +194,9 @@ def main():
             words = np.concatenate([trim(read_wav(wake_path)), np.zeros(RATE // 4), trim(read_wav(command_path))])
             label = f"{os.path.basename(wake_path)} + {os.path.basename(command_path)}"
             kind = "wake"
+        # Its level is the level at the microphone, as the echo's is.
         heard = signal.oaconvolve(words, rir_person)
-        person_events.append((kind, start, heard / active_rms(words), len(words), label))
+        person_events.append((kind, start, heard / active_rms(heard), len(words), label))
     with open(os.path.join(a.out, "room.txt"), "w") as f:
         f.write(f"room {room} m, RT60 {a.rt60} s (Sabine alpha {alpha:.3f}), device speaker {device_speaker}, "
                 f"microphone {device_mic}, person {person}\nlatency {a.latency_ms} ms, of which ALSA's delays report "

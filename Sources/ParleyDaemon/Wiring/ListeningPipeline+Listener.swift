@@ -137,8 +137,11 @@ extension ListeningPipeline {
             }
             let wakeEnd = open?.wakeEnd
             open = nil
-            let outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
+            var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
+            if kind == .bargeIn, outcome != .ignored, !pipeline.echoGateAccepts(utterance, cleaned: samples()) {
+                outcome = .ignored
+            }
             if pipeline.handOnRejected(outcome, kind: kind, heard: command.transcript, wakeEnd: wakeEnd, woke: woke,
                                        utterance: utterance, spokenEnd: spokenEnd) {
                 return nil

@@ -313,6 +313,22 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
     }
 
+    /// With the echo cancelled, whether an utterance heard while the device
+    /// spoke is a person's voice and not what the canceller left of the
+    /// device's own (`EchoGate`: the energy the canceller kept of the
+    /// microphone over it). Always true without the canceller.
+    func echoGateAccepts(_ utterance: Range<Int64>, cleaned: [Int16]) -> Bool {
+        guard echo != nil else { return true }
+        let raw = capture.ring.samples(from: utterance.lowerBound, count: utterance.count)
+        guard raw.count == cleaned.count, !raw.isEmpty else { return true }
+        let kept = EchoGate.keptDecibels(microphone: raw[...], cleaned: cleaned[...])
+        guard EchoGate.accepts(keptDecibels: kept) else {
+            logger.debug("ignored over the device's voice: its own echo", metadata: ["kept-db": "\(Int(kept.rounded()))"])
+            return false
+        }
+        return true
+    }
+
     /// The capture front end and the echo canceller, as configured; a stage
     /// speexdsp cannot make is left out (logged).
     private func makeStages() -> (FrontEnd?, EchoCanceller?) {
