@@ -10,7 +10,8 @@
 # phrases, and the wake word before a command):
 #
 #   ERLE        echo return loss enhancement over the hour of echo alone
-#   heard       "stop" (synthetic: espeak-ng voices other than the device's,
+#   heard       (of 30 each per mixture, and on the person alone: "clean")
+#               "stop" (synthetic: espeak-ng voices other than the device's,
 #               there are no recordings of "stop" in the evaluation data) and
 #               "computer" + a coffee order (real recordings) said over the device
 #   false       stops and wakes from the device's own voice over an hour of
@@ -20,7 +21,7 @@
 #   scripts/eval-echo.sh
 #
 # Environment: ECHO ("off on linear": the settings compared), SNRS ("0 -10 -20"),
-# MINUTES (62: the device's speech), MIX_MINUTES (10), EVENTS (60 per mixture),
+# MINUTES (62: the device's speech), MIX_MINUTES (12), EVENTS (60 per mixture),
 # WORK (keep the room's files there), JOBS (2: runs at once).
 # Release build; run from the package root. Needs python3-numpy, python3-scipy.
 set -euo pipefail
@@ -36,12 +37,14 @@ offset=$((40 * 16))
 
 [ -s "$work/device.wav" ] || $bench audio device-speech --minutes "${MINUTES:-62}" --out "$work/device.wav" --lines "$work/device.tsv"
 [ -s "$work/room/echo.wav" ] || python3 scripts/echo/room.py --speech "$work/device.wav" --lines "$work/device.tsv" \
-  --data "$PARLEY_SHARED_DATA" --out "$work/room" --snrs "$snrs" --mix-minutes "${MIX_MINUTES:-10}" --events "${EVENTS:-60}" \
+  --data "$PARLEY_SHARED_DATA" --out "$work/room" --snrs "$snrs" --mix-minutes "${MIX_MINUTES:-12}" --events "${EVENTS:-60}" \
   --latency-ms 50 --known-ms 40
 cat "$work/room/room.txt"
 
 # One line per run, in the background, JOBS at a time.
-runs=()
+# The person's words alone, no echo, nothing cancelled: what the recogniser
+# makes of them at all (the ceiling of "heard").
+runs=("mix off clean")
 for echo in $settings; do
   runs+=("erle $echo")
   for snr in $snrs; do runs+=("mix $echo $snr"); done

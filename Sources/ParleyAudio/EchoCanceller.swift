@@ -80,6 +80,26 @@ public final class EchoCanceller {
 
     /// Frames processed so far.
     public private(set) var frames = 0
+    /// Frames processed while the device was heard (`isPlaying`): how much
+    /// the filter has had to adapt on.
+    public private(set) var playedFrames = 0
+
+    /// 3 s of the device's voice: before it, the filter has not yet learnt
+    /// the room and much of the echo comes through (in the simulated room,
+    /// the device's first words kept -14 dB; every later false hit -35 dB or less).
+    public static let adaptedFrames = 300
+
+    /// Whether the filter has adapted on enough of the device's voice to be
+    /// trusted (`EchoGate`: before, nothing said over the device counts).
+    public var hasAdapted: Bool { playedFrames >= Self.adaptedFrames }
+
+    /// Whether a reference frame holds the device's voice (above -50 dBFS
+    /// at its peak) rather than silence.
+    @inline(__always)
+    public static func isPlaying(_ frame: UnsafeBufferPointer<Int16>) -> Bool {
+        for sample in frame where sample > 100 || sample < -100 { return true }
+        return false
+    }
 
     /// nil for `off`.
     public convenience init?(_ settings: EchoSettings) throws(FrontEndError) {
@@ -140,6 +160,7 @@ public final class EchoCanceller {
         guard let mic = microphone.baseAddress, let played = reference.baseAddress else { return }
         var offset = 0
         while offset < microphone.count {
+            if Self.isPlaying(UnsafeBufferPointer(start: played + offset, count: Self.frameSamples)) { playedFrames += 1 }
             speex.echoCancel(echo, mic + offset, played + offset, out)
             if let residual { _ = speex.preprocessRun(residual, out) }
             (mic + offset).update(from: out, count: Self.frameSamples)
@@ -155,7 +176,8 @@ public final class EchoCanceller {
 /// alone is cut by the canceller's whole enhancement (30 dB and more in the
 /// simulated room); a person speaking over it keeps their own level (10 dB
 /// under the echo keeps about -10 dB). Residual echo that the recogniser
-/// takes for "stop it" is refused here (BENCHMARKS.md, "Echo cancellation").
+/// takes for "stop it" is refused here (BENCHMARKS.md, "Echo cancellation"),
+/// and so is everything before the filter has adapted (`EchoCanceller.hasAdapted`).
 public enum EchoGate {
     /// Chosen on the simulated room's mixtures (scripts/eval-echo.sh).
     public static let defaultThresholdDecibels = -25.0

@@ -159,6 +159,8 @@ struct EchoRoom: ParsableCommand {
         let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings(set))
         var driver = ListeningDriver()
         var cleaned: [Int16] = []
+        // Where the canceller had adapted (as the listener asks it at each utterance's start).
+        let adaptedAt = Self.adaptedPosition(played, offset: referenceOffset)
         var falseStops: [String] = [], falseWakes: [String] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let heard: (DecodedUtterance<CommandResult>) -> Bool = { decoded in
@@ -167,7 +169,12 @@ struct EchoRoom: ParsableCommand {
             switch outcome {
             case .interrupt: kind = "stop"
             case .interruptWith: kind = "wake"
-            default: return false
+            default:
+                if verbose {
+                    emit(String(format: "ignored %.2f-%.2f s: %@ (%@)", Double(decoded.range.lowerBound) / 16_000,
+                                Double(decoded.range.upperBound) / 16_000, decoded.result.transcript, decoded.result.rejection ?? ""))
+                }
+                return false
             }
             let range = decoded.range
             let kept = EchoGate.keptDecibels(microphone: micSamples[Int(range.lowerBound)..<Int(range.upperBound)],
@@ -176,7 +183,9 @@ struct EchoRoom: ParsableCommand {
                 emit(String(format: "%@ %.2f-%.2f s kept %.1f dB confidence %.2f: %@", kind, Double(range.lowerBound) / 16_000,
                             Double(range.upperBound) / 16_000, kept, decoded.result.confidence, decoded.result.transcript))
             }
-            if echoSettings.isActive && !EchoGate.accepts(keptDecibels: kept, threshold: gate) { return false }
+            if echoSettings.isActive && (range.lowerBound < adaptedAt || !EchoGate.accepts(keptDecibels: kept, threshold: gate)) {
+                return false
+            }
             // Heard: it overlaps a person's event of its kind (a second of slack after it).
             if let i = list.firstIndex(where: { $0.kind == kind && $0.heardAs == nil
                 && range.lowerBound < $0.range.upperBound + 16_000 && range.upperBound > $0.range.lowerBound }) {
@@ -206,6 +215,22 @@ struct EchoRoom: ParsableCommand {
                     falseStops.count, falseWakes.count, seconds))
         for text in falseStops.prefix(20) { emit("  false stop: \(text)") }
         for text in falseWakes.prefix(20) { emit("  false wake: \(text)") }
+    }
+
+    /// The stream position at which the canceller has heard
+    /// `EchoCanceller.adaptedFrames` frames of the device's voice.
+    static func adaptedPosition(_ played: [Int16], offset: Int) -> Int64 {
+        let frame = EchoCanceller.frameSamples
+        var count = 0
+        return played.withUnsafeBufferPointer { all in
+            var start = 0
+            while start + frame <= all.count {
+                if EchoCanceller.isPlaying(UnsafeBufferPointer(rebasing: all[start..<start + frame])) { count += 1 }
+                if count >= EchoCanceller.adaptedFrames { return Int64(start + frame + offset) }
+                start += frame
+            }
+            return .max
+        }
     }
 
     /// The microphone through the echo canceller and the front end, in one go.

@@ -135,7 +135,7 @@ def main():
     p.add_argument("--data", required=True, help="the evaluation recordings (PARLEY_SHARED_DATA)")
     p.add_argument("--out", required=True)
     p.add_argument("--snrs", default="0 -10 -20")
-    p.add_argument("--mix-minutes", type=float, default=10)
+    p.add_argument("--mix-minutes", type=float, default=12)
     p.add_argument("--events", type=int, default=60, help="person events per mixture (half stop, half wake + command)")
     p.add_argument("--rt60", type=float, default=0.4)
     p.add_argument("--latency-ms", type=float, default=50, help="from queued to heard, all of it")
@@ -174,8 +174,12 @@ def main():
     stops = synthetic_stops(os.path.join(a.out, "stops"), a.events // 2, rng)
     # The person speaks while the device does: each event starts inside a
     # line of the device's, at least 8 s after the last one began.
+    # Not in the first 10 s: the canceller adapts from silence once, at
+    # start, and runs from then on.
     candidates, last = [], -10**9
     for first, end in lines:
+        if first < 10 * RATE:
+            continue
         if end > mix_end:
             break
         if end - first >= RATE * 2 and first - last >= 8 * RATE:
@@ -202,9 +206,11 @@ def main():
                 f"microphone {device_mic}, person {person}\nlatency {a.latency_ms} ms, of which ALSA's delays report "
                 f"{a.known_ms} ms; echo at {a.echo_dbfs} dBFS active RMS; microphone noise -70 dBFS\n")
     base = echo[:mix_end]
-    for snr in a.snrs.split():
-        mix = base.copy()
-        level = echo_level * 10 ** (float(snr) / 20)
+    for snr in a.snrs.split() + ["clean"]:
+        # "clean": the person alone (at the echo's level), for what the
+        # recogniser makes of the words without any echo.
+        mix = base.copy() if snr != "clean" else np.zeros(len(base))
+        level = echo_level * 10 ** ((0 if snr == "clean" else float(snr)) / 20)
         rows = []
         for kind, start, heard, length, label in person_events:
             end = min(len(mix), start + len(heard))
@@ -213,7 +219,7 @@ def main():
         write_wav(os.path.join(a.out, f"mix-{snr}.wav"), mix + mic_noise(len(mix)))
         with open(os.path.join(a.out, f"events-{snr}.tsv"), "w") as f:
             f.writelines(rows)
-    print(f"room: echo {len(echo) / RATE / 60:.1f} min, mixtures of {a.mix_minutes} min with {a.events} events at {a.snrs} dB")
+    print(f"room (and mix-clean.wav, the person alone): echo {len(echo) / RATE / 60:.1f} min, mixtures of {a.mix_minutes} min with {a.events} events at {a.snrs} dB")
 
 
 if __name__ == "__main__":

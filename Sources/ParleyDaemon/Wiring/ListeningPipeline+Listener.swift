@@ -30,6 +30,10 @@ extension ListeningPipeline {
         /// where its confirmed wake phrase ended in the captured stream (for
         /// Home Assistant: a rejected command is handed on from there).
         private var open: (kind: ListeningKind, wakeFed: Int64, wakeEnd: Int64?)?
+        /// The echo canceller the source runs (nil: none), and whether it
+        /// had adapted when the open utterance began (`EchoGate`).
+        var canceller: EchoCanceller?
+        private var echoAdapted = true
 
         /// `bargeInModel`: what is listened for while the device speaks
         /// (`WakeGrammar.bargeIn`, or with the echo cancelled `bargeIn(commands:)`).
@@ -79,6 +83,7 @@ extension ListeningPipeline {
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
             open = (kind, speech, nil)
+            echoAdapted = canceller?.hasAdapted ?? true
         }
 
         func feed(_ samples: [Int16]) {
@@ -139,7 +144,7 @@ extension ListeningPipeline {
             open = nil
             var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
-            if kind == .bargeIn, outcome != .ignored, !pipeline.echoGateAccepts(utterance, cleaned: samples()) {
+            if kind == .bargeIn, outcome != .ignored, !pipeline.echoGateAccepts(utterance, cleaned: samples(), adapted: echoAdapted) {
                 outcome = .ignored
             }
             if pipeline.handOnRejected(outcome, kind: kind, heard: command.transcript, wakeEnd: wakeEnd, woke: woke,

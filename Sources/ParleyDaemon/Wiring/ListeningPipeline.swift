@@ -254,6 +254,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             // is allocated per block. If speexdsp cannot make them the
             // device still listens, to the raw signal, and says why.
             let (stage, canceller) = makeStages()
+            listener.canceller = canceller
             if stage != nil || canceller != nil {
                 var cleaned = FrontEndSource(
                     source, frontEnd: stage,
@@ -317,8 +318,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// spoke is a person's voice and not what the canceller left of the
     /// device's own (`EchoGate`: the energy the canceller kept of the
     /// microphone over it). Always true without the canceller.
-    func echoGateAccepts(_ utterance: Range<Int64>, cleaned: [Int16]) -> Bool {
+    /// `adapted`: whether the canceller had adapted when the utterance began.
+    func echoGateAccepts(_ utterance: Range<Int64>, cleaned: [Int16], adapted: Bool) -> Bool {
         guard echo != nil else { return true }
+        guard adapted else {
+            logger.debug("ignored over the device's voice: the echo canceller has not adapted yet")
+            return false
+        }
         let raw = capture.ring.samples(from: utterance.lowerBound, count: utterance.count)
         guard raw.count == cleaned.count, !raw.isEmpty else { return true }
         let kept = EchoGate.keptDecibels(microphone: raw[...], cleaned: cleaned[...])
