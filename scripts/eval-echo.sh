@@ -44,21 +44,24 @@ cat "$work/room/room.txt"
 # One line per run, in the background, JOBS at a time.
 # The person's words alone, no echo, nothing cancelled: what the recogniser
 # makes of them at all (the ceiling of "heard").
-runs=("mix off clean")
+runs=("mix off clean" "mix off -10 --cancel-only" "hour off --cancel-only")
 for echo in $settings; do
   runs+=("erle $echo")
   for snr in $snrs; do runs+=("mix $echo $snr"); done
   runs+=("hour $echo")
 done
+# "--cancel-only": the grammar of before (cancel phrases alone), the device as it was.
 run() {
-  local what=$1 echo=$2 snr=${3:-} out
+  local what=$1 echo=$2 snr=${3:-} out extra=()
+  if [ "$snr" = --cancel-only ]; then extra=(--cancel-only); snr=; fi
+  if [ "${4:-}" = --cancel-only ]; then extra=(--cancel-only); fi
   case $what in
     erle) $bench audio echo-room --erle --echo "$echo" --mic "$work/room/echo.wav" --reference "$work/device.wav" \
             --reference-offset $offset ;;
     mix)  out=$($bench audio echo-room --echo "$echo" --mic "$work/room/mix-$snr.wav" --reference "$work/device.wav" \
-            --reference-offset $offset --events "$work/room/events-$snr.tsv") ; echo "snr=$snr $out" ;;
+            --reference-offset $offset --events "$work/room/events-$snr.tsv" "${extra[@]}") ; echo "snr=$snr $out" ;;
     hour) $bench audio echo-room --echo "$echo" --mic "$work/room/echo.wav" --reference "$work/device.wav" \
-            --reference-offset $offset ;;
+            --reference-offset $offset "${extra[@]}" ;;
   esac
 }
 mkdir -p "$work/results"

@@ -131,6 +131,8 @@ struct EchoRoom: ParsableCommand {
     @Option(help: "Seconds of convergence left out of the ERLE.") var settle: Double = 5
     @Option(help: "Decoder setting name=value (repeatable).") var set: [String] = []
     @Flag(help: "Print every decided utterance.") var verbose = false
+    @Flag(help: "Cancel phrases alone (the barge-in grammar without echo cancellation, as before issue 28).")
+    var cancelOnly = false
     @Option(help: "EchoGate threshold in dB (utterance energy kept by the canceller; -200: no gate).")
     var gate: Double = EchoGate.defaultThresholdDecibels
 
@@ -154,7 +156,7 @@ struct EchoRoom: ParsableCommand {
             return
         }
         var list = try events.map(Self.readEvents) ?? []
-        let model = try Self.bargeInModel()
+        let model = cancelOnly ? Self.wake.bargeIn : try Self.bargeInModel()
         let wake = Self.wake
         let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings(set))
         var driver = ListeningDriver()
@@ -210,8 +212,8 @@ struct EchoRoom: ParsableCommand {
         }
         let stops = count("stop"), wakes = count("wake")
         let hours = Double(micSamples.count) / 16_000 / 3_600
-        emit(String(format: "echo=%@ audio_hours=%.3f stops_heard=%d/%d wakes_heard=%d/%d false_stops=%d false_wakes=%d decode_seconds=%.0f",
-                    echoSettings.description, hours, stops.heard, stops.total, wakes.heard, wakes.total,
+        emit(String(format: "echo=%@%@ audio_hours=%.3f stops_heard=%d/%d wakes_heard=%d/%d false_stops=%d false_wakes=%d decode_seconds=%.0f",
+                    echoSettings.description, cancelOnly ? " grammar=cancel-only" : "", hours, stops.heard, stops.total, wakes.heard, wakes.total,
                     falseStops.count, falseWakes.count, seconds))
         for text in falseStops.prefix(20) { emit("  false stop: \(text)") }
         for text in falseWakes.prefix(20) { emit("  false wake: \(text)") }

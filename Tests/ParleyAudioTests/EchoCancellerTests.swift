@@ -61,6 +61,24 @@ import ParleyTestKit
         #expect(mock.count("speex_echo_state_destroy") == 1)
     }
 
+    @Test func itHasAdaptedAfterThreeSecondsOfTheDevicesVoiceNotOfSilence() throws {
+        let mock = MockSpeex()
+        let canceller = try EchoCanceller(settings: EchoSettings(mode: .linear), speex: mock.functions)
+        var microphone = [Int16](repeating: 0, count: 160)
+        let silence = [Int16](repeating: 40, count: 160)          // below -50 dBFS: not the device's voice
+        let voice = (0..<160).map { Int16($0 * 10 - 800) }
+        for _ in 0..<400 {
+            microphone.withUnsafeMutableBufferPointer { mic in silence.withUnsafeBufferPointer { canceller.process(mic, reference: $0) } }
+        }
+        #expect(!canceller.hasAdapted && canceller.playedFrames == 0)
+        for _ in 0..<(EchoCanceller.adaptedFrames - 1) {
+            microphone.withUnsafeMutableBufferPointer { mic in voice.withUnsafeBufferPointer { canceller.process(mic, reference: $0) } }
+        }
+        #expect(!canceller.hasAdapted)
+        microphone.withUnsafeMutableBufferPointer { mic in voice.withUnsafeBufferPointer { canceller.process(mic, reference: $0) } }
+        #expect(canceller.hasAdapted && canceller.playedFrames == EchoCanceller.adaptedFrames)
+    }
+
     @Test func offRunsNoStage() throws {
         #expect(try EchoCanceller(.off) == nil)
     }
@@ -285,5 +303,54 @@ import ParleyTestKit
                 #expect(parley_malloc_count_current_thread() == before)
             }
         }
+    }
+}
+
+@Suite struct EchoGateTests {
+    @Test func keptEnergyIsMeasuredOverTheUtterance() {
+        let microphone = (0..<1_600).map { Int16(($0 % 200) * 50 - 5_000) }
+        #expect(EchoGate.keptDecibels(microphone: microphone[...], cleaned: microphone[...]) == 0)
+        let tenth = microphone.map { $0 / 10 }
+        #expect(abs(EchoGate.keptDecibels(microphone: microphone[...], cleaned: tenth[...]) + 20) < 0.1)
+        let silence = [Int16](repeating: 0, count: 1_600)
+        #expect(EchoGate.keptDecibels(microphone: silence[...], cleaned: silence[...]) == 0, "nothing to judge")
+        #expect(EchoGate.keptDecibels(microphone: microphone[...], cleaned: silence[...]) < -60)
+    }
+
+    @Test func aPersonsLevelPassesAndTheResidualEchoDoesNot() {
+        // The simulated room's figures: a person 10 dB under the echo kept
+        // -10 to -19 dB, the device's own residual -35 dB and less.
+        #expect(EchoGate.accepts(keptDecibels: -10) && EchoGate.accepts(keptDecibels: -19))
+        #expect(!EchoGate.accepts(keptDecibels: -35) && !EchoGate.accepts(keptDecibels: -26))
+        #expect(EchoGate.accepts(keptDecibels: -26, threshold: -30), "the threshold can be given")
+    }
+}
+
+/// The playback tap through ALSA's file plugin: what the playback thread
+/// writes reaches the reference, converted to 16 kHz mono, at the capture
+/// clock's positions.
+@Suite struct PlaybackReferenceTapTests {
+    @Test func whatIsPlayedReachesTheReference() throws {
+        let dir = try TemporaryDirectory()
+        // A capture clock running in real time, as the capture ring fills.
+        let start = AudioThread.monotonicNanoseconds()
+        let reference = EchoReference { (AudioThread.monotonicNanoseconds() - start) * 16_000 / 1_000_000_000 }
+        var configuration = PlaybackConfiguration(device: FileAudioDevice.playback(output: dir.url.appendingPathComponent("out.wav")),
+                                                  pacing: .realTime)
+        configuration.echoReference = reference
+        let service = try PlaybackService(configuration: configuration)
+        try service.start()
+        // Half a second of a 400 Hz tone at 16 kHz (the device runs at 48 kHz stereo).
+        let tone = (0..<8_000).map { Int16(8_000 * sin(2 * Double.pi * 400 * Double($0) / 16_000)) }
+        service.enqueue(tone, sampleRate: 16_000)
+        service.waitUntilIdle()
+        service.shutdown()
+        let end = reference.writtenEnd
+        #expect(end >= 8_000, "half a second written, ending at \(end)")
+        var heard = [Int16](repeating: 0, count: 8_000)
+        heard.withUnsafeMutableBufferPointer { reference.read(from: end - 8_000, into: $0) }
+        let rms = (heard.reduce(0.0) { $0 + Double($1) * Double($1) } / 8_000).squareRoot()
+        // Most of the tone is there at its level (8000 / sqrt 2: 5657), in mono.
+        #expect(rms > 4_000 && rms < 6_000, "RMS \(rms)")
     }
 }
