@@ -21,7 +21,7 @@
 #   scripts/eval-echo.sh
 #
 # Environment: ECHO ("off on linear": the settings compared), SNRS ("0 -10 -20"),
-# MINUTES (62: the device's speech), MIX_MINUTES (12), EVENTS (60 per mixture),
+# MINUTES (80: 63 min of the device speaking, pauses between), MIX_MINUTES (12), EVENTS (60 per mixture),
 # WORK (keep the room's files there), JOBS (2: runs at once).
 # Release build; run from the package root. Needs python3-numpy, python3-scipy.
 set -euo pipefail
@@ -35,7 +35,7 @@ snrs=${SNRS:-0 -10 -20}
 # 40 ms of the latency are what ALSA's delays report: the reference's place.
 offset=$((40 * 16))
 
-[ -s "$work/device.wav" ] || $bench audio device-speech --minutes "${MINUTES:-62}" --out "$work/device.wav" --lines "$work/device.tsv"
+[ -s "$work/device.wav" ] || $bench audio device-speech --minutes "${MINUTES:-80}" --out "$work/device.wav" --lines "$work/device.tsv"
 [ -s "$work/room/echo.wav" ] || python3 scripts/echo/room.py --speech "$work/device.wav" --lines "$work/device.tsv" \
   --data "$PARLEY_SHARED_DATA" --out "$work/room" --snrs "$snrs" --mix-minutes "${MIX_MINUTES:-12}" --events "${EVENTS:-60}" \
   --latency-ms 50 --known-ms 40

@@ -108,7 +108,11 @@ public final class EchoReference: EchoReferenceReading, @unchecked Sendable {
         while offset < frames {
             let chunk = min(frames - offset, converter.maxFrames)
             let produced = converter.convert(raw + offset * frameBytes, frames: chunk)
-            let delay = Int64((delayFrames + offset) * 16_000 / converter.input.sampleRate)
+            // The converter hands each sample out its filter's delay late:
+            // placed that much earlier, where it was played (a reference
+            // later than its echo could not be cancelled; the microphone's
+            // own converter only delays the echo, which the filter absorbs).
+            let delay = Int64((delayFrames + offset) * 16_000 / converter.input.sampleRate - converter.delayOutputSamples)
             write(UnsafeBufferPointer(start: converter.output, count: produced), at: clock.now() + delay)
             offset += chunk
         }

@@ -15,7 +15,7 @@ struct DeviceSpeech: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device-speech", abstract: "Synthesise the device's own speech (varied lines) into a 16 kHz WAV.")
 
-    @Option(help: "Minutes of audio, at least.") var minutes: Double = 62
+    @Option(help: "Minutes of audio, at least (pauses included: about four fifths is speech).") var minutes: Double = 80
     @Option(help: "Seed of the lines and pauses.") var seed: UInt64 = 28
     @Option(help: "Output WAV.") var out: String
     @Option(help: "Output TSV: first sample, end sample, text per line.") var lines: String
