@@ -114,7 +114,8 @@ struct SeededRandom {
 /// (`WakeGrammar.bargeIn(commands:)`: cancel phrases, and the wake word
 /// before a command). Each utterance decided is a stop (a cancel phrase) or
 /// a wake (a command); it is counted heard when it overlaps a person's
-/// event of that kind, false otherwise. `--erle`: the microphone holds the
+/// event of that kind, misheard when it overlaps another of the person's
+/// events (or one already heard), false (the device's own voice) otherwise. `--erle`: the microphone holds the
 /// echo alone; prints the echo return loss enhancement instead.
 struct EchoRoom: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -163,7 +164,7 @@ struct EchoRoom: ParsableCommand {
         var cleaned: [Int16] = []
         // Where the canceller had adapted (as the listener asks it at each utterance's start).
         let adaptedAt = Self.adaptedPosition(played, offset: referenceOffset)
-        var falseStops: [String] = [], falseWakes: [String] = []
+        var falseStops: [String] = [], falseWakes: [String] = [], misheard: [String] = []
         let started = DispatchTime.now().uptimeNanoseconds
         let heard: (DecodedUtterance<CommandResult>) -> Bool = { decoded in
             let outcome = ListeningOutcome.decide(kind: .bargeIn, command: decoded.result, dictated: nil, woke: false, wake: wake)
@@ -189,9 +190,15 @@ struct EchoRoom: ParsableCommand {
                 return false
             }
             // Heard: it overlaps a person's event of its kind (a second of slack after it).
-            if let i = list.firstIndex(where: { $0.kind == kind && $0.heardAs == nil
-                && range.lowerBound < $0.range.upperBound + 16_000 && range.upperBound > $0.range.lowerBound }) {
+            func overlaps(_ event: Event) -> Bool {
+                range.lowerBound < event.range.upperBound + 16_000 && range.upperBound > event.range.lowerBound
+            }
+            if let i = list.firstIndex(where: { $0.kind == kind && $0.heardAs == nil && overlaps($0) }) {
                 list[i].heardAs = decoded.result.transcript
+            } else if list.contains(where: overlaps) {
+                // The person's words taken for the other kind, or heard twice:
+                // not the device's own voice.
+                misheard.append("\(kind): \(decoded.result.transcript)")
             } else if kind == "stop" {
                 falseStops.append(decoded.result.transcript)
             } else {
@@ -212,11 +219,12 @@ struct EchoRoom: ParsableCommand {
         }
         let stops = count("stop"), wakes = count("wake")
         let hours = Double(micSamples.count) / 16_000 / 3_600
-        emit(String(format: "echo=%@%@ audio_hours=%.3f stops_heard=%d/%d wakes_heard=%d/%d false_stops=%d false_wakes=%d decode_seconds=%.0f",
+        emit(String(format: "echo=%@%@ audio_hours=%.3f stops_heard=%d/%d wakes_heard=%d/%d false_stops=%d false_wakes=%d misheard=%d decode_seconds=%.0f",
                     echoSettings.description, cancelOnly ? " grammar=cancel-only" : "", hours, stops.heard, stops.total, wakes.heard, wakes.total,
-                    falseStops.count, falseWakes.count, seconds))
+                    falseStops.count, falseWakes.count, misheard.count, seconds))
         for text in falseStops.prefix(20) { emit("  false stop: \(text)") }
         for text in falseWakes.prefix(20) { emit("  false wake: \(text)") }
+        for text in misheard.prefix(20) { emit("  misheard \(text)") }
     }
 
     /// The stream position at which the canceller has heard
