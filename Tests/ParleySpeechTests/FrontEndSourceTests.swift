@@ -1,3 +1,4 @@
+import CParleyMallocCounter
 import ParleyAudio
 import ParleyCore
 import ParleyTestKit
@@ -132,5 +133,25 @@ import Testing
         func energy(_ x: ArraySlice<Int16>) -> Double { x.reduce(0) { $0 + Double($1) * Double($1) } }
         let late = 48_000..<96_000
         #expect(energy(output[late]) < energy(microphone[late]) / 10)
+    }
+
+    @Test func readingThroughTheEchoStageAllocatesNothing() throws {
+        let played = Array(Self.speech[0..<64_000])
+        let microphone = played.map { $0 / 2 }
+        let stage = EchoStage(canceller: try #require(try EchoCanceller(EchoSettings(mode: .on))),
+                              reference: RecordedReference(played))
+        var source = FrontEndSource(SampleArraySource(microphone, blockSamples: 480),
+                                    frontEnd: try FrontEnd(FrontEndSettings(mode: .denoise)), echo: stage)
+        var buffer = [Int16](repeating: 0, count: 1_600)
+        try buffer.withUnsafeMutableBufferPointer { block in
+            // Warm up: the first call of each path may touch lazily initialised runtime state.
+            _ = source.next(into: block)
+            let before = parley_malloc_count_current_thread()
+            var blocks = 0
+            while case .samples = source.next(into: block) { blocks += 1 }
+            let after = parley_malloc_count_current_thread()
+            _ = try #require(blocks > 100)
+            #expect(after == before, "\(after - before) allocations in \(blocks) blocks")
+        }
     }
 }

@@ -23,8 +23,11 @@ import Synchronization
 ///   confirm before it opens a window;
 /// - a window (after the button or "hey <name>"): the commands, wake words optional;
 /// - a question: only its answers (`ListeningMode.followUp`);
-/// - while the device itself speaks: only "cancel", "stop" and their kin, so
-///   a person can interrupt it but its own voice wakes nothing.
+/// - while the device itself speaks: "cancel", "stop" and their kin, so a
+///   person can interrupt it; with its echo cancelled (`speech.echo_cancel`)
+///   also the wake words before a command, which cuts it short and is
+///   handed on. What the canceller left of its own voice is refused
+///   (`EchoGate`), so its own voice wakes nothing.
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     let capture: CaptureService
     let engine: ConversationEngine
