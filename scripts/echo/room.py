@@ -23,7 +23,10 @@ Outputs, in --out:
   rir-device.wav, rir-person.wav   the two impulse responses (16 kHz, peak-normalised)
   echo.wav          the echo alone, over all of the device's speech (false wakes/stops, ERLE)
   mix-<snr>.wav     the echo of the first --mix-minutes with the person's events at <snr> dB
+                    (after the first 10 s; mix-clean.wav: the person's events alone)
   events-<snr>.tsv  kind (stop|wake), first sample, end sample, label
+  stops/            the synthetic "stop"s (espeak-ng voices other than the device's:
+                    the evaluation data holds no recording of "stop")
   room.txt          the room's parameters and the levels
 Needs numpy and scipy (scripts/setup.sh installs python3-numpy and python3-scipy).
 """
