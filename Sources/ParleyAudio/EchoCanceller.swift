@@ -90,7 +90,8 @@ public final class EchoCanceller {
     public static let adaptedFrames = 300
 
     /// Whether the filter has adapted on enough of the device's voice to be
-    /// trusted (`EchoGate`: before, nothing said over the device counts).
+    /// trusted (`ListeningOutcome.gated`: before, only a cancel phrase
+    /// interrupts the device, as without cancellation).
     public var hasAdapted: Bool { playedFrames >= Self.adaptedFrames }
 
     /// Whether a reference frame holds the device's voice (above -50 dBFS
@@ -176,8 +177,10 @@ public final class EchoCanceller {
 /// alone is cut by the canceller's whole enhancement (30 dB and more in the
 /// simulated room); a person speaking over it keeps their own level (10 dB
 /// under the echo keeps about -10 dB). Residual echo that the recogniser
-/// takes for "stop it" is refused here (BENCHMARKS.md, "Echo cancellation"),
-/// and so is everything before the filter has adapted (`EchoCanceller.hasAdapted`).
+/// takes for "stop it" is refused here (BENCHMARKS.md, "Echo cancellation");
+/// before the filter has adapted (`EchoCanceller.hasAdapted`) the listener
+/// hears cancel phrases as it did without cancellation, and no command
+/// (`ListeningOutcome.gated`).
 public enum EchoGate {
     /// Chosen on the simulated room's mixtures (scripts/eval-echo.sh).
     public static let defaultThresholdDecibels = -25.0

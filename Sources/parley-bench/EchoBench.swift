@@ -186,7 +186,8 @@ struct EchoRoom: ParsableCommand {
                 emit(String(format: "%@ %.2f-%.2f s kept %.1f dB confidence %.2f: %@", kind, Double(range.lowerBound) / 16_000,
                             Double(range.upperBound) / 16_000, kept, decoded.result.confidence, decoded.result.transcript))
             }
-            if echoSettings.isActive && (range.lowerBound < adaptedAt || !EchoGate.accepts(keptDecibels: kept, threshold: gate)) {
+            if echoSettings.isActive,
+               ListeningOutcome.gated(outcome, adapted: range.lowerBound >= adaptedAt, keptDecibels: { kept }, threshold: gate) == .ignored {
                 return false
             }
             // Heard: it overlaps a person's event of its kind (a second of slack after it).

@@ -215,6 +215,22 @@ import Testing
                                         dictated: nil, woke: false, wake: wake) == .interrupt(heard: "hey coffee stop"))
     }
 
+    @Test func overTheCancelledEchoTheGateDecides() {
+        let stop = ListeningOutcome.interrupt(heard: "stop")
+        let order = ListeningOutcome.interruptWith("a latte")
+        // Adapted: the energy the canceller kept decides (a person -10 dB, the device's residual -35 dB).
+        #expect(ListeningOutcome.gated(stop, adapted: true, keptDecibels: { -10 }) == stop)
+        #expect(ListeningOutcome.gated(order, adapted: true, keptDecibels: { -12 }) == order)
+        #expect(ListeningOutcome.gated(stop, adapted: true, keptDecibels: { -35 }) == .ignored)
+        #expect(ListeningOutcome.gated(order, adapted: true, keptDecibels: { -35 }) == .ignored)
+        // Not yet adapted: a cancel phrase as before echo cancellation, no command.
+        #expect(ListeningOutcome.gated(stop, adapted: false, keptDecibels: { -35 }) == stop)
+        #expect(ListeningOutcome.gated(order, adapted: false, keptDecibels: { 0 }) == .ignored)
+        // Nothing else is touched, and the energy is not even measured.
+        let text = ListeningOutcome.text("a latte", dictated: false)
+        #expect(ListeningOutcome.gated(text, adapted: true, keptDecibels: { Issue.record("measured"); return -99 }) == text)
+    }
+
     @Test func theEchoCancelledBargeInGrammarNeedsTheWakeWordBeforeACommand() throws {
         let grammar = WakeGrammar(name: "computer", direct: false, named: true)
         var commands = PhraseModel()

@@ -144,8 +144,16 @@ extension ListeningPipeline {
             open = nil
             var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
-            if kind == .bargeIn, outcome != .ignored, !pipeline.echoGateAccepts(utterance, cleaned: samples(), adapted: echoAdapted) {
-                outcome = .ignored
+            if kind == .bargeIn, pipeline.echo != nil {
+                let before = outcome
+                outcome = ListeningOutcome.gated(outcome, adapted: echoAdapted) {
+                    pipeline.keptDecibels(utterance, cleaned: samples())
+                }
+                if outcome != before {
+                    pipeline.logger.debug("ignored over the device's voice", metadata: [
+                        "heard": "\(command.transcript)", "why": "\(echoAdapted ? "its own echo" : "the canceller has not adapted yet")",
+                    ])
+                }
             }
             if pipeline.handOnRejected(outcome, kind: kind, heard: command.transcript, wakeEnd: wakeEnd, woke: woke,
                                        utterance: utterance, spokenEnd: spokenEnd) {

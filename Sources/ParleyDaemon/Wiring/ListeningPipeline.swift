@@ -317,25 +317,14 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
     }
 
-    /// With the echo cancelled, whether an utterance heard while the device
-    /// spoke is a person's voice and not what the canceller left of the
-    /// device's own (`EchoGate`: the energy the canceller kept of the
-    /// microphone over it). Always true without the canceller.
-    /// `adapted`: whether the canceller had adapted when the utterance began.
-    func echoGateAccepts(_ utterance: Range<Int64>, cleaned: [Int16], adapted: Bool) -> Bool {
-        guard echo != nil else { return true }
-        guard adapted else {
-            logger.debug("ignored over the device's voice: the echo canceller has not adapted yet")
-            return false
-        }
+    /// The energy the echo canceller kept of the microphone over an
+    /// utterance (`EchoGate`): its raw audio from the capture ring against
+    /// `cleaned`, what the listener heard; 0 dB (keep it) when the ring no
+    /// longer holds all of it.
+    func keptDecibels(_ utterance: Range<Int64>, cleaned: [Int16]) -> Double {
         let raw = capture.ring.samples(from: utterance.lowerBound, count: utterance.count)
-        guard raw.count == cleaned.count, !raw.isEmpty else { return true }
-        let kept = EchoGate.keptDecibels(microphone: raw[...], cleaned: cleaned[...])
-        guard EchoGate.accepts(keptDecibels: kept) else {
-            logger.debug("ignored over the device's voice: its own echo", metadata: ["kept-db": "\(Int(kept.rounded()))"])
-            return false
-        }
-        return true
+        guard raw.count == cleaned.count, !raw.isEmpty else { return 0 }
+        return EchoGate.keptDecibels(microphone: raw[...], cleaned: cleaned[...])
     }
 
     /// The capture front end and the echo canceller, as configured; a stage

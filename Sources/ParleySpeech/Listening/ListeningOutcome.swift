@@ -1,3 +1,4 @@
+import ParleyAudio
 import ParleyCore
 
 /// Which grammar an utterance is decoded with (docs/spec.md §3).
@@ -85,5 +86,27 @@ public enum ListeningOutcome: Sendable, Equatable {
         }
         if kind == .commands && woke { return .woken }
         return .reject(heard: command.transcript, why: command.rejection ?? "wake not confirmed")
+    }
+}
+
+extension ListeningOutcome {
+    /// An interruption decided over the device's voice with its echo
+    /// cancelled, through `EchoGate`. `adapted`: whether the canceller had
+    /// adapted when the utterance began; before, it cannot tell a person
+    /// from the device, so what was heard before echo cancellation stays
+    /// (a cancel phrase) and a command over the device does not count.
+    /// `keptDecibels`: the energy the canceller kept of the microphone over
+    /// the utterance (asked only when needed).
+    public static func gated(_ outcome: ListeningOutcome, adapted: Bool, keptDecibels: () -> Double,
+                             threshold: Double = EchoGate.defaultThresholdDecibels) -> ListeningOutcome {
+        switch outcome {
+        case .interrupt, .interruptWith: break
+        default: return outcome
+        }
+        guard adapted else {
+            if case .interruptWith = outcome { return .ignored }
+            return outcome
+        }
+        return EchoGate.accepts(keptDecibels: keptDecibels(), threshold: threshold) ? outcome : .ignored
     }
 }
