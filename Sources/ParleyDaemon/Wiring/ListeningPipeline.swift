@@ -95,6 +95,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// listening's CPU; the endpointer and the decoders see the audio at most
     /// 20 ms later than with one period (BENCHMARKS.md, "Idle listening").
     static let listenBatchSamples = 480
+    /// How long a decided utterance waits for a grammar on its way: the
+    /// window's after a wake word decided alone (the engine asks for it at
+    /// once), or one being compiled when nothing matched. A compile on a
+    /// loaded Pi takes well under a second; this bounds a stuck one.
+    static let grammarWait: Duration = .seconds(3)
 
     /// `isSpeaking`: true while the device's own voice plays; meanwhile only
     /// cancel phrases are listened for, and `interruptSpeech` silences the
@@ -198,7 +203,14 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     public var listeningCounts: (segments: Int, decided: Int, lostSamples: Int64) {
         shared.withLock { ($0.segments, $0.recognitions + $0.rejections, $0.lostSamples) }
     }
-    public func grammarSize() async -> Int { shared.withLock { $0.grammarSize } }
+    /// Phrases of the grammar the next utterance is decoded with (the one
+    /// the recogniser loads at its start; while the device speaks, the
+    /// barge-in grammar it holds): a phrase just added counts once its
+    /// grammar is compiled and installed, so a client can wait for that.
+    public func grammarSize() async -> Int {
+        if isSpeaking() { return shared.withLock { $0.grammarSize } }
+        return grammars.current.model.rules.count
+    }
 
     public func audioStatus() async -> AudioStatus {
         AudioStatus(
