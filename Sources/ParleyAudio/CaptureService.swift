@@ -45,6 +45,14 @@ public struct CaptureConfiguration: Sendable {
     /// file plugin returns the period without writing to it (measured on
     /// alsa-lib 1.2.8), which would otherwise repeat the last audio.
     public var silenceBeyondInput = false
+    /// A file whose shared lock (flock(2), never waited for) is held around
+    /// each read: a writer appending to the input under an exclusive lock
+    /// (`AudioSpool.append`) is never read half-way. A file grows page by
+    /// page as a write proceeds, and a writer preempted mid-append on a busy
+    /// CPU would otherwise leave a reader at the end of a half-written
+    /// utterance, which then gets silence in its middle. While the writer
+    /// holds it, a period of silence is captured instead of a read.
+    public var inputLock: URL?
 
     public init(
         device: PCMDevice,
@@ -331,6 +339,8 @@ final class CaptureLoop {
     private var pacingStart: Int64 = 0
     private var pacedFrames: Int64 = 0
     private var totalFrames = 0
+    /// `CaptureConfiguration.inputLock` open for flock(2), or -1.
+    private let inputLock: Int32
 
     /// `pcm` nil: the device could not be opened at start; the loop begins
     /// by reconnecting, with the requested format until one is negotiated.
@@ -350,11 +360,16 @@ final class CaptureLoop {
         converter = SampleConverter(input: format, outputRate: configuration.outputSampleRate, maxFrames: readCapacityFrames)
         fds = .allocate(capacity: fdCapacity)
         fds.initialize(repeating: pollfd(), count: fdCapacity)
+        inputLock = configuration.inputLock.map { open($0.path, O_RDONLY | O_CLOEXEC) } ?? -1
+        if let path = configuration.inputLock?.path, inputLock < 0 {
+            logger.warning("capture: cannot open \(path) to lock it around reads (errno \(errno)); reading without the lock")
+        }
         refreshPollSet()
         status.deviceRateValue.store(format.sampleRate, ordering: .relaxed)
     }
 
     deinit {
+        if inputLock >= 0 { close(inputLock) }
         readBuffer.deallocate()
         fds.deallocate()
     }
@@ -388,7 +403,13 @@ final class CaptureLoop {
             if configuration.silenceBeyondInput {
                 readBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: period * converter.input.channels * 4)
             }
+            if inputLock >= 0 && flock(inputLock, LOCK_SH | LOCK_NB) != 0 {
+                // An append is under way: silence now, its samples whole afterwards.
+                deliver(frames: period)
+                continue
+            }
             let result = ALSAStatus.check(.readi) { alsa.readi(pcm.raw, readBuffer, UInt(period)) }
+            if inputLock >= 0 { flock(inputLock, LOCK_UN) }
             switch result {
             case .success(let frames) where frames > 0:
                 deliver(frames: frames)
