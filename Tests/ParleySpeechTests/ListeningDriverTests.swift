@@ -17,11 +17,11 @@ import Testing
 
     /// Runs `samples` through the driver to `decoder`; the utterances finished.
     func listen(_ samples: [Int16], _ decoder: Scripted, rules: PhraseRules = .all,
-                listening: UtteranceListening = UtteranceListening(),
+                listening: UtteranceListening = UtteranceListening(), blockSamples: Int = 1_600,
                 stop: @escaping (DecodedUtterance<String>) -> Bool = { _ in false }) throws
         -> (found: [DecodedUtterance<String>], ending: ListeningDriver.Ending) {
         var driver = ListeningDriver(listening: listening)
-        var source = SampleArraySource(samples)
+        var source = SampleArraySource(samples, blockSamples: blockSamples)
         var found: [DecodedUtterance<String>] = []
         let ending = try driver.run(&source, handler: DecoderUtterances(decoder, rules: rules)) { utterance in
             found.append(utterance)
@@ -60,6 +60,25 @@ import Testing
         // Open text (dictation's rules): no early end even on a complete phrase.
         let (dictated, _) = try listen(samples, Scripted(otherwise: .init(.complete, "note")), rules: .none)
         #expect(dictated.map(\.range) == late.map(\.range))
+    }
+
+    /// A listener behind the capture reads long blocks: the utterances and
+    /// the decoder's answers must be those of short blocks. A phrase whole
+    /// once its first word is fed ends at the pause after that word, however
+    /// long the block that holds the pause.
+    @Test(arguments: [160, 1_600, 16_000, 48_000])
+    func theBlockLengthChangesNothing(blockSamples: Int) throws {
+        let samples = Self.audio(seconds: 8, speech: [2.0...3.5, 4.2...5.0])
+        // Fed counts from the utterance's start, 400 ms before the speech:
+        // whole once fed to 3.3 s, 200 ms before the first word ends.
+        let firstWordFed = Int((3.3 - 1.6) * 16_000)
+        func decoder() -> Scripted {
+            Scripted(otherwise: .init(progress: { fed in fed < firstWordFed ? .incomplete : .complete }, result: "said"))
+        }
+        let (reference, _) = try listen(samples, decoder(), blockSamples: 160)
+        let (found, _) = try listen(samples, decoder(), blockSamples: blockSamples)
+        #expect(reference.count == 2, "the pause after the first word ends it")
+        #expect(found.map(\.range) == reference.map(\.range))
     }
 
     @Test func aPhraseNotYetWholeIsHeldAcrossAPause() throws {

@@ -104,8 +104,14 @@ def parley(args, *words):
 
 
 def grammar_size(args):
-    answer = json.loads(parley(args, "status", "--json"))
-    return answer.get("status", answer)["grammarSize"]
+    """Phrases of the grammar the next utterance is decoded with, read while
+    the device is silent (while it speaks, status gives the barge-in
+    grammar's, a handful)."""
+    def silent_size():
+        answer = json.loads(parley(args, "status", "--json"))
+        status = answer.get("status", answer)
+        return None if status["audio"].get("speaking") else status["grammarSize"]
+    return poll(lambda: silent_size(), "the device to stop speaking", attempts=1200)
 
 
 def run(driver, args):
@@ -154,7 +160,9 @@ def run(driver, args):
     # once the shortcut's phrase is in the grammar the recogniser holds (the
     # page lists the shortcut when its file is saved; the grammar is
     # compiled after that, seconds later on a busy machine).
-    poll(lambda: grammar_size(args) > phrases_before, "the shortcut's phrase in the recogniser's grammar", attempts=1200)
+    phrases_after = poll(lambda: (lambda n: n if n > phrases_before else None)(grammar_size(args)),
+                         "the shortcut's phrase in the recogniser's grammar", attempts=1200)
+    print(f"web browser test: grammar {phrases_before} -> {phrases_after} phrases", file=sys.stderr)
     heard_before = len(spoken_lines(args.log))
     parley(args, "play", args.recording)
     poll(lambda: "Coffee break coming up." in spoken_lines(args.log)[heard_before:],
