@@ -191,7 +191,7 @@ let package = Package(
         .testTarget(
             name: "ParleyAudioTests",
             dependencies: ["ParleyAudio", "CALSA", "CSpeexDSP", "CParleyMallocCounter", "CParleyTestMixer", "ParleyTestKit"]),
-        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit", "CParleyMallocCounter"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyDevice"]),
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(

@@ -120,7 +120,10 @@ import json, sys
 d = json.load(sys.stdin)["donations"][0]["parameters"]
 print(d.get("coffeeDrink"), "|", d.get("size"), "|", d.get("roast"))')
     [ "$params" = "coffee | twelve ounce | light roast" ] || { echo "stored order is '$params'"; return 1; }
-    vm_ssh "journalctl -u parleyd -b | grep -q 'spoke text=Ordered.'" || { echo "'Ordered.' not in parleyd's journal"; return 1; }
+    # Logged once the answer has been spoken, which under TCG may be seconds
+    # after the speaker first carried it.
+    vm_ssh_again "for i in \$(seq 60); do journalctl -u parleyd -b | grep -q 'spoke text=Ordered.' && exit 0; sleep 1; done; exit 1" \
+        || { echo "'Ordered.' not in parleyd's journal within 60 s"; return 1; }
     echo "order '$params' stored; read-back ($before voiced frames) before the press, answer after ($after)"
 }
 
@@ -196,9 +199,9 @@ tcp/80
 udp/5353"
 check_socket() {
     local out rc
-    rc=$(vm_ssh 'setpriv --reuid=nobody --regid=nogroup --clear-groups parley status --socket /run/parley/parley.sock >/dev/null 2>&1; echo $?')
+    rc=$(vm_ssh_again 'setpriv --reuid=nobody --regid=nogroup --clear-groups parley status --socket /run/parley/parley.sock >/dev/null 2>&1; echo $?')
     [ "$rc" = 77 ] || { echo "a user outside group parley got exit $rc, not 77 (permission denied)"; return 1; }
-    rc=$(vm_ssh 'setpriv --reuid=nobody --regid=nogroup --groups=parley parley status --socket /run/parley/parley.sock >/dev/null 2>&1; echo $?')
+    rc=$(vm_ssh_again 'setpriv --reuid=nobody --regid=nogroup --groups=parley parley status --socket /run/parley/parley.sock >/dev/null 2>&1; echo $?')
     [ "$rc" = 0 ] || { echo "a member of group parley got exit $rc"; return 1; }
     echo "refused outside group parley (exit 77), answered inside it"
 }

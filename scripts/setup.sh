@@ -8,12 +8,13 @@ PACKAGES=(
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us  # recogniser and en-us model
   libgpiod-dev gpiod                                # GPIO (v1 API, 1.6)
   libespeak-ng-dev espeak-ng                        # speech out
-  libspeexdsp-dev                                   # the capture front end (noise suppression, AGC)
+  libspeexdsp-dev                                   # the capture front end (noise suppression, AGC, echo cancellation)
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
   sphinxtrain sphinxbase-utils pocketsphinx python3-numpy  # scripts/adapt-model.sh: adapting the acoustic model
   flac                                              # model/adaptation/*.flac: the shipped model's recordings (scripts/adaptation-recordings.sh)
   python3-matplotlib                                # scripts/eval-wake-cv.sh: the wake DET curve (docs/wake-det.svg)
+  python3-scipy                                     # scripts/echo/room.py: the simulated room of scripts/eval-echo.sh
   valgrind                                          # scripts/lib/idle-instructions.sh: instructions per second of idle audio (callgrind)
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
   jq                                                # the Shopping List example app (examples/apps)

@@ -11,7 +11,13 @@ if ! swift build --build-tests >"$log" 2>&1; then cat "$log"; exit 1; fi
 if grep -E "^$PWD/(Sources|Tests)/.*warning:" "$log"; then
   echo "test.sh: compiler warnings in Parley's code (see above)" >&2; exit 1
 fi
-swift test --skip-build 2>&1
+swift test --skip-build --skip WebBrowserTests 2>&1
+# The browser test on its own, after the rest: a real parleyd, chromium and
+# a recorded command. Beside the whole suite's parallel load (dozens of
+# daemons, decoders and compiles on 2 cores) the command is sometimes heard
+# in two pieces and rejected (seen under load only; the cause is under
+# investigation); here it runs as on a device.
+swift test --skip-build --filter WebBrowserTests 2>&1
 # The example external apps' own tests (their handlers through their protocol).
 python3 examples/apps/kitchen-lights/test_handler.py
 examples/apps/shopping-list/test.sh

@@ -38,6 +38,7 @@ public struct AudioSpool: Sendable {
                               bufferFrames: Self.periodFrames * 8),
             realtimePriority: nil, pacing: .realTime)
         configuration.silenceBeyondInput = true
+        configuration.inputLock = url
         return configuration
     }
 
@@ -82,7 +83,14 @@ public struct AudioSpool: Sendable {
         guard fd >= 0 else {
             throw AudioError.badFile(path: url.path, reason: "cannot open the audio spool: \(String(cString: strerror(errno)))")
         }
-        defer { close(fd) }
+        defer { close(fd) }  // and the lock with it
+        // The capture reads under a shared lock and skips a period while
+        // this one is held (`CaptureConfiguration.inputLock`).
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw AudioError.badFile(path: url.path, reason: "cannot lock the audio spool: \(String(cString: strerror(errno)))")
+            }
+        }
         try samples.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {

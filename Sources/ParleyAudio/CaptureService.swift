@@ -45,6 +45,14 @@ public struct CaptureConfiguration: Sendable {
     /// file plugin returns the period without writing to it (measured on
     /// alsa-lib 1.2.8), which would otherwise repeat the last audio.
     public var silenceBeyondInput = false
+    /// A file whose shared lock (flock(2), never waited for) is held around
+    /// each read: a writer appending to the input under an exclusive lock
+    /// (`AudioSpool.append`) is never read half-way. A file grows page by
+    /// page as a write proceeds, and a writer preempted mid-append on a busy
+    /// CPU would otherwise leave a reader at the end of a half-written
+    /// utterance, which then gets silence in its middle. While the writer
+    /// holds it, a period of silence is captured instead of a read.
+    public var inputLock: URL?
 
     public init(
         device: PCMDevice,
@@ -114,6 +122,8 @@ public final class CaptureStatus: Sendable {
     let threadIDValue = Atomic<Int32>(0)
     let cpuNanosecondsValue = Atomic<Int64>(0)
     let realtimeValue = Atomic<Bool>(false)
+    let delayFramesValue = Atomic<Int>(0)
+    let deviceRateValue = Atomic<Int>(0)
 
     public var state: CaptureState { CaptureState(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
     /// Successful reads from the device.
@@ -132,6 +142,12 @@ public final class CaptureStatus: Sendable {
     public var cpuNanoseconds: Int64 { cpuNanosecondsValue.load(ordering: .acquiring) }
     /// Whether SCHED_FIFO was granted.
     public var isRealtime: Bool { realtimeValue.load(ordering: .relaxed) }
+    /// Device frames captured but not yet read after the last read
+    /// (`snd_pcm_delay`): how far the ring lags the microphone, which the
+    /// echo reference adds to place what is played (`EchoReference`).
+    public var delayFrames: Int { delayFramesValue.load(ordering: .relaxed) }
+    /// The device's negotiated rate (0 before it is open).
+    public var deviceRate: Int { deviceRateValue.load(ordering: .relaxed) }
 
     func set(_ state: CaptureState) { stateValue.store(state.rawValue, ordering: .releasing) }
 
@@ -323,6 +339,8 @@ final class CaptureLoop {
     private var pacingStart: Int64 = 0
     private var pacedFrames: Int64 = 0
     private var totalFrames = 0
+    /// `CaptureConfiguration.inputLock` open for flock(2), or -1.
+    private let inputLock: Int32
 
     /// `pcm` nil: the device could not be opened at start; the loop begins
     /// by reconnecting, with the requested format until one is negotiated.
@@ -342,10 +360,16 @@ final class CaptureLoop {
         converter = SampleConverter(input: format, outputRate: configuration.outputSampleRate, maxFrames: readCapacityFrames)
         fds = .allocate(capacity: fdCapacity)
         fds.initialize(repeating: pollfd(), count: fdCapacity)
+        inputLock = configuration.inputLock.map { open($0.path, O_RDONLY | O_CLOEXEC) } ?? -1
+        if let path = configuration.inputLock?.path, inputLock < 0 {
+            logger.warning("capture: cannot open \(path) to lock it around reads (errno \(errno)); reading without the lock")
+        }
         refreshPollSet()
+        status.deviceRateValue.store(format.sampleRate, ordering: .relaxed)
     }
 
     deinit {
+        if inputLock >= 0 { close(inputLock) }
         readBuffer.deallocate()
         fds.deallocate()
     }
@@ -379,10 +403,19 @@ final class CaptureLoop {
             if configuration.silenceBeyondInput {
                 readBuffer.initializeMemory(as: UInt8.self, repeating: 0, count: period * converter.input.channels * 4)
             }
+            if inputLock >= 0 && flock(inputLock, LOCK_SH | LOCK_NB) != 0 {
+                // An append is under way: silence now, its samples whole afterwards.
+                deliver(frames: period)
+                continue
+            }
             let result = ALSAStatus.check(.readi) { alsa.readi(pcm.raw, readBuffer, UInt(period)) }
+            if inputLock >= 0 { flock(inputLock, LOCK_UN) }
             switch result {
             case .success(let frames) where frames > 0:
                 deliver(frames: frames)
+                // Non-blocking; a failure (a file device may not say) reads as no lag.
+                let (rc, unread) = alsa.delay(pcm.raw)
+                status.delayFramesValue.store(rc >= 0 ? max(0, unread) : 0, ordering: .relaxed)
             case .success:
                 waitForDevice(pcm)
             case .failure(let failure) where failure.errno == EAGAIN:
@@ -450,6 +483,7 @@ final class CaptureLoop {
                 if handle.negotiated != converter.input {
                     converter = SampleConverter(input: handle.negotiated, outputRate: configuration.outputSampleRate,
                                                 maxFrames: readCapacityFrames)
+                    status.deviceRateValue.store(handle.negotiated.sampleRate, ordering: .relaxed)
                 }
                 pcm = handle
                 refreshPollSet()

@@ -17,6 +17,13 @@ public enum EndpointEvent: Sendable, Equatable {
     /// `UtteranceSegmenter`, asking its grammar) may end the utterance here
     /// instead of waiting for the trailing silence.
     case speechPaused(start: Int64, end: Int64, reportedAt: Int64, silence: Int)
+
+    /// Where in the stream the event was reported.
+    public var reportedAt: Int64 {
+        switch self {
+        case .speechStarted(_, let at), .speechEnded(_, _, let at), .speechPaused(_, _, let at, _): at
+        }
+    }
 }
 
 /// Which frames outside a segment teach the endpointer's noise model. With

@@ -89,11 +89,9 @@ public enum FrontEndError: Error, Equatable, CustomStringConvertible {
 /// safe: the speexdsp state is created at init, and `process` allocates,
 /// locks and blocks nothing (the malloc-counting test proves it).
 ///
-/// It is the one home of signal clean-up before recognition: the echo
-/// canceller (`speex_echo_cancellation` with the playback as reference)
-/// belongs here too, run on the same frames before the preprocessor, which
-/// then takes its state (`SPEEX_PREPROCESS_SET_ECHO_STATE`) to suppress the
-/// residual echo.
+/// The echo canceller (`EchoCanceller`, `speech.echo_cancel`) runs on the
+/// same frames before it, with a preprocessor of its own linked to its
+/// state for the residual echo (`FrontEndSource` runs both).
 ///
 /// Not thread-safe: one thread (the listen thread, or a tool's) owns it.
 public final class FrontEnd {

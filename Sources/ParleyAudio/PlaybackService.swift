@@ -19,6 +19,9 @@ public struct PlaybackConfiguration: Sendable {
     /// block that would go past it is dropped and counted, so a flood of
     /// `parley say` requests or announcements cannot fill memory.
     public var maximumQueuedSeconds: Double = 120
+    /// Where what is played goes for the echo canceller (nil: nowhere). The
+    /// playback thread hands it each period it wrote and the device's delay.
+    public var echoReference: EchoReference?
 
     public init(
         device: PCMDevice,
@@ -195,6 +198,7 @@ public final class PlaybackService: Sendable {
         // Take sole ownership, so dropping `pcm` really closes the device.
         var pcm: PCMHandle? = box.take()
         guard let format = pcm?.negotiated else { return }
+        configuration.echoReference?.prepare(format: format)
         let channels = format.channels
         let period = format.periodFrames
         let sample = format.format
@@ -220,6 +224,7 @@ public final class PlaybackService: Sendable {
                 _ = alsa.drop(pcm.raw)
                 _ = alsa.prepare(pcm.raw)
             }
+            configuration.echoReference?.dropped()
             pacedFrames = 0
             setSpeaking(false)
         }
@@ -231,6 +236,7 @@ public final class PlaybackService: Sendable {
             pcm = handle
             pcmFds = fds.withUnsafeMutableBufferPointer { handle.pollDescriptors(into: $0.baseAddress! + 1, capacity: 15) }
             negotiatedRate.store(handle.negotiated.sampleRate, ordering: .relaxed)
+            configuration.echoReference?.prepare(format: handle.negotiated)
             reopens.add(1, ordering: .relaxed)
             backOff = 100
             return handle
@@ -303,6 +309,11 @@ public final class PlaybackService: Sendable {
             case .success(let done) where done > 0:
                 offset += done
                 written.add(done, ordering: .relaxed)
+                if let reference = configuration.echoReference {
+                    // The delay now counts this period too: what was queued before it.
+                    let (rc, queued) = alsa.delay(handle.raw)
+                    reference.played(buffer, frames: done, delayFrames: rc >= 0 ? max(0, queued - done) : 0)
+                }
                 if configuration.pacing == .realTime {
                     pacedFrames += Int64(done)
                     let due = paceStart + pacedFrames * 1_000_000_000 / Int64(format.sampleRate)

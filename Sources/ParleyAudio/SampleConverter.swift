@@ -36,6 +36,9 @@ final class SampleConverter {
         output.deallocate()
     }
 
+    /// How many output samples late the resampler hands a sample out (0 without one).
+    var delayOutputSamples: Int { resampler?.delayOutputSamples ?? 0 }
+
     var isPassThrough: Bool { resampler == nil && input.channels == 1 && input.format == .s16 }
 
     /// Converts `frames` interleaved frames at `raw`; the result is in `output[0..<return]`.

@@ -184,13 +184,18 @@ public enum ConfigLoader {
     }
 
     private static func readSpeech(_ section: Field, into config: inout ParleyConfig) throws {
-        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model", "front_end"]) { key, field in
+        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model", "front_end", "echo_cancel"]) { key, field in
             switch key {
             case "acoustic_model": config.acousticModel = try acousticModel(field)
             case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
             case "front_end":
                 let value = try field.string()
                 do { config.frontEnd = try FrontEndSettings(parsing: value) } catch { throw field.impossible("\(error)") }
+            case "echo_cancel":
+                // YAML reads a bare on/off as a boolean: either spelling is taken.
+                let value: String
+                if let flag = try? field.bool() { value = flag ? "on" : "off" } else { value = try field.string() }
+                do { config.echoCancel = try EchoSettings(parsing: value) } catch { throw field.impossible("\(error)") }
             default: throw field.unknownKey()
             }
         }

@@ -33,6 +33,14 @@ public struct ParleyConfig: Sendable, Equatable {
     /// suppression in dB, `denoise:-25`); BENCHMARKS.md, "Capture front end
     /// (issue 26)". `none` until the measurements show a setting helps.
     public var frontEnd: FrontEndSettings = .none
+    /// `speech.echo_cancel`: whether the capture path cancels the device's
+    /// own voice (`off`, `on`, `linear`, optionally with the echo tail in
+    /// ms, `on:200`), with what playback plays as the reference; while it is
+    /// on, the device also listens for the wake word and a new command
+    /// while it speaks. On by default: in the simulated room it turns 0 of
+    /// 30 "stop"s heard over the device's voice into 28, with no false stop
+    /// or wake in an hour of its speech (BENCHMARKS.md, "Echo cancellation (issue 28)").
+    public var echoCancel = EchoSettings(mode: .on)
     /// `adaptation`: whether the device learns its room from confirmed commands.
     public var adaptation = Adaptation()
     /// `web`: the speaker's page (see WebConfig.swift).

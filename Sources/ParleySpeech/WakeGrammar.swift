@@ -72,6 +72,16 @@ public struct WakeGrammar: Sendable, Equatable {
             body: .sequence([.optional(prefix), phrases]))])
     }
 
+    /// What may interrupt the device while it speaks with its own voice
+    /// cancelled (`speech.echo_cancel`): the cancel phrases as `bargeIn`,
+    /// and any command after the wake words (never without them: the
+    /// device's own words must not be taken for a command).
+    public func bargeIn(commands: PhraseModel) -> PhraseModel {
+        var model = prefixed(commands, by: prefix)
+        model.rules.append(contentsOf: bargeIn.rules)
+        return model
+    }
+
     private func prefixed(_ commands: PhraseModel, by prefix: PhraseNode) -> PhraseModel {
         var model = commands
         model.rules = commands.rules.map { rule in

@@ -67,7 +67,7 @@ open class ScriptedDecoder<Result>: UtteranceDecoder {
         return line.progress(utterances[utterances.count - 1].fed.count)
     }
 
-    public func finish() throws -> Result {
+    open func finish() throws -> Result {
         precondition(isOpen, "finish() without begin()")
         isOpen = false
         utterances[utterances.count - 1].finished = true

@@ -9,7 +9,8 @@ import ParleySpeech
 struct AudioBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio", abstract: "Audio capture, endpointing and playback benchmarks.",
-        subcommands: [CaptureCPU.self, Endpointing.self, PlaybackStop.self, Mix.self, Pauses.self, FrontEndCost.self])
+        subcommands: [CaptureCPU.self, Endpointing.self, PlaybackStop.self, Mix.self, Pauses.self, FrontEndCost.self,
+                      DeviceSpeech.self, EchoRoom.self])
 
     /// Writes recordings mixed with noise the published way, so tools that
     /// take files (`parley understand`) can be evaluated in noise. The slice

@@ -41,6 +41,47 @@ import Testing
         }
     }
 
+    /// A writer preempted half-way through an append (a busy CPU): the
+    /// file has grown by half the samples, the rest come later. Under the
+    /// spool's lock the capture takes silence meanwhile and then the whole
+    /// append in one piece, never half an utterance with a gap in it.
+    @Test func anAppendHalfWrittenIsNotReadUntilItIsWhole() throws {
+        let dir = try TemporaryDirectory()
+        let url = dir.url.appendingPathComponent("mic.raw")
+        let spool = try AudioSpool(url: url)
+        var configuration = spool.captureConfiguration
+        configuration.pacing = .device
+        configuration.ringSeconds = 30
+        let service = try CaptureService(configuration: configuration)
+        try service.start()
+        defer { service.stop() }
+        #expect(service.ring.waitUntil(atLeast: 3_200))
+
+        // What `append` does, with a long pause in the middle of the write.
+        let utterance = Self.ramp(6_400, from: 2_000)
+        let fd = open(url.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        #expect(fd >= 0)
+        #expect(flock(fd, LOCK_EX) == 0)
+        utterance.withUnsafeBytes { bytes in
+            #expect(write(fd, bytes.baseAddress!, bytes.count / 2) == bytes.count / 2)
+        }
+        // The capture goes on (silence) while the writer is away.
+        let pausedAt = service.ring.writePosition
+        #expect(service.ring.waitUntil(atLeast: pausedAt + 8_000))
+        utterance.withUnsafeBytes { bytes in
+            #expect(write(fd, bytes.baseAddress! + bytes.count / 2, bytes.count / 2) == bytes.count / 2)
+        }
+        close(fd)  // and the lock with it
+        let resumedAt = service.ring.writePosition
+        #expect(service.ring.waitUntil(atLeast: resumedAt + 16_000))
+        let captured = service.ring.samples(from: pausedAt - 1_600, count: Int(resumedAt + 16_000 - pausedAt + 1_600))
+        let start = captured.firstIndex { $0 != 0 }
+        #expect(start != nil)
+        if let start {
+            #expect(Array(captured[start..<start + utterance.count]) == utterance, "the append arrived whole, without a gap")
+        }
+    }
+
     @Test func wavFilesAreMixedToMonoResampledAndPadded() throws {
         let dir = try TemporaryDirectory()
         // 1 kHz at 48 kHz stereo (right channel silent: the mix halves it).

@@ -180,6 +180,19 @@ import Testing
         #expect(bad?.reason.contains("none, denoise or denoise+agc") == true)
     }
 
+    @Test func echoCancellationIsReadAsWordOrBooleanAndCheckedWithFileAndLine() throws {
+        #expect(ParleyConfig().echoCancel == EchoSettings(mode: .on), "on: BENCHMARKS.md, \"Echo cancellation (issue 28)\"")
+        #expect(try parse("speech: {echo_cancel: on}").echoCancel.mode == .on)
+        #expect(try parse("speech: {echo_cancel: off}").echoCancel == .off)
+        #expect(try parse("speech: {echo_cancel: true}").echoCancel.mode == .on)
+        let linear = try parse("speech: {echo_cancel: 'linear:200'}").echoCancel
+        #expect(linear.mode == .linear && linear.tailMilliseconds == 200)
+        let bad = refusal("speech:\n  front_end: none\n  echo_cancel: 'on:900'\n")
+        #expect(bad?.kind == .impossibleValue && bad?.key == "speech.echo_cancel" && bad?.line == 3)
+        #expect(bad?.description.contains("on:900") == true)
+        #expect(bad?.reason.contains("off, on or linear") == true)
+    }
+
     @Test func theCaptureFormatIsCheckedWithFileAndLine() throws {
         let buffer = refusal("""
             audio:

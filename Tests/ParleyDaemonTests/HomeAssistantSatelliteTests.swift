@@ -19,6 +19,21 @@ import Testing
         return probe.port
     }
 
+    /// The first event other than a pong for which `wanted` holds; throws
+    /// when the link closed or none came within `limit`: the test's own
+    /// pings keep the link busy, so the idle timeout alone would never end
+    /// the wait, and a daemon that sends nothing must fail the test, not
+    /// hang the suite.
+    static func next(_ ha: WyomingConnection, within limit: Duration = .seconds(120),
+                     _ wanted: (WyomingEvent) -> Bool) throws -> WyomingEvent {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline, let event = try ha.receive() {
+            if case .pong = event { continue }
+            if wanted(event) { return event }
+        }
+        throw TestFailure("Home Assistant's side: the link closed or nothing awaited came within \(limit)")
+    }
+
     @Test func aRejectedCommandGoesToHomeAssistantAndItsAnswerIsPlayed() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         // "computer" (a real recording), then words no app of Parley's knows.
@@ -49,14 +64,8 @@ import Testing
             }
         }
         defer { pings.cancel() }
-        let described = try await offPool { () throws -> WyomingEvent? in
-            while let event = try ha.receive() {
-                if case .pong = event { continue }
-                return event
-            }
-            return nil
-        }
-        guard case .info(let info)? = described else { Issue.record("no info: \(String(describing: described))"); return }
+        let described = try await offPool { try Self.next(ha) { _ in true } }
+        guard case .info(let info) = described else { Issue.record("no info: \(String(describing: described))"); return }
         #expect(info.satellite?.area == "Kitchen")
         #expect(info.satellite?.activeWakeWords == ["hey computer"])
 
@@ -65,31 +74,28 @@ import Testing
         let received = try await offPool { () throws -> (WyomingRunPipeline?, Int) in
             var run: WyomingRunPipeline?
             var bytes = 0
-            while let event = try ha.receive() {
+            _ = try Self.next(ha) { event in
                 switch event {
                 case .runPipeline(let value): run = value
                 case .audioChunk(_, let audio): bytes += audio.count
-                case .audioStop: return (run, bytes)
-                default: continue
+                case .audioStop: return true
+                default: break
                 }
+                return false
             }
             return (run, bytes)
         }
         #expect(received.0 == WyomingRunPipeline(startStage: .asr, endStage: .tts))
         // The words after the wake word: more than a second, less than the whole file.
         #expect(received.1 > 32_000, "\(received.1) bytes")
-        let answered = try await offPool { () throws -> WyomingEvent? in
+        let answered = try await offPool { () throws -> WyomingEvent in
             let format = WyomingAudioFormat(rate: 22_050)
             try ha.send(.transcript(text: "turn on the kitchen light", language: "en"))
             try ha.send(.synthesize(text: "Turned on the light"))
             try ha.send(.audioStart(format))
             for _ in 0..<10 { try ha.send(.audioChunk(format, Data(count: 2_048))) }
             try ha.send(.audioStop)
-            while let event = try ha.receive() {
-                if case .pong = event { continue }
-                return event
-            }
-            return nil
+            return try Self.next(ha) { _ in true }
         }
         #expect(answered == .played)
         let after = try await EndToEndTests.waitForStatus(socket) { $0.homeAssistant?.contains("audio last left the device") == true }

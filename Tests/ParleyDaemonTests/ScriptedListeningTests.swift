@@ -17,8 +17,16 @@ import Testing
 final class ScriptedCommands: ScriptedDecoder<CommandResult>, CommandDecoding, @unchecked Sendable {
     /// Every grammar loaded, in order.
     private(set) var grammars: [PhraseModel] = []
+    /// What is heard instead of the script's line once the decoder holds a
+    /// loaded grammar, given the grammars loaded (nil: the script's line).
+    var heardWith: (([PhraseModel]) -> CommandResult?)?
 
     func update(model: PhraseModel, graph: WordGraph) throws { grammars.append(model) }
+
+    override func finish() throws -> CommandResult {
+        let scripted = try super.finish()
+        return heardWith?(grammars) ?? scripted
+    }
 
     func recognize(_ samples: [Int16]) throws -> CommandResult { try decode(samples) }
 }
@@ -65,7 +73,9 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
     static func start(words: [ClosedRange<Double>], seconds: Double, in dir: TemporaryDirectory, named: Bool,
                       commands: ScriptedCommands, wake wakeDecoder: ScriptedWake? = nil,
                       speaking: @escaping @Sendable () -> Bool = { false },
-                      interrupt: @escaping @Sendable () -> Void = {}) async throws -> Running {
+                      interrupt: @escaping @Sendable () -> Void = {},
+                      compile: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) })
+        async throws -> Running {
         let wav = URL(fileURLWithPath: dir.file("in.wav"))
         try WAVFile.write(SyntheticSpeech.samples(seconds: seconds, words: words), sampleRate: 16_000, to: wav)
         let capture = try CaptureService(configuration: CaptureConfiguration.file(
@@ -76,7 +86,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         let pipeline = ListeningPipeline(
             capture: capture, engine: harness.engine, wake: wake, endpointSilence: .milliseconds(600),
             playbackName: "none", latency: LatencyProbe(), isSpeaking: speaking, interruptSpeech: interrupt,
-            logger: Logger(label: "test"),
+            logger: Logger(label: "test"), compileGrammar: compile,
             decoders: { _, _ in
                 ListeningDecoders(command: commands, wake: wakeDecoder) {
                     throw SpeechError.badSetting(name: "dictation", value: "scripted", expected: "no dictation in this test")
@@ -110,6 +120,41 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         #expect(events.contains { if case .listening(.window) = $0 { true } else { false } }, "woken: a window opened")
         #expect(commands.utterances.map(\.finished) == [true, true])
         #expect(wake.utterances.first?.fed.isEmpty == false, "the wake detector heard the first utterance")
+        #expect(running.pipeline.listeningCounts.segments == 2)
+    }
+
+    /// On a busy CPU the window's grammar, asked for when "hey computer"
+    /// alone is decided, may be installed only after the person's command
+    /// has ended: the command waits for it (bounded) and is decoded with
+    /// it, instead of being taken as a command without the wake word.
+    @Test func aCommandEndedBeforeTheWindowsGrammarCameWaitsForIt() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        let commands = ScriptedCommands([.init(.extendable, Self.heard("hey computer", WakeGrammar.aloneTarget))],
+                                        otherwise: .init(.incomplete, Self.nothing))
+        // The order is heard only with a grammar loaded after the start (the window's).
+        commands.heardWith = { $0.isEmpty ? nil : Self.order }
+        let wake = ScriptedWake([.init(.extendable, true)], otherwise: .init(.extendable, false))
+        // Every compile takes 300 ms more: the file is read as fast as it
+        // goes, so the command is decided long before the window's grammar is
+        // in (and well within the listener's 3 s wait, even on a loaded CPU).
+        let running = try await Self.start(words: [2.0...2.8, 3.6...4.4], seconds: 7, in: dir, named: true,
+                                           commands: commands, wake: wake,
+                                           compile: { model in usleep(300_000); return try GrammarCompiler().graph(for: model) })
+        // As the daemon's engine bridge does: the window the engine asks for.
+        let window = Task {
+            _ = try await Poll.holds("the engine asked for the window") {
+                await running.harness.sink.events.contains { if case .listening(.window) = $0 { true } else { false } }
+            }
+            await running.pipeline.listen(.window)
+        }
+        defer { window.cancel() }
+        let performed = try await Poll.holds("the command after the wake phrase performed") {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        await running.stop()
+        #expect(performed, "the command waited for the window's grammar and performed")
+        #expect(commands.grammars.count >= 1, "the window's grammar was loaded")
         #expect(running.pipeline.listeningCounts.segments == 2)
     }
 

@@ -37,6 +37,7 @@ import Testing
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("parley.sock"))
             speech: {acoustic_model: stock}
+            log_level: debug
             voice:
               rate: 175
             web:

@@ -17,11 +17,11 @@ import Testing
 
     /// Runs `samples` through the driver to `decoder`; the utterances finished.
     func listen(_ samples: [Int16], _ decoder: Scripted, rules: PhraseRules = .all,
-                listening: UtteranceListening = UtteranceListening(),
+                listening: UtteranceListening = UtteranceListening(), blockSamples: Int = 1_600,
                 stop: @escaping (DecodedUtterance<String>) -> Bool = { _ in false }) throws
         -> (found: [DecodedUtterance<String>], ending: ListeningDriver.Ending) {
         var driver = ListeningDriver(listening: listening)
-        var source = SampleArraySource(samples)
+        var source = SampleArraySource(samples, blockSamples: blockSamples)
         var found: [DecodedUtterance<String>] = []
         let ending = try driver.run(&source, handler: DecoderUtterances(decoder, rules: rules)) { utterance in
             found.append(utterance)
@@ -60,6 +60,25 @@ import Testing
         // Open text (dictation's rules): no early end even on a complete phrase.
         let (dictated, _) = try listen(samples, Scripted(otherwise: .init(.complete, "note")), rules: .none)
         #expect(dictated.map(\.range) == late.map(\.range))
+    }
+
+    /// A listener behind the capture reads long blocks: the utterances and
+    /// the decoder's answers must be those of short blocks. A phrase whole
+    /// once its first word is fed ends at the pause after that word, however
+    /// long the block that holds the pause.
+    @Test(arguments: [160, 1_600, 16_000, 48_000])
+    func theBlockLengthChangesNothing(blockSamples: Int) throws {
+        let samples = Self.audio(seconds: 8, speech: [2.0...3.5, 4.2...5.0])
+        // Fed counts from the utterance's start, 400 ms before the speech:
+        // whole once fed to 3.3 s, 200 ms before the first word ends.
+        let firstWordFed = Int((3.3 - 1.6) * 16_000)
+        func decoder() -> Scripted {
+            Scripted(otherwise: .init(progress: { fed in fed < firstWordFed ? .incomplete : .complete }, result: "said"))
+        }
+        let (reference, _) = try listen(samples, decoder(), blockSamples: 160)
+        let (found, _) = try listen(samples, decoder(), blockSamples: blockSamples)
+        #expect(reference.count == 2, "the pause after the first word ends it")
+        #expect(found.map(\.range) == reference.map(\.range))
     }
 
     @Test func aPhraseNotYetWholeIsHeldAcrossAPause() throws {
@@ -204,6 +223,43 @@ import Testing
         #expect(ListeningOutcome.decide(kind: .bargeIn, command: cancel, dictated: nil, woke: true, wake: wake)
                 == .interrupt(heard: "stop"))
         #expect(ListeningOutcome.decide(kind: .bargeIn, command: nothing, dictated: "stop", woke: true, wake: wake) == .ignored)
+    }
+
+    @Test func overTheCancelledEchoTheWakeWordAndACommandInterruptWithTheCommand() {
+        let order = command("hey coffee a latte", target: .answer)
+        #expect(ListeningOutcome.decide(kind: .bargeIn, command: order, dictated: nil, woke: false, wake: wake)
+                == .interruptWith("a latte"), "the wake words stripped, as for any command")
+        // A cancel phrase after the wake words is still an interruption, not a command.
+        #expect(ListeningOutcome.decide(kind: .bargeIn, command: command("hey coffee stop", target: .builtin(.cancel)),
+                                        dictated: nil, woke: false, wake: wake) == .interrupt(heard: "hey coffee stop"))
+    }
+
+    @Test func overTheCancelledEchoTheGateDecides() {
+        let stop = ListeningOutcome.interrupt(heard: "stop")
+        let order = ListeningOutcome.interruptWith("a latte")
+        // Adapted: the energy the canceller kept decides (a person -10 dB, the device's residual -35 dB).
+        #expect(ListeningOutcome.gated(stop, adapted: true, keptDecibels: { -10 }) == stop)
+        #expect(ListeningOutcome.gated(order, adapted: true, keptDecibels: { -12 }) == order)
+        #expect(ListeningOutcome.gated(stop, adapted: true, keptDecibels: { -35 }) == .ignored)
+        #expect(ListeningOutcome.gated(order, adapted: true, keptDecibels: { -35 }) == .ignored)
+        // Not yet adapted: a cancel phrase as before echo cancellation, no command.
+        #expect(ListeningOutcome.gated(stop, adapted: false, keptDecibels: { -35 }) == stop)
+        #expect(ListeningOutcome.gated(order, adapted: false, keptDecibels: { 0 }) == .ignored)
+        // Nothing else is touched, and the energy is not even measured.
+        let text = ListeningOutcome.text("a latte", dictated: false)
+        #expect(ListeningOutcome.gated(text, adapted: true, keptDecibels: { Issue.record("measured"); return -99 }) == text)
+    }
+
+    @Test func theEchoCancelledBargeInGrammarNeedsTheWakeWordBeforeACommand() throws {
+        let grammar = WakeGrammar(name: "computer", direct: false, named: true)
+        var commands = PhraseModel()
+        commands.rules = [PhraseRule(id: "latte", target: .answer, body: .words(["a", "latte"]))]
+        let model = grammar.bargeIn(commands: commands)
+        let resolver = Resolver(model: model)
+        func matches(_ text: String) -> Bool { resolver.resolveExactly(words: text.split(separator: " ").map(String.init)) != nil }
+        #expect(matches("hey computer a latte"))
+        #expect(!matches("a latte"), "the device's own \"a latte\" is no command")
+        #expect(matches("stop") && matches("hey computer cancel"))
     }
 
     @Test func openTextIsTakenFromDictationWhenTheAnswersDoNotMatch() {

@@ -134,6 +134,20 @@ vm_ssh() {
         -o BatchMode=yes -o ConnectTimeout=20 -o ServerAliveInterval=10 root@127.0.0.1 "$@"
 }
 
+# vm_ssh_again COMMAND: vm_ssh for a command that reads no standard input,
+# tried again (up to 3 times) when the connection itself failed (exit 255):
+# under TCG on a loaded host a connection now and then times out.
+vm_ssh_again() {
+    local attempt rc
+    for attempt in 1 2 3; do
+        vm_ssh "$@" </dev/null && return 0
+        rc=$?
+        [ "$rc" = 255 ] || return "$rc"
+        sleep 5
+    done
+    return 255
+}
+
 # vm_wait_ssh TIMEOUT: the SSH server answers (enabled by sysconf.txt).
 vm_wait_ssh() {
     local t0; t0=$(date +%s)

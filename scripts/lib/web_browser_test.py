@@ -15,6 +15,7 @@ standing in for synchronisation. Exit status 0 when every check held; a
 failed check prints what was expected and what was found.
 """
 import argparse
+import json
 import os
 import re
 import subprocess
@@ -102,6 +103,17 @@ def parley(args, *words):
     return out.stdout
 
 
+def grammar_size(args):
+    """Phrases of the grammar the next utterance is decoded with, read while
+    the device is silent (while it speaks, status gives the barge-in
+    grammar's, a handful)."""
+    def silent_size():
+        answer = json.loads(parley(args, "status", "--json"))
+        status = answer.get("status", answer)
+        return None if status["audio"].get("speaking") else status["grammarSize"]
+    return poll(lambda: silent_size(), "the device to stop speaking", attempts=1200)
+
+
 def run(driver, args):
     base = args.url.rstrip("/")
     driver.set_window_size(*WIDTHS["desktop"])
@@ -127,6 +139,7 @@ def run(driver, args):
         fail(f"session cookie not HttpOnly and SameSite=Strict: {session}")
 
     # 2. A shortcut with an error: the error is shown at its line.
+    phrases_before = grammar_size(args)
     driver.get(base + "/shortcuts/edit")
     area = driver.find_element(By.ID, "shortcut-text")
     area.clear()
@@ -143,7 +156,13 @@ def run(driver, args):
     poll(lambda: "Coffee break" in text(driver, "#shortcut-list"), "the shortcut in the list")
     shoot(driver, args, "shortcuts")
 
-    # 3. Run it by voice: the recording goes into the daemon's microphone.
+    # 3. Run it by voice: the recording goes into the daemon's microphone,
+    # once the shortcut's phrase is in the grammar the recogniser holds (the
+    # page lists the shortcut when its file is saved; the grammar is
+    # compiled after that, seconds later on a busy machine).
+    phrases_after = poll(lambda: (lambda n: n if n > phrases_before else None)(grammar_size(args)),
+                         "the shortcut's phrase in the recogniser's grammar", attempts=1200)
+    print(f"web browser test: grammar {phrases_before} -> {phrases_after} phrases", file=sys.stderr)
     heard_before = len(spoken_lines(args.log))
     parley(args, "play", args.recording)
     poll(lambda: "Coffee break coming up." in spoken_lines(args.log)[heard_before:],

@@ -23,7 +23,7 @@ extension ListeningPipeline {
                         utterance: Range<Int64>, spokenEnd: ContinuousClock.Instant) -> Bool {
         switch outcome {
         case .reject, .woken: break
-        case .ignored, .interrupt, .text: return false
+        case .ignored, .interrupt, .interruptWith, .text: return false
         }
         guard let rejected = rejectedHandler.withLock({ $0 }) else { return false }
         let ring = capture.ring

@@ -218,9 +218,11 @@ public enum Wiring {
             throw AudioError.badFile(path: path, reason: "spool: is a capture source, not a playback device")
         }
         let pacing: Pacing = if case .file = playback { .realTime } else { .device }
-        let playback = try PlaybackService(
-            configuration: PlaybackConfiguration(device: device, format: format, pacing: pacing),
-            logger: Logger(label: "parley.audio"))
+        var playbackConfiguration = PlaybackConfiguration(device: device, format: format, pacing: pacing)
+        // What is played is the echo canceller's reference (connected to the
+        // capture clock when listening is made).
+        if config.echoCancel.isActive { playbackConfiguration.echoReference = EchoReference() }
+        let playback = try PlaybackService(configuration: playbackConfiguration, logger: Logger(label: "parley.audio"))
         return try Speaker(playback: playback, voice: config.voice, latency: latency, logger: Logger(label: "parley.speaker"))
     }
 
@@ -270,13 +272,17 @@ public enum Wiring {
             }
             capture = file
         }
+        let service = try CaptureService(configuration: capture, logger: Logger(label: "parley.audio"))
+        let reference = speaker?.playback.configuration.echoReference
+        reference?.connect(service)
         return ListeningPipeline(
-            capture: try CaptureService(configuration: capture, logger: Logger(label: "parley.audio")),
+            capture: service,
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
             completePhraseSilence: config.audio.completePhraseSilence,
             playbackName: playback.description, latency: latency,
             isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() },
-            showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd)
+            showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
+            echo: reference.map { (config.echoCancel, $0) })
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

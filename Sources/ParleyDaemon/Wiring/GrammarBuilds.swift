@@ -83,6 +83,9 @@ final class GrammarBuilds: Sendable {
 
     /// The grammar to listen with.
     var current: Current { state.withLock { $0.current } }
+    /// Whether a requested grammar is still to be compiled or installed (a
+    /// failed compile counts as done: the previous grammar stays).
+    var isCompiling: Bool { state.withLock { !$0.stopped && $0.latest > $0.settled } }
     /// Its version alone (read by the listen thread at every utterance event).
     var currentVersion: Int { state.withLock { $0.current.version } }
 

@@ -30,8 +30,20 @@ extension ListeningPipeline {
         /// where its confirmed wake phrase ended in the captured stream (for
         /// Home Assistant: a rejected command is handed on from there).
         private var open: (kind: ListeningKind, wakeFed: Int64, wakeEnd: Int64?)?
+        /// The echo canceller the source runs (nil: none), and whether it
+        /// had adapted when the open utterance began (`EchoGate`).
+        var canceller: EchoCanceller?
+        private var echoAdapted = true
+        /// Where this thread last decided "hey <name>" alone (a stream
+        /// position). The engine then asks for the window's grammar, but on
+        /// a busy CPU that grammar may come after the person has started
+        /// the command, which would be decoded as a command without the
+        /// wake word (and rejected): such an utterance waits for it.
+        private var wokeAt: Int64?
 
-        init(pipeline: ListeningPipeline, initial: PhraseModel) throws {
+        /// `bargeInModel`: what is listened for while the device speaks
+        /// (`WakeGrammar.bargeIn`, or with the echo cancelled `bargeIn(commands:)`).
+        init(pipeline: ListeningPipeline, initial: PhraseModel, bargeInModel: PhraseModel) throws {
             self.pipeline = pipeline
             // Compiled once, here on the listen thread: the decoder starts with
             // it and it is the grammar of version 0 (listening without a request).
@@ -41,7 +53,6 @@ extension ListeningPipeline {
             recognizer = decoders.command
             wake = decoders.wake
             makeDictation = decoders.dictation
-            let bargeInModel = pipeline.wakeGrammar.bargeIn
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
         }
@@ -78,6 +89,7 @@ extension ListeningPipeline {
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
             open = (kind, speech, nil)
+            echoAdapted = canceller?.hasAdapted ?? true
         }
 
         func feed(_ samples: [Int16]) {
@@ -121,7 +133,9 @@ extension ListeningPipeline {
             let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
             let decided = Decided(spokenEnd: spokenEnd, endSample: utterance.upperBound,
                                   decidedSample: ring.writePosition, decodeStart: ContinuousClock.now)
-            guard let (kind, command, dictated) = decode(current.kind, samples: samples) else {
+            let afterWake = wokeAt.map { utterance.lowerBound - $0 < Self.windowSamples(pipeline.wake.window, pipeline) } ?? false
+            wokeAt = nil
+            guard let (kind, command, dictated) = decode(current.kind, afterWake: afterWake, samples: samples) else {
                 open = nil
                 return nil
             }
@@ -136,8 +150,20 @@ extension ListeningPipeline {
             }
             let wakeEnd = open?.wakeEnd
             open = nil
-            let outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
+            var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
+            if kind == .bargeIn, pipeline.echo != nil {
+                let before = outcome
+                outcome = ListeningOutcome.gated(outcome, adapted: echoAdapted) {
+                    pipeline.keptDecibels(utterance, cleaned: samples())
+                }
+                if outcome != before {
+                    pipeline.logger.debug("ignored over the device's voice", metadata: [
+                        "heard": "\(command.transcript)", "why": "\(echoAdapted ? "its own echo" : "the canceller has not adapted yet")",
+                    ])
+                }
+            }
+            if case .woken = outcome { wokeAt = utterance.upperBound }
             if pipeline.handOnRejected(outcome, kind: kind, heard: command.transcript, wakeEnd: wakeEnd, woke: woke,
                                        utterance: utterance, spokenEnd: spokenEnd) {
                 return nil
@@ -155,12 +181,15 @@ extension ListeningPipeline {
         /// engine changed the grammar while the person spoke (a question
         /// was asked meanwhile), the streamed decode used the old one: the
         /// buffered utterance is decoded again with the new grammar.
-        private func decode(_ streamedKind: ListeningKind, samples: () -> [Int16])
+        private func decode(_ streamedKind: ListeningKind, afterWake: Bool, samples: () -> [Int16])
             -> (kind: ListeningKind, command: CommandResult, dictated: String?)? {
             var kind = streamedKind
-            let command: CommandResult
+            var command: CommandResult
             var dictated: String?
             do {
+                if kind == .commands && afterWake {
+                    awaitGrammar("the window's grammar after the wake word") { $0.current.kind == .window }
+                }
                 if kind != .bargeIn && isStale {
                     cancel()
                     kind = prepare(speaking: false)
@@ -176,6 +205,15 @@ extension ListeningPipeline {
                             dictated = try? finishDictation(dictation)
                         } else {
                             dictation.cancel()
+                        }
+                    } else if kind != .bargeIn && (command.match == nil || command.rejection != nil) && pipeline.grammars.isCompiling {
+                        // Nothing matched while a newer grammar compiles (a
+                        // shortcut or app just added, a question just asked):
+                        // the words may be in it, so they are decoded again with it.
+                        awaitGrammar("the grammar being compiled") { !$0.isCompiling }
+                        if isStale {
+                            kind = prepare(speaking: false)
+                            command = try recognizer.recognize(samples())
                         }
                     }
                 }
@@ -217,6 +255,25 @@ extension ListeningPipeline {
                 open?.wakeEnd = min(newest, max(current.wakeFed - Int64(pipeline.capture.ring.sampleRate), position))
             }
             open?.wakeFed = newest
+        }
+
+        /// The window the wake word opens, in samples.
+        static func windowSamples(_ window: Duration, _ pipeline: ListeningPipeline) -> Int64 {
+            let c = window.components
+            return Int64((Double(c.seconds) + Double(c.attoseconds) / 1e18) * Double(pipeline.capture.ring.sampleRate))
+        }
+
+        /// Blocks this thread (not the capture thread: the ring holds the
+        /// audio meanwhile) until `ready` holds of the grammar builds, for at
+        /// most `ListeningPipeline.grammarWait`; `isStale` then says whether
+        /// the utterance is decoded again.
+        private func awaitGrammar(_ what: String, until ready: (GrammarBuilds) -> Bool) {
+            let polls = Int(ListeningPipeline.grammarWait / .milliseconds(10))
+            for _ in 0..<polls {
+                if ready(pipeline.grammars) || pipeline.stopping.load(ordering: .acquiring) { return }
+                usleep(10_000)
+            }
+            pipeline.logger.notice("\(what) did not come in time: the utterance is decided without it")
         }
 
         // MARK: Grammars
@@ -271,6 +328,11 @@ extension ListeningPipeline {
             logger.info("interrupted", metadata: ["heard": "\(heard)"])
             interruptSpeech()
             hand("cancel", spokenEnd: nil)
+        case .interruptWith(let text):
+            shared.withLock { $0.recognitions += 1 }
+            logger.info("interrupted by a command", metadata: ["text": "\(text)", "confidence": "\(command.confidence)"])
+            interruptSpeech()
+            hand(text, spokenEnd: decided.spokenEnd)
         case .text(let text, dictated: true):
             shared.withLock { $0.recognitions += 1 }
             logger.info("heard", metadata: ["text": "\(text)", "dictation": "true"])

@@ -23,8 +23,11 @@ import Synchronization
 ///   confirm before it opens a window;
 /// - a window (after the button or "hey <name>"): the commands, wake words optional;
 /// - a question: only its answers (`ListeningMode.followUp`);
-/// - while the device itself speaks: only "cancel", "stop" and their kin, so
-///   a person can interrupt it but its own voice wakes nothing.
+/// - while the device itself speaks: "cancel", "stop" and their kin, so a
+///   person can interrupt it; with its echo cancelled (`speech.echo_cancel`)
+///   also the wake words before a command, which cuts it short and is
+///   handed on. What the canceller left of its own voice is refused
+///   (`EchoGate`), so its own voice wakes nothing.
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     let capture: CaptureService
     let engine: ConversationEngine
@@ -60,6 +63,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// The capture front end the listen thread runs between the ring and
     /// the driver (`speech.front_end`).
     let frontEnd: FrontEndSettings
+    /// The echo canceller's settings and the playback tap it reads (nil:
+    /// off, or no playback to cancel). While it runs, the device's own
+    /// voice is taken out of what is heard, so while it speaks the wake
+    /// word and a command are listened for too (`Listener.bargeIn`).
+    let echo: (settings: EchoSettings, reference: EchoReference)?
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
@@ -87,6 +95,11 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// listening's CPU; the endpointer and the decoders see the audio at most
     /// 20 ms later than with one period (BENCHMARKS.md, "Idle listening").
     static let listenBatchSamples = 480
+    /// How long a decided utterance waits for a grammar on its way: the
+    /// window's after a wake word decided alone (the engine asks for it at
+    /// once), or one being compiled when nothing matched. A compile on a
+    /// loaded Pi takes well under a second; this bounds a stuck one.
+    static let grammarWait: Duration = .seconds(3)
 
     /// `isSpeaking`: true while the device's own voice plays; meanwhile only
     /// cancel phrases are listened for, and `interruptSpeech` silences the
@@ -104,8 +117,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
                 onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)? = nil,
                 compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
-                decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none) {
+                decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none,
+                echo: (settings: EchoSettings, reference: EchoReference)? = nil) {
         self.frontEnd = frontEnd
+        self.echo = echo?.settings.isActive == true ? echo : nil
         makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake)
         self.showFault = showFault
         self.onHeard = onHeard
@@ -188,7 +203,14 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     public var listeningCounts: (segments: Int, decided: Int, lostSamples: Int64) {
         shared.withLock { ($0.segments, $0.recognitions + $0.rejections, $0.lostSamples) }
     }
-    public func grammarSize() async -> Int { shared.withLock { $0.grammarSize } }
+    /// Phrases of the grammar the next utterance is decoded with (the one
+    /// the recogniser loads at its start; while the device speaks, the
+    /// barge-in grammar it holds): a phrase just added counts once its
+    /// grammar is compiled and installed, so a client can wait for that.
+    public func grammarSize() async -> Int {
+        if isSpeaking() { return shared.withLock { $0.grammarSize } }
+        return grammars.current.model.rules.count
+    }
 
     public func audioStatus() async -> AudioStatus {
         AudioStatus(
@@ -202,7 +224,12 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     public func run() async throws {
         // Compiled on the listen thread with the decoders (Listener), not
         // here: this task answers a stop at once even on a slow CPU.
-        let initial = wakeGrammar.commands(await engine.phraseModel())
+        let commands = await engine.phraseModel()
+        let initial = wakeGrammar.commands(commands)
+        // With the device's voice cancelled, a new command after the wake
+        // words may cut it short too (the commands of the start: an app
+        // installed later is not among them until parleyd restarts).
+        let bargeIn = echo == nil ? wakeGrammar.bargeIn : wakeGrammar.bargeIn(commands: commands)
         // The decoders load on the listen thread (PocketSphinx models take a
         // while, and blocking calls stay off the cooperative pool), so a
         // SIGTERM during start is answered at once. Capture starts once they
@@ -211,7 +238,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             defer { loopDone.store(true, ordering: .releasing) }
             let listener: Listener
             do {
-                listener = try Listener(pipeline: self, initial: initial)
+                listener = try Listener(pipeline: self, initial: initial, bargeInModel: bargeIn)
             } catch {
                 loadFailure.withLock { $0 = "\(error)" }
                 return
@@ -238,18 +265,15 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 ring: capture.ring, from: start, minimumSamples: Self.listenBatchSamples,
                 isStopped: { [self] in stopping.load(ordering: .acquiring) },
                 onLost: { [self] lost in shared.withLock { $0.lostSamples += lost } })
-            // The front end's state is made here, before listening: nothing
-            // is allocated per block. If speexdsp cannot make it the device
-            // still listens, to the raw signal, and says why.
-            let stage: FrontEnd?
-            do {
-                stage = try FrontEnd(frontEnd)
-            } catch {
-                logger.error("capture front end '\(frontEnd)' unavailable: \(error); listening without it")
-                stage = nil
-            }
-            if let stage {
-                var cleaned = FrontEndSource(source, frontEnd: stage)
+            // The stages' states are made here, before listening: nothing
+            // is allocated per block. If speexdsp cannot make them the
+            // device still listens, to the raw signal, and says why.
+            let (stage, canceller) = makeStages()
+            listener.canceller = canceller
+            if stage != nil || canceller != nil {
+                var cleaned = FrontEndSource(
+                    source, frontEnd: stage,
+                    echo: canceller.flatMap { c in echo.map { EchoStage(canceller: c, reference: $0.reference) } })
                 listener.run(&cleaned)
             } else {
                 listener.run(&source)
@@ -303,6 +327,36 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         while !loopDone.load(ordering: .acquiring) && listening.load(ordering: .acquiring) && !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(20))
         }
+    }
+
+    /// The energy the echo canceller kept of the microphone over an
+    /// utterance (`EchoGate`): its raw audio from the capture ring against
+    /// `cleaned`, what the listener heard; 0 dB (keep it) when the ring no
+    /// longer holds all of it.
+    func keptDecibels(_ utterance: Range<Int64>, cleaned: [Int16]) -> Double {
+        let raw = capture.ring.samples(from: utterance.lowerBound, count: utterance.count)
+        guard raw.count == cleaned.count, !raw.isEmpty else { return 0 }
+        return EchoGate.keptDecibels(microphone: raw[...], cleaned: cleaned[...])
+    }
+
+    /// The capture front end and the echo canceller, as configured; a stage
+    /// speexdsp cannot make is left out (logged).
+    private func makeStages() -> (FrontEnd?, EchoCanceller?) {
+        var stage: FrontEnd?
+        do {
+            stage = try FrontEnd(frontEnd)
+        } catch {
+            logger.error("capture front end '\(frontEnd)' unavailable: \(error); listening without it")
+        }
+        var canceller: EchoCanceller?
+        if let echo {
+            do {
+                canceller = try EchoCanceller(echo.settings)
+            } catch {
+                logger.error("echo canceller '\(echo.settings)' unavailable: \(error); listening without it")
+            }
+        }
+        return (stage, canceller)
     }
 
     /// The run loop's wait between looks: a timer that `wake()` ends early

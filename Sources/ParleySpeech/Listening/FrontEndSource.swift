@@ -1,11 +1,12 @@
 import ParleyAudio
 
-/// A `SampleSource` that runs the capture front end (`FrontEnd`: noise
-/// suppression, automatic gain, later echo cancellation) on what another
-/// source gives, so the endpointer, the wake detector and the recogniser
-/// all hear the cleaned signal. The daemon (the capture ring), `parley
-/// understand` and the benchmarks (a recording) wrap their source in it
-/// when `speech.front_end` is not `none`.
+/// A `SampleSource` that runs the capture front end on what another source
+/// gives: first the echo canceller (`EchoCanceller`, with what the device
+/// played at the same stream positions as its reference), then `FrontEnd`
+/// (noise suppression, automatic gain), so the endpointer and the
+/// recogniser hear the cleaned signal. The daemon (the capture ring),
+/// `parley understand` and the benchmarks (a recording) wrap their source
+/// in it when `speech.front_end` is not `none` or `speech.echo_cancel` is on.
 ///
 /// The front end takes whole 10 ms frames: a block's last partial frame is
 /// held back and goes out, processed, at the start of the next block (at
@@ -15,7 +16,10 @@ import ParleyAudio
 /// Reading allocates nothing.
 public struct FrontEndSource<Base: SampleSource>: SampleSource {
     public private(set) var base: Base
-    public let frontEnd: FrontEnd
+    public let frontEnd: FrontEnd?
+    public let echo: EchoStage?
+    /// The reference of the block being processed (preallocated).
+    private var referenceBlock: [Int16]
     /// Processed samples by stream position modulo its length.
     private var history: [Int16]
     /// One past the newest processed sample handed out.
@@ -29,11 +33,22 @@ public struct FrontEndSource<Base: SampleSource>: SampleSource {
     /// `historySamples`: how far back `samples(_:)` can answer (by default
     /// 8 s, as the capture ring).
     public init(_ base: Base, frontEnd: FrontEnd, historySamples: Int = 8 * 16_000) {
+        self.init(base, frontEnd: frontEnd, echo: nil, historySamples: historySamples)
+    }
+
+    /// At least one of `frontEnd` and `echo`. `maximumBlockSamples`: the
+    /// largest buffer the driver reads into (the echo stage's reference
+    /// block is allocated here for it).
+    public init(_ base: Base, frontEnd: FrontEnd?, echo: EchoStage?, historySamples: Int = 8 * 16_000,
+                maximumBlockSamples: Int = 16_000) {
         precondition(historySamples >= 16_000, "the front end's history must hold at least a second")
+        precondition(frontEnd != nil || echo != nil, "a front end source with no stage")
         self.base = base
         self.frontEnd = frontEnd
+        self.echo = echo
         history = [Int16](repeating: 0, count: historySamples)
         held = [Int16](repeating: 0, count: FrontEnd.frameSamples)
+        referenceBlock = [Int16](repeating: 0, count: echo == nil ? 0 : maximumBlockSamples)
     }
 
     public mutating func next(into buffer: UnsafeMutableBufferPointer<Int16>) -> SampleBlock {
@@ -61,7 +76,7 @@ public struct FrontEndSource<Base: SampleSource>: SampleSource {
             heldPosition = start + Int64(whole)
             for i in 0..<heldCount { held[i] = buffer[whole + i] }
             guard whole > 0 else { return .waiting }
-            frontEnd.process(UnsafeMutableBufferPointer(rebasing: buffer[0..<whole]))
+            process(UnsafeMutableBufferPointer(rebasing: buffer[0..<whole]), at: start)
             remember(UnsafeBufferPointer(rebasing: buffer[0..<whole]), at: start)
             return .samples(position: start, count: whole)
         }
@@ -75,9 +90,24 @@ public struct FrontEndSource<Base: SampleSource>: SampleSource {
         let frame = FrontEnd.frameSamples
         for i in 0..<frame { buffer[i] = i < count ? held[i] : 0 }
         heldCount = 0
-        frontEnd.process(UnsafeMutableBufferPointer(rebasing: buffer[0..<frame]))
+        process(UnsafeMutableBufferPointer(rebasing: buffer[0..<frame]), at: heldPosition)
         remember(UnsafeBufferPointer(rebasing: buffer[0..<count]), at: heldPosition)
         return .samples(position: heldPosition, count: count)
+    }
+
+    /// Whole frames from stream position `position`: the echo canceller
+    /// with the reference of the same positions, then the front end.
+    private mutating func process(_ samples: UnsafeMutableBufferPointer<Int16>, at position: Int64) {
+        if let echo {
+            precondition(samples.count <= referenceBlock.count,
+                         "a block of \(samples.count) samples, the echo stage holds \(referenceBlock.count)")
+            referenceBlock.withUnsafeMutableBufferPointer { block in
+                let reference = UnsafeMutableBufferPointer(rebasing: block[0..<samples.count])
+                echo.reference.read(from: position, into: reference)
+                echo.canceller.process(samples, reference: UnsafeBufferPointer(reference))
+            }
+        }
+        frontEnd?.process(samples)
     }
 
     private mutating func remember(_ samples: UnsafeBufferPointer<Int16>, at position: Int64) {
@@ -99,4 +129,17 @@ public struct FrontEndSource<Base: SampleSource>: SampleSource {
     /// sample still held, whichever is later (as the capture ring's).
     public var floor: Int64 { max(base.floor, newest - Int64(history.count) + 1_600) }
     public var endFinishesSpeech: Bool { base.endFinishesSpeech }
+}
+
+/// The echo canceller and where its reference comes from: the playback
+/// tap's `EchoReference` in the daemon, a recording (`RecordedReference`)
+/// in benchmarks and tests.
+public struct EchoStage {
+    public let canceller: EchoCanceller
+    public let reference: any EchoReferenceReading
+
+    public init(canceller: EchoCanceller, reference: any EchoReferenceReading) {
+        self.canceller = canceller
+        self.reference = reference
+    }
 }

@@ -1,3 +1,4 @@
+import ParleyAudio
 import ParleyCore
 
 /// Which grammar an utterance is decoded with (docs/spec.md §3).
@@ -10,7 +11,8 @@ public enum ListeningKind: Sendable, Equatable {
     case followUp
     /// An open-text answer: the dictation decoder too.
     case dictation
-    /// The device is speaking: cancel phrases only.
+    /// The device is speaking: cancel phrases only, or with its echo
+    /// cancelled also the wake words and a command (`WakeGrammar.bargeIn(commands:)`).
     case bargeIn
 
     /// The segmenter's phrase rules for an utterance of this kind.
@@ -31,6 +33,9 @@ public enum ListeningKind: Sendable, Equatable {
 public enum ListeningOutcome: Sendable, Equatable {
     /// A cancel phrase while the device spoke: silence it and cancel.
     case interrupt(heard: String)
+    /// The wake words and a command while the device spoke (its echo
+    /// cancelled): silence it, and the command (wake words stripped) for the engine.
+    case interruptWith(String)
     /// Words for the engine (wake words stripped where they are part of
     /// the grammar); `dictated`: open text from the dictation decoder.
     case text(String, dictated: Bool)
@@ -66,7 +71,10 @@ public enum ListeningOutcome: Sendable, Equatable {
     public static func decide(kind: ListeningKind, command: CommandResult, dictated: String?, woke: Bool,
                               wake: WakeGrammar) -> ListeningOutcome {
         if kind == .bargeIn {
-            return command.match == nil ? .ignored : .interrupt(heard: command.transcript)
+            guard let match = command.match else { return .ignored }
+            if match.target == .builtin(PhraseCompiler.Builtin.cancel) { return .interrupt(heard: command.transcript) }
+            let words = command.transcript.split(separator: " ").map(String.init)
+            return .interruptWith(wake.strip(words).joined(separator: " "))
         }
         if isCommand(command) {
             let words = command.transcript.split(separator: " ").map(String.init)
@@ -78,5 +86,27 @@ public enum ListeningOutcome: Sendable, Equatable {
         }
         if kind == .commands && woke { return .woken }
         return .reject(heard: command.transcript, why: command.rejection ?? "wake not confirmed")
+    }
+}
+
+extension ListeningOutcome {
+    /// An interruption decided over the device's voice with its echo
+    /// cancelled, through `EchoGate`. `adapted`: whether the canceller had
+    /// adapted when the utterance began; before, it cannot tell a person
+    /// from the device, so what was heard before echo cancellation stays
+    /// (a cancel phrase) and a command over the device does not count.
+    /// `keptDecibels`: the energy the canceller kept of the microphone over
+    /// the utterance (asked only when needed).
+    public static func gated(_ outcome: ListeningOutcome, adapted: Bool, keptDecibels: () -> Double,
+                             threshold: Double = EchoGate.defaultThresholdDecibels) -> ListeningOutcome {
+        switch outcome {
+        case .interrupt, .interruptWith: break
+        default: return outcome
+        }
+        guard adapted else {
+            if case .interruptWith = outcome { return .ignored }
+            return outcome
+        }
+        return EchoGate.accepts(keptDecibels: keptDecibels(), threshold: threshold) ? outcome : .ignored
     }
 }
