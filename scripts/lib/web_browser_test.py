@@ -24,6 +24,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 
 # The phrase is what the recording says (a real recorded coffee order).
@@ -49,6 +50,15 @@ def poll(condition, what, attempts=400, interval=0.05):
             return value
         time.sleep(interval)
     fail(f"gave up waiting for {what}")
+
+
+def poll_quietly(condition, attempts=400, interval=0.05):
+    """Like poll, but False instead of failing when it never holds."""
+    for _ in range(attempts):
+        if condition():
+            return True
+        time.sleep(interval)
+    return False
 
 
 def spoken_lines(log):
@@ -92,8 +102,13 @@ def shoot(driver, args, name):
 
 
 def text(driver, css):
-    found = driver.find_elements(By.CSS_SELECTOR, css)
-    return found[0].text if found else ""
+    """The first match's text, or "" (the caller polls again) when there is
+    none or the page was replaced between finding it and reading it."""
+    try:
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        return found[0].text if found else ""
+    except StaleElementReferenceException:
+        return ""
 
 
 def parley(args, *words):
@@ -163,10 +178,18 @@ def run(driver, args):
     phrases_after = poll(lambda: (lambda n: n if n > phrases_before else None)(grammar_size(args)),
                          "the shortcut's phrase in the recogniser's grammar", attempts=1200)
     print(f"web browser test: grammar {phrases_before} -> {phrases_after} phrases", file=sys.stderr)
+    # Said again, as a person would, when it was not understood: now and
+    # then the recording is heard in two pieces and rejected (a cause not
+    # found yet; the daemon's log, at debug level, shows what was heard).
     heard_before = len(spoken_lines(args.log))
-    parley(args, "play", args.recording)
-    poll(lambda: "Coffee break coming up." in spoken_lines(args.log)[heard_before:],
-         "the shortcut run by the recorded command", attempts=1200)
+    for attempt in range(1, 4):
+        parley(args, "play", args.recording)
+        ran = poll_quietly(lambda: "Coffee break coming up." in spoken_lines(args.log)[heard_before:], attempts=800)
+        if ran:
+            break
+        print(f"web browser test: the recorded command was not understood (attempt {attempt})", file=sys.stderr)
+    else:
+        fail("gave up waiting for the shortcut run by the recorded command (said 3 times)")
     driver.get(base + "/")
     poll(lambda: "twelve ounce coffee" in text(driver, "#heard"), "the command under Last heard")
     shoot(driver, args, "status")
