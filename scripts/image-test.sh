@@ -164,7 +164,7 @@ vm_volume() {
     vm_ssh parley volume --json | python3 -c '
 import json, sys
 v = json.load(sys.stdin)["volume"]
-print(v["level"], "muted" if v["muted"] else "").strip()'
+print(str(v["level"]) + (" muted" if v["muted"] else ""))'
 }
 check_volume() {
     local before said level

@@ -181,7 +181,7 @@ import Testing
     }
 
     @Test func echoCancellationIsReadAsWordOrBooleanAndCheckedWithFileAndLine() throws {
-        #expect(ParleyConfig().echoCancel == EchoSettings(mode: .on), "on: BENCHMARKS.md, \"Echo cancellation (issue 28)\"")
+        #expect(ParleyConfig().echoCancel == .off, "off until its effect on recognition is measured (README)")
         #expect(try parse("speech: {echo_cancel: on}").echoCancel.mode == .on)
         #expect(try parse("speech: {echo_cancel: off}").echoCancel == .off)
         #expect(try parse("speech: {echo_cancel: true}").echoCancel.mode == .on)
