@@ -74,7 +74,8 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
                       commands: ScriptedCommands, wake wakeDecoder: ScriptedWake? = nil,
                       speaking: @escaping @Sendable () -> Bool = { false },
                       interrupt: @escaping @Sendable () -> Void = {},
-                      compile: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) })
+                      compile: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
+                      grammarWait: Duration = ListeningPipeline.defaultGrammarWait)
         async throws -> Running {
         let wav = URL(fileURLWithPath: dir.file("in.wav"))
         try WAVFile.write(SyntheticSpeech.samples(seconds: seconds, words: words), sampleRate: 16_000, to: wav)
@@ -86,7 +87,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         let pipeline = ListeningPipeline(
             capture: capture, engine: harness.engine, wake: wake, endpointSilence: .milliseconds(600),
             playbackName: "none", latency: LatencyProbe(), isSpeaking: speaking, interruptSpeech: interrupt,
-            logger: Logger(label: "test"), compileGrammar: compile,
+            logger: Logger(label: "test"), compileGrammar: compile, grammarWait: grammarWait,
             decoders: { _, _ in
                 ListeningDecoders(command: commands, wake: wakeDecoder) {
                     throw SpeechError.badSetting(name: "dictation", value: "scripted", expected: "no dictation in this test")
@@ -137,10 +138,12 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         let wake = ScriptedWake([.init(.extendable, true)], otherwise: .init(.extendable, false))
         // Every compile takes 300 ms more: the file is read as fast as it
         // goes, so the command is decided long before the window's grammar is
-        // in (and well within the listener's 3 s wait, even on a loaded CPU).
+        // in. The wait is a minute here, not the daemon's 3 s: on a loaded
+        // machine the engine's request alone may take longer than that.
         let running = try await Self.start(words: [2.0...2.8, 3.6...4.4], seconds: 7, in: dir, named: true,
                                            commands: commands, wake: wake,
-                                           compile: { model in usleep(300_000); return try GrammarCompiler().graph(for: model) })
+                                           compile: { model in usleep(300_000); return try GrammarCompiler().graph(for: model) },
+                                           grammarWait: .seconds(60))
         // As the daemon's engine bridge does: the window the engine asks for.
         let window = Task {
             _ = try await Poll.holds("the engine asked for the window") {

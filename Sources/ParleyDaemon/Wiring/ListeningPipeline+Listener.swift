@@ -265,10 +265,10 @@ extension ListeningPipeline {
 
         /// Blocks this thread (not the capture thread: the ring holds the
         /// audio meanwhile) until `ready` holds of the grammar builds, for at
-        /// most `ListeningPipeline.grammarWait`; `isStale` then says whether
+        /// most the pipeline's `grammarWait`; `isStale` then says whether
         /// the utterance is decoded again.
         private func awaitGrammar(_ what: String, until ready: (GrammarBuilds) -> Bool) {
-            let polls = Int(ListeningPipeline.grammarWait / .milliseconds(10))
+            let polls = Int(pipeline.grammarWait / .milliseconds(10))
             for _ in 0..<polls {
                 if ready(pipeline.grammars) || pipeline.stopping.load(ordering: .acquiring) { return }
                 usleep(10_000)

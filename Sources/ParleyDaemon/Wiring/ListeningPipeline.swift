@@ -99,7 +99,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// window's after a wake word decided alone (the engine asks for it at
     /// once), or one being compiled when nothing matched. A compile on a
     /// loaded Pi takes well under a second; this bounds a stuck one.
-    static let grammarWait: Duration = .seconds(3)
+    static let defaultGrammarWait: Duration = .seconds(3)
+    /// This pipeline's bound (`defaultGrammarWait`; tests of the wait itself
+    /// on a loaded machine give it longer).
+    let grammarWait: Duration
 
     /// `isSpeaking`: true while the device's own voice plays; meanwhile only
     /// cancel phrases are listened for, and `interruptSpeech` silences the
@@ -117,6 +120,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
                 onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)? = nil,
                 compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
+                grammarWait: Duration = ListeningPipeline.defaultGrammarWait,
                 decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none,
                 echo: (settings: EchoSettings, reference: EchoReference)? = nil) {
         self.frontEnd = frontEnd
@@ -135,6 +139,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.completePhraseSilence = completePhraseSilence
         self.playbackName = playbackName
         self.logger = logger
+        self.grammarWait = grammarWait
         grammars = GrammarBuilds(compile: compileGrammar) { outcome in
             if case .failed(_, let error) = outcome {
                 logger.error("grammar compilation failed; the previous grammar stays", metadata: ["error": "\(error)"])
