@@ -99,7 +99,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// window's after a wake word decided alone (the engine asks for it at
     /// once), or one being compiled when nothing matched. A compile on a
     /// loaded Pi takes well under a second; this bounds a stuck one.
-    static let defaultGrammarWait: Duration = .seconds(3)
+    public static let defaultGrammarWait: Duration = .seconds(3)
     /// This pipeline's bound (`defaultGrammarWait`; tests of the wait itself
     /// on a loaded machine give it longer).
     let grammarWait: Duration
