@@ -259,8 +259,7 @@ extension ListeningPipeline {
 
         /// The window the wake word opens, in samples.
         static func windowSamples(_ window: Duration, _ pipeline: ListeningPipeline) -> Int64 {
-            let c = window.components
-            return Int64((Double(c.seconds) + Double(c.attoseconds) / 1e18) * Double(pipeline.capture.ring.sampleRate))
+            Int64(Wiring.seconds(window) * Double(pipeline.capture.ring.sampleRate))
         }
 
         /// Blocks this thread (not the capture thread: the ring holds the
