@@ -12,8 +12,10 @@
 # Environment: NOISES (training noises of scripts/adapt/make-noises.py:
 # "babble pink clatter" by default; "kitchen" is ../shared/data/noise/kitchen.wav),
 # SNRS ("6 12 18"; "clean" for no noise), FRONT_ENDS ("none denoise denoise+agc"),
-# REMOVE_NOISE ("yes no"), MODEL (stock), WORK (keep mixes and decodes there).
-# Prints one line per condition: noise snr front_end remove_noise right wrong rejected.
+# REMOVE_NOISE ("yes no"), MODEL (stock), WORK (keep mixes and decodes there),
+# ECHO ("off"; e.g. "off on": the echo canceller as it runs while the device
+# is silent, issue 28: what it does to a person speaking to a quiet device).
+# Prints one line per condition: noise snr front_end remove_noise echo right wrong rejected.
 # Release build; run from the package root.
 set -euo pipefail
 main() {
@@ -26,7 +28,7 @@ data=../shared/data/coffee-maker
 if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 noises=${NOISES:-babble pink clatter}
 [ -f "$work/noise/pink.wav" ] || python3 scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null
-printf '%-8s %-5s %-12s %-6s %6s %6s %6s\n' noise snr front_end rm_noise right wrong reject
+printf '%-8s %-5s %-12s %-6s %-6s %6s %6s %6s\n' noise snr front_end rm_noise echo right wrong reject
 for noise in $noises; do
   if [ "$noise" = kitchen ]; then noise_file=../shared/data/noise/kitchen.wav; else noise_file=$work/noise/$noise.wav; fi
   for snr in ${SNRS:-6 12 18}; do
@@ -39,11 +41,13 @@ for noise in $noises; do
     fi
     for front in ${FRONT_ENDS:-none denoise denoise+agc}; do
       for rm in ${REMOVE_NOISE:-yes no}; do
-        out=$work/decodes/$noise-$snr-$front-$rm.jsonl
+       for echo in ${ECHO:-off}; do
+        # Without the echo canceller the decodes keep their earlier names (a WORK folder stays valid).
+        out=$work/decodes/$noise-$snr-$front-$rm$([ "$echo" = off ] || echo "-echo-$echo").jsonl
         mkdir -p "$work/decodes"
         [ -s "$out" ] || .build/release/parley understand --app coffee-maker --acoustic-model "${MODEL:-stock}" \
-          --front-end "$front" --set "remove_noise=$rm" "${files[@]}" > "$out"
-        python3 - "$data/labels.json" "$out" "$noise" "$snr" "$front" "$rm" <<'PY'
+          --front-end "$front" --set "remove_noise=$rm" --echo-cancel "$echo" "${files[@]}" > "$out"
+        python3 - "$data/labels.json" "$out" "$noise" "$snr" "$front" "$rm" "$echo" <<'PY'
 import json, os, sys
 labels = json.load(open(sys.argv[1])); right = wrong = rejected = 0
 for line in open(sys.argv[2]):
@@ -51,8 +55,9 @@ for line in open(sys.argv[2]):
     if r["intent"] is None: rejected += 1
     elif r["intent"] == want["intent"] and all(r["slots"].get(k) == v.strip() for k, v in want["slots"].items()): right += 1
     else: wrong += 1
-print("%-8s %-5s %-12s %-6s %6d %6d %6d" % (sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], right, wrong, rejected))
+print("%-8s %-5s %-12s %-6s %-6s %6d %6d %6d" % (sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7], right, wrong, rejected))
 PY
+       done
       done
     done
   done

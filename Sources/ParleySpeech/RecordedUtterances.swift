@@ -18,6 +18,10 @@ public struct RecordedUtterances {
     /// The capture front end the recording goes through first, as the
     /// daemon's capture does (`speech.front_end`); a fresh state per recording.
     public var frontEnd: FrontEndSettings = .none
+    /// The echo canceller as the daemon runs it while the device is silent
+    /// (`speech.echo_cancel`): its reference is silence, so what it does to
+    /// the recording is what it does to a person speaking to a quiet device.
+    public var echo: EchoSettings = .off
 
     public init(configuration: EndpointerConfiguration = EndpointerConfiguration(),
                 listening: UtteranceListening = UtteranceListening()) {
@@ -53,8 +57,12 @@ public struct RecordedUtterances {
         }
         let ending: ListeningDriver.Ending
         var whole = samples
-        if let stage = try FrontEnd(frontEnd) {
-            var cleaned = FrontEndSource(source, frontEnd: stage, historySamples: max(16_000, samples.count))
+        let stage = try FrontEnd(frontEnd)
+        let canceller = try EchoCanceller(echo)
+        if stage != nil || canceller != nil {
+            let silence = canceller.map { EchoStage(canceller: $0, reference: RecordedReference([])) }
+            var cleaned = FrontEndSource(source, frontEnd: stage, echo: silence, historySamples: max(16_000, samples.count),
+                                         maximumBlockSamples: blockSamples + FrontEnd.frameSamples)
             ending = try listen(&cleaned)
             if !ending.stopped && ending.utterances == 0 { whole = cleaned.samples(0..<Int64(samples.count)) }
         } else {

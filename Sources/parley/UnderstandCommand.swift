@@ -32,6 +32,9 @@ struct Understand: AsyncParsableCommand {
     var trailingSilence = EndpointerConfiguration().trailingSilenceMilliseconds
     @Option(help: "Capture front end before listening, as the daemon's speech.front_end: none, denoise or denoise+agc, optionally with the noise suppression in dB (denoise:-25).")
     var frontEnd = "none"
+
+    @Option(help: "Echo canceller before listening, as the daemon's speech.echo_cancel while the device is silent (nothing played: its reference is silence): off, on or linear, optionally with the tail in ms (on:200).")
+    var echoCancel = "off"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
@@ -84,6 +87,9 @@ struct Understand: AsyncParsableCommand {
             configuration: EndpointerConfiguration(trailingSilenceMilliseconds: trailingSilence), listening: listening)
         do { utterances.frontEnd = try FrontEndSettings(parsing: frontEnd) } catch {
             throw ValidationError("--front-end \(frontEnd): \(error)")
+        }
+        do { utterances.echo = try EchoSettings(parsing: echoCancel) } catch {
+            throw ValidationError("--echo-cancel \(echoCancel): \(error)")
         }
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))

@@ -161,6 +161,50 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         #expect(running.pipeline.listeningCounts.segments == 2)
     }
 
+    static func rejected(_ transcript: String) -> CommandResult {
+        CommandResult(transcript: transcript, confidence: -3, match: nil, rejection: "scripted: below the threshold")
+    }
+
+    /// "Hey", a pause longer than the phrase hold, then the command: the
+    /// two are cut apart, the first is rejected ("hey mute", words fitted
+    /// to a pause) and the second lacks the wake word. The second is
+    /// decoded again from the start of the first, and performs.
+    @Test func aCommandAfterAPauseBehindTheWakeWordIsDecodedWithIt() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        let commands = ScriptedCommands([.init(.complete, Self.rejected("hey mute")),
+                                         .init(.incomplete, Self.rejected("make toast with toaster")),
+                                         .init(.complete, Self.heard("hey make toast with toaster", Self.order.match!.target))],
+                                        otherwise: .init(.incomplete, Self.nothing))
+        let running = try await Self.start(words: [2.0...2.4, 4.0...5.2], seconds: 8, in: dir, named: false, commands: commands)
+        let performed = try await Poll.holds("the command after the pause performed") {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        await running.stop()
+        #expect(performed)
+        #expect(commands.utterances.count == 3, "two streamed utterances and one decoded again")
+        // The third decode is the buffered audio from the first utterance's
+        // start (its lead-in before 2.0 s) to the second's end (after 5.2 s).
+        let joined = commands.utterances.count == 3 ? commands.utterances[2].fed.count : 0
+        #expect(joined >= Int(3.2 * 16_000), "decoded \(joined) samples together")
+    }
+
+    /// Rejected words that do not start with the wake word are noise, not
+    /// a person pausing after "hey": the next utterance is decoded alone.
+    @Test func aRejectedNoiseIsNotDecodedWithTheCommandAfterIt() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let commands = ScriptedCommands([.init(.complete, Self.rejected("mute")),
+                                         .init(.incomplete, Self.rejected("make toast with toaster"))],
+                                        otherwise: .init(.incomplete, Self.heard("hey make toast with toaster", Self.order.match!.target)))
+        let running = try await Self.start(words: [2.0...2.4, 4.0...5.2], seconds: 8, in: dir, named: false, commands: commands)
+        let decided = try await Self.decided(running, 2)
+        let recognitions = await running.pipeline.recognitions()
+        await running.stop()
+        #expect(decided)
+        #expect(commands.utterances.count == 2, "nothing decoded again")
+        #expect(recognitions == 0)
+    }
+
     @Test func aRejectedUtteranceReachesNothing() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let commands = ScriptedCommands(otherwise: .init(.incomplete, Self.nothing))

@@ -148,7 +148,8 @@ import Testing
         func begin(start: Int64, speech: Int64) { begins.append((start, speech)); decoder.begin() }
         func feed(_ samples: [Int16]) { decoder.feed(samples) }
         func phraseProgress() throws -> PhraseProgress { try decoder.phraseProgress() }
-        func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16]) throws -> Range<Int64>? {
+        func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16],
+                    audio: (Range<Int64>) -> [Int16]?) throws -> Range<Int64>? {
             _ = try decoder.finish()
             return utterance
         }

@@ -40,6 +40,12 @@ extension ListeningPipeline {
         /// the command, which would be decoded as a command without the
         /// wake word (and rejected): such an utterance waits for it.
         private var wokeAt: Int64?
+        /// The last utterance, when it was rejected words after the wake
+        /// word ("hey …" then nothing the grammar credits): a person who
+        /// pauses after "hey" longer than the phrase hold has their command
+        /// cut off from it, and the command alone lacks the wake word. A
+        /// rejected command soon after is decoded again together with it.
+        private var wakeBeforePause: Range<Int64>?
 
         /// `bargeInModel`: what is listened for while the device speaks
         /// (`WakeGrammar.bargeIn`, or with the echo cancelled `bargeIn(commands:)`).
@@ -123,7 +129,8 @@ extension ListeningPipeline {
             feedWake(upTo: newest)
         }
 
-        func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16]) -> Never? {
+        func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16],
+                    audio: (Range<Int64>) -> [Int16]?) -> Never? {
             pipeline.shared.withLock { $0.segments += 1 }
             guard let current = open else { return nil }
             let ring = pipeline.capture.ring
@@ -131,13 +138,22 @@ extension ListeningPipeline {
             // is filled in real time), for the latency figures.
             let age = Double(ring.writePosition - utterance.upperBound) / Double(ring.sampleRate)
             let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
-            let decided = Decided(spokenEnd: spokenEnd, endSample: utterance.upperBound,
+            let decided = Decided(spokenEnd: spokenEnd, startSample: utterance.lowerBound, endSample: utterance.upperBound,
                                   decidedSample: ring.writePosition, decodeStart: ContinuousClock.now)
             let afterWake = wokeAt.map { utterance.lowerBound - $0 < Self.windowSamples(pipeline.wake.window, pipeline) } ?? false
             wokeAt = nil
-            guard let (kind, command, dictated) = decode(current.kind, afterWake: afterWake, samples: samples) else {
+            let wakeBefore = wakeBeforePause.flatMap { before in
+                utterance.lowerBound - before.upperBound < Self.windowSamples(pipeline.wake.window, pipeline) ? before : nil
+            }
+            wakeBeforePause = nil
+            guard let (kind, streamed, dictated) = decode(current.kind, afterWake: afterWake, samples: samples) else {
                 open = nil
                 return nil
+            }
+            var command = streamed
+            if kind == .commands, command.match == nil || command.rejection != nil, let wakeBefore,
+               let joined = rejoined(wakeBefore, utterance, audio: audio) {
+                command = joined
             }
             let woke: Bool
             if ListeningOutcome.needsWake(kind: kind, command: command) {
@@ -164,6 +180,10 @@ extension ListeningPipeline {
                 }
             }
             if case .woken = outcome { wokeAt = utterance.upperBound }
+            let words = command.transcript.split(separator: " ").map(String.init)
+            if case .reject = outcome, kind == .commands, !words.isEmpty, pipeline.wakeGrammar.strip(words).count < words.count {
+                wakeBeforePause = utterance
+            }
             if pipeline.handOnRejected(outcome, kind: kind, heard: command.transcript, wakeEnd: wakeEnd, woke: woke,
                                        utterance: utterance, spokenEnd: spokenEnd) {
                 return nil
@@ -174,6 +194,26 @@ extension ListeningPipeline {
                 pipeline.onHeard?(samples(), ring.sampleRate, command.transcript)
             }
             return nil
+        }
+
+        /// The rejected utterance `before` (the wake word, then a pause) and
+        /// `utterance` decoded as one, when the source still holds both and
+        /// the two together are understood; nil otherwise (the result of
+        /// `utterance` alone stands).
+        private func rejoined(_ before: Range<Int64>, _ utterance: Range<Int64>,
+                              audio: (Range<Int64>) -> [Int16]?) -> CommandResult? {
+            guard let samples = audio(before.lowerBound..<utterance.upperBound) else { return nil }
+            do {
+                let joined = try recognizer.recognize(samples)
+                guard joined.match != nil, joined.rejection == nil else { return nil }
+                pipeline.logger.debug("joined with the wake word before a pause", metadata: [
+                    "heard": "\(joined.transcript)", "start-sample": "\(before.lowerBound)",
+                ])
+                return joined
+            } catch {
+                pipeline.logger.error("recognition failed: \(error)")
+                return nil
+            }
         }
 
         /// The command decoder's result and, when the outcome needs it, the
@@ -313,6 +353,8 @@ extension ListeningPipeline {
     /// scripts/bench-daemon.sh).
     struct Decided {
         var spokenEnd: ContinuousClock.Instant
+        /// Where the decoder input began (lead-in included).
+        var startSample: Int64
         var endSample: Int64
         var decidedSample: Int64
         var decodeStart: ContinuousClock.Instant
@@ -350,7 +392,10 @@ extension ListeningPipeline {
             inbox.send(.woken(window: Wiring.seconds(wake.window)))
         case .reject(let heard, let why):
             shared.withLock { $0.rejections += 1 }
-            logger.debug("rejected", metadata: ["heard": "\(heard)", "why": "\(why)"])
+            // Where it was in the stream: a command cut in two shows as
+            // two rejections, the second starting where the first ended.
+            logger.debug("rejected", metadata: ["heard": "\(heard)", "why": "\(why)",
+                                                "start-sample": "\(decided.startSample)", "end-sample": "\(decided.endSample)"])
         }
     }
 

@@ -17,8 +17,11 @@ public protocol UtteranceHandler: AnyObject {
     /// How far the words fed so far have come through the grammar.
     func phraseProgress() throws -> PhraseProgress
     /// The open utterance ended; all of `utterance` was fed. `newest`: one
-    /// past the newest sample read; `samples` gives the utterance's audio.
-    func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16]) throws -> Heard?
+    /// past the newest sample read; `samples` gives the utterance's audio,
+    /// `audio` any range the source still holds (nil for one it no longer
+    /// does: an earlier utterance's, to decode the two together).
+    func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16],
+                audio: (Range<Int64>) -> [Int16]?) throws -> Heard?
     /// The open utterance is dropped.
     func cancel()
     /// For the open utterance: whether a speech end may be held for the
@@ -115,7 +118,11 @@ public struct ListeningDriver {
                     // said next starts a segment of its own.
                     endpointer.endSegment()
                     ending.utterances += 1
-                    let result = try handler.finish(utterance, newest: newest) { source.samples(utterance) }
+                    let result = try handler.finish(utterance, newest: newest, samples: { source.samples(utterance) },
+                                                    audio: { range in
+                                                        range.lowerBound >= source.floor && range.upperBound <= newest
+                                                            ? source.samples(range) : nil
+                                                    })
                     if let result, try heard(result) { ending.stopped = true }
                 case .cancel:
                     handler.cancel()
@@ -180,7 +187,8 @@ public final class DecoderUtterances<Decoder: UtteranceDecoder>: UtteranceHandle
     }
     public func feed(_ samples: [Int16]) { decoder.feed(samples) }
     public func phraseProgress() throws -> PhraseProgress { try decoder.phraseProgress() }
-    public func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16]) throws -> DecodedUtterance<Decoder.Result>? {
+    public func finish(_ utterance: Range<Int64>, newest: Int64, samples: () -> [Int16],
+                       audio: (Range<Int64>) -> [Int16]?) throws -> DecodedUtterance<Decoder.Result>? {
         DecodedUtterance(range: utterance, speech: speech, result: try decoder.finish())
     }
     public func cancel() { decoder.cancel() }
