@@ -59,9 +59,9 @@ run() {
     erle) $bench audio echo-room --erle --echo "$echo" --mic "$work/room/echo.wav" --reference "$work/device.wav" \
             --reference-offset $offset ;;
     mix)  out=$($bench audio echo-room --echo "$echo" --mic "$work/room/mix-$snr.wav" --reference "$work/device.wav" \
-            --reference-offset $offset --events "$work/room/events-$snr.tsv" "${extra[@]}") ; echo "snr=$snr $out" ;;
+            --reference-offset $offset --lines "$work/device.tsv" --events "$work/room/events-$snr.tsv" "${extra[@]}") ; echo "snr=$snr $out" ;;
     hour) $bench audio echo-room --echo "$echo" --mic "$work/room/echo.wav" --reference "$work/device.wav" \
-            --reference-offset $offset "${extra[@]}" ;;
+            --reference-offset $offset --lines "$work/device.tsv" "${extra[@]}" ;;
   esac
 }
 mkdir -p "$work/results"

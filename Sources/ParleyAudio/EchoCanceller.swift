@@ -64,6 +64,16 @@ public struct EchoSettings: Sendable, Equatable, CustomStringConvertible {
 /// each frame out one frame (10 ms) later than it came in (its
 /// overlap-add, measured), as `FrontEnd`'s does; the filter adds no delay.
 ///
+/// While the device has been silent for longer than the echo tail (and
+/// before it first speaks), nothing it played can still be in the
+/// microphone, and the canceller hands the microphone out as captured
+/// (with the preprocessor's one-frame lag, so stream positions never
+/// shift): its residual suppression and filter still run, keeping their
+/// state, but their small changes to a quiet room's audio cost the
+/// recogniser (kitchen noise, 18 dB: 108 → 105 of 111 right with the
+/// processed audio; BENCHMARKS.md, "Echo cancellation"). The switch
+/// between the two is a one-frame cross-fade.
+///
 /// Real-time safe: both states and the output frame are made at init;
 /// `process` allocates, locks and blocks nothing (the malloc-counting test
 /// proves it). Not thread-safe: one thread (the listen thread, or a
@@ -77,6 +87,19 @@ public final class EchoCanceller {
     private let echo: OpaquePointer
     private var residual: OpaquePointer?
     private let out: UnsafeMutablePointer<Int16>
+    /// The microphone's previous frame: the pass-through's one-frame lag in `on` mode.
+    private let previous: UnsafeMutablePointer<Int16>
+    /// Reference frames since the device's voice was last in one (starts
+    /// past `quietFrames`: before the device has said anything the
+    /// microphone passes through).
+    private var silentFrames: Int
+    /// The echo tail plus a second, in frames: after this many silent
+    /// reference frames nothing played is left in the microphone (a
+    /// kitchen's reverberation dies in 0.3–0.6 s), and the pauses between
+    /// the sentences of one answer (espeak-ng's are about 0.3 s) stay processed.
+    private let quietFrames: Int
+    /// Whether the last frame handed out was the microphone as captured.
+    public private(set) var passingThrough = true
 
     /// Frames processed so far.
     public private(set) var frames = 0
@@ -118,6 +141,10 @@ public final class EchoCanceller {
         self.echo = echo
         out = .allocate(capacity: Self.frameSamples)
         out.initialize(repeating: 0, count: Self.frameSamples)
+        previous = .allocate(capacity: Self.frameSamples)
+        previous.initialize(repeating: 0, count: Self.frameSamples)
+        quietFrames = (settings.tailMilliseconds + 1_000) / 10
+        silentFrames = quietFrames + 1
         // Every stored property is set: a refusal below throws, and deinit
         // destroys what was made (once).
         guard speex.echoControlInt(echo, SpeexRequest.echoSamplingRate, Int32(Self.sampleRate)) == 0 else {
@@ -149,6 +176,7 @@ public final class EchoCanceller {
         if let residual { speex.preprocessDestroy(residual) }
         speex.echoDestroy(echo)
         out.deallocate()
+        previous.deallocate()
     }
 
     /// Cancels the echo of `reference` in `microphone`, in place, one 10 ms
@@ -159,15 +187,45 @@ public final class EchoCanceller {
         precondition(microphone.count % Self.frameSamples == 0, "the echo canceller takes whole 160-sample frames")
         precondition(reference.count == microphone.count, "one reference sample per microphone sample")
         guard let mic = microphone.baseAddress, let played = reference.baseAddress else { return }
+        let n = Self.frameSamples
         var offset = 0
         while offset < microphone.count {
-            if Self.isPlaying(UnsafeBufferPointer(start: played + offset, count: Self.frameSamples)) { playedFrames += 1 }
+            if Self.isPlaying(UnsafeBufferPointer(start: played + offset, count: n)) {
+                playedFrames += 1
+                silentFrames = 0
+            } else if silentFrames <= quietFrames {
+                silentFrames += 1
+            }
+            if frames == 0 && offset == 0 {
+                // The lag's first frame: a copy of the first captured one,
+                // not 10 ms of digital silence, from which an endpointer
+                // would learn a noise floor of zero and take the whole
+                // room for speech.
+                previous.update(from: mic, count: n)
+            }
             speex.echoCancel(echo, mic + offset, played + offset, out)
             if let residual { _ = speex.preprocessRun(residual, out) }
-            (mic + offset).update(from: out, count: Self.frameSamples)
-            offset += Self.frameSamples
+            // The microphone as captured, at the processed frame's stream
+            // position: the previous frame after the preprocessor (`on`),
+            // this one after the filter alone (`linear`).
+            let raw = residual == nil ? mic + offset : previous
+            let passing = silentFrames > quietFrames
+            if passing != passingThrough {
+                // One frame from what was handed out to what will be.
+                for i in 0..<n {
+                    let w = Float(i + 1) / Float(n + 1)
+                    let (from, to) = passing ? (Float(out[i]), Float(raw[i])) : (Float(raw[i]), Float(out[i]))
+                    out[i] = Int16(clamping: Int((from * (1 - w) + to * w).rounded()))
+                }
+            } else if passing {
+                out.update(from: raw, count: n)
+            }
+            passingThrough = passing
+            if residual != nil { previous.update(from: mic + offset, count: n) }
+            (mic + offset).update(from: out, count: n)
+            offset += n
         }
-        frames += microphone.count / Self.frameSamples
+        frames += microphone.count / n
     }
 }
 

@@ -136,6 +136,8 @@ struct EchoRoom: ParsableCommand {
     var cancelOnly = false
     @Option(help: "EchoGate threshold in dB (utterance energy kept by the canceller; -200: no gate).")
     var gate: Double = EchoGate.defaultThresholdDecibels
+    @Option(help: "The device's lines (device-speech --lines TSV): what it was saying at each utterance, as the daemon's Speaker tells the listener (OwnSpeech).")
+    var lines: String?
 
     struct Event {
         var kind: String
@@ -157,6 +159,13 @@ struct EchoRoom: ParsableCommand {
             return
         }
         var list = try events.map(Self.readEvents) ?? []
+        let spoken = try lines.map(Self.readLines) ?? []
+        // The Speaker's last lines when an utterance began: those queued by then.
+        func saying(at position: Int64) -> [String] {
+            let reference = position - Int64(referenceOffset)
+            let upTo = spoken.lastIndex { $0.start <= reference }.map { $0 + 1 } ?? 0
+            return spoken[max(0, upTo - 3)..<upTo].map(\.text)
+        }
         let model = cancelOnly ? Self.wake.bargeIn : try Self.bargeInModel()
         let wake = Self.wake
         let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings(set))
@@ -187,7 +196,8 @@ struct EchoRoom: ParsableCommand {
                             Double(range.upperBound) / 16_000, kept, decoded.result.confidence, decoded.result.transcript))
             }
             if echoSettings.isActive,
-               ListeningOutcome.gated(outcome, adapted: range.lowerBound >= adaptedAt, keptDecibels: { kept }, threshold: gate) == .ignored {
+               ListeningOutcome.gated(outcome, adapted: range.lowerBound >= adaptedAt, keptDecibels: { kept }, threshold: gate,
+                                      ownSpeech: OwnSpeech(saying(at: range.lowerBound)), wake: wake) == .ignored {
                 return false
             }
             // Heard: it overlaps a person's event of its kind (a second of slack after it).
@@ -304,6 +314,16 @@ struct EchoRoom: ParsableCommand {
         commands.rules += coffee.rules
         commands.vocabularies.merge(coffee.vocabularies) { mine, _ in mine }
         return wake.bargeIn(commands: commands)
+    }
+
+    /// device-speech's TSV: first sample, end sample, text.
+    static func readLines(_ path: String) throws -> [(start: Int64, text: String)] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").enumerated().map { index, line in
+            let fields = line.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3, let start = Int64(fields[0]), Int64(fields[1]) != nil
+            else { throw ValidationError("\(path):\(index + 1): expected first sample, end sample, text; found '\(line)'") }
+            return (start, fields[2])
+        }
     }
 
     static func readEvents(_ path: String) throws -> [Event] {

@@ -28,8 +28,9 @@ import ParleyTestKit
     @Test func linearRunsTheFilterAlone() throws {
         let mock = MockSpeex()
         let canceller = try EchoCanceller(settings: EchoSettings(mode: .linear), speex: mock.functions)
-        var microphone = [Int16](repeating: 100, count: 3 * 160)
-        let reference = (0..<(3 * 160)).map { Int16($0 % 50) }
+        var microphone = [Int16](repeating: 1_000, count: 3 * 160)
+        // Loud enough to be the device's voice (a silent reference passes the microphone through).
+        let reference = (0..<(3 * 160)).map { Int16($0 % 50 * 10) }
         microphone.withUnsafeMutableBufferPointer { mic in
             reference.withUnsafeBufferPointer { canceller.process(mic, reference: $0) }
         }
@@ -38,7 +39,12 @@ import ParleyTestKit
         #expect(canceller.frames == 3)
         // The scripted filter subtracts the reference: each microphone
         // sample went with the reference sample of the same position, in place.
-        #expect(microphone == reference.map { 100 - $0 })
+        // The first frame fades from the microphone as captured (nothing
+        // had been played before it) into the filter's output.
+        let filtered = reference.map { 1_000 - $0 }
+        #expect(microphone[160...] == filtered[160...])
+        #expect((0..<160).allSatisfy { microphone[$0] >= filtered[$0] && microphone[$0] <= 1_000 })
+        #expect(microphone[80] > filtered[80] && microphone[80] < 1_000, "half-way through the fade")
     }
 
     @Test func failedInitIsAClearErrorAndNothingLeaks() {
@@ -170,6 +176,31 @@ import ParleyTestKit
         let kept = energy(span.map { output[$0 + lag] }[...]) / energy(span.map { person[$0 - start] / 2 }[...])
         #expect(energy(residual[...]) < echoEnergy / 4, "\(mode): the echo under the person's words is cut: \(energy(residual[...]) / echoEnergy)")
         #expect(kept > 0.3, "the person's voice kept: energy ratio \(kept)")
+    }
+
+    /// Before the device speaks, and a second (plus the tail) after it
+    /// stopped, the microphone goes out as captured: the same samples, one
+    /// frame late after the preprocessor (`on`); while it speaks they are
+    /// processed.
+    @Test(arguments: [EchoSettings.Mode.linear, .on])
+    func aQuietDevicesMicrophonePassesThroughUnchanged(_ mode: EchoSettings.Mode) throws {
+        let person = try WAVFile.read(try Fixtures.wavFiles(in: Fixtures.coffeeClean, atLeast: 3)[2]).samples
+        let played = try Self.played()
+        // The person, then the device speaking (its echo alone) for two
+        // seconds, then the person again once the device is quiet.
+        let speaking = 2 * 16_000
+        let microphone = person + Self.echo(of: Array(played.prefix(speaking))) + person
+        var reference = [Int16](repeating: 0, count: microphone.count)
+        for i in 0..<speaking { reference[person.count + i] = played[i] }
+        let output = try cancel(microphone, reference, mode)
+        let lag = mode == .on ? 160 : 0
+        func passed(_ range: Range<Int>) -> Bool { range.allSatisfy { output[$0 + lag] == microphone[$0] } }
+        #expect(passed(0..<(person.count - lag)), "before the device spoke")
+        // The tail (128 ms) and a second after the last played sample, plus the cross-fade frame.
+        let quiet = person.count + speaking + (128 + 1_000) * 16 + 2 * 160
+        #expect(passed(quiet..<(output.count - lag)), "a second after it stopped")
+        let whileSpeaking = (person.count + 16_000)..<(person.count + speaking)
+        #expect(!passed(whileSpeaking), "processed while it spoke")
     }
 
     @Test func processingAllocatesNothing() throws {

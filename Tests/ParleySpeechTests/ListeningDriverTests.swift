@@ -251,6 +251,28 @@ import Testing
         #expect(ListeningOutcome.gated(text, adapted: true, keptDecibels: { Issue.record("measured"); return -99 }) == text)
     }
 
+    /// Before the canceller has adapted, the device's own "cancel that"
+    /// (in the line it is saying) is not a stop; a person's "stop" over a
+    /// line without it still is, with or without the wake words.
+    @Test func beforeAdaptingACancelPhraseTheDeviceIsSayingIsItsOwn() {
+        let wake = WakeGrammar(name: "computer", direct: false, named: true)
+        let own = OwnSpeech(["A large latte, four dollars.", "To change it, say \"Cancel that\"."])
+        func gated(_ heard: String) -> ListeningOutcome {
+            ListeningOutcome.gated(.interrupt(heard: heard), adapted: false, keptDecibels: { Issue.record("measured"); return 0 },
+                                   ownSpeech: own, wake: wake)
+        }
+        #expect(gated("cancel that") == .ignored)
+        #expect(gated("hey computer cancel that") == .ignored, "the wake words are not what the device said")
+        #expect(gated("stop") == .interrupt(heard: "stop"))
+        #expect(gated("cancel") == .ignored, "one word of the line")
+        #expect(gated("that cancel") == .interrupt(heard: "that cancel"), "words in another order")
+        // Adapted: the energy decides, whatever the device said.
+        #expect(ListeningOutcome.gated(.interrupt(heard: "cancel that"), adapted: true, keptDecibels: { -10 },
+                                       ownSpeech: own, wake: wake) == .interrupt(heard: "cancel that"))
+        #expect(OwnSpeech([]).says(["stop"]) == false)
+        #expect(OwnSpeech(["Stop."]).says(["stop"]))
+    }
+
     @Test func theEchoCancelledBargeInGrammarNeedsTheWakeWordBeforeACommand() throws {
         let grammar = WakeGrammar(name: "computer", direct: false, named: true)
         var commands = PhraseModel()

@@ -280,7 +280,8 @@ public enum Wiring {
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
             completePhraseSilence: config.audio.completePhraseSilence,
             playbackName: playback.description, latency: latency,
-            isSpeaking: { speaker?.playback.isSpeaking ?? false }, interruptSpeech: { speaker?.interrupt() },
+            isSpeaking: { speaker?.playback.isSpeaking ?? false }, saying: { speaker?.saying ?? [] },
+            interruptSpeech: { speaker?.interrupt() },
             showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
             echo: reference.map { (config.echoCancel, $0) })
     }

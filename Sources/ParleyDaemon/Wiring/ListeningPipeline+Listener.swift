@@ -170,9 +170,9 @@ extension ListeningPipeline {
                                                   wake: pipeline.wakeGrammar)
             if kind == .bargeIn, pipeline.echo != nil {
                 let before = outcome
-                outcome = ListeningOutcome.gated(outcome, adapted: echoAdapted) {
+                outcome = ListeningOutcome.gated(outcome, adapted: echoAdapted, keptDecibels: {
                     pipeline.keptDecibels(utterance, cleaned: samples())
-                }
+                }, ownSpeech: OwnSpeech(pipeline.saying()), wake: pipeline.wakeGrammar)
                 if outcome != before {
                     pipeline.logger.debug("ignored over the device's voice", metadata: [
                         "heard": "\(command.transcript)", "why": "\(echoAdapted ? "its own echo" : "the canceller has not adapted yet")",

@@ -71,6 +71,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
+    /// The device's last lines (`Speaker.saying`), for `OwnSpeech`.
+    let saying: @Sendable () -> [String]
     let interruptSpeech: @Sendable () -> Void
     private let showFault: @Sendable () -> Void
     /// Given each recognised command's audio, rate and words when the
@@ -116,6 +118,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 completePhraseSilence: Duration = .milliseconds(UtteranceListening().completePhraseSilenceMilliseconds),
                 playbackName: String, latency: LatencyProbe,
                 isSpeaking: @escaping @Sendable () -> Bool = { false },
+                saying: @escaping @Sendable () -> [String] = { [] },
                 interruptSpeech: @escaping @Sendable () -> Void = {},
                 showFault: @escaping @Sendable () -> Void = {}, logger: Logger,
                 onHeard: (@Sendable (_ samples: [Int16], _ sampleRate: Int, _ words: String) -> Void)? = nil,
@@ -130,6 +133,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.onHeard = onHeard
         self.latency = latency
         self.isSpeaking = isSpeaking
+        self.saying = saying
         self.interruptSpeech = interruptSpeech
         self.capture = capture
         self.engine = engine

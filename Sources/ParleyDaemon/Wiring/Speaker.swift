@@ -23,6 +23,15 @@ public final class Speaker: Service, AudioPort, Sendable {
     /// Bumped by `interrupt()`: lines queued or being synthesised under an
     /// older generation are dropped.
     private let generation = Atomic<Int>(0)
+    /// The last lines asked for, newest last (`saying`).
+    private let recent = Mutex<[String]>([])
+    /// How many lines `saying` keeps: one answer may be queued as a few.
+    static let recentLines = 3
+
+    /// What the device has just been saying: its last few lines. The
+    /// listener tells the device's own "cancel that" from a person's by it
+    /// before the echo canceller has adapted (`OwnSpeech`).
+    public var saying: [String] { recent.withLock { $0 } }
 
     public init(playback: PlaybackService, voice: ParleyConfig.Voice, latency: LatencyProbe, logger: Logger) throws {
         self.latency = latency
@@ -36,6 +45,10 @@ public final class Speaker: Service, AudioPort, Sendable {
     public func speak(_ text: String) async {
         let mine = generation.load(ordering: .acquiring)
         let asked = ContinuousClock.now
+        recent.withLock { lines in
+            lines.append(text)
+            if lines.count > Self.recentLines { lines.removeFirst(lines.count - Self.recentLines) }
+        }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queue.async { [self, synthesizer, playback, logger, latency] in
                 defer { done.resume() }

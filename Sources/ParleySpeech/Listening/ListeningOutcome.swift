@@ -96,17 +96,48 @@ extension ListeningOutcome {
     /// from the device, so what was heard before echo cancellation stays
     /// (a cancel phrase) and a command over the device does not count.
     /// `keptDecibels`: the energy the canceller kept of the microphone over
-    /// the utterance (asked only when needed).
+    /// the utterance (asked only when needed). `ownSpeech`: what the device
+    /// has just been saying; before the canceller has adapted, a cancel
+    /// phrase that is in it (after the wake words `wake` takes off) is the
+    /// device's own voice ("… or say cancel that", the first words after a
+    /// start, came through at -14 dB and interrupted it).
     public static func gated(_ outcome: ListeningOutcome, adapted: Bool, keptDecibels: () -> Double,
-                             threshold: Double = EchoGate.defaultThresholdDecibels) -> ListeningOutcome {
+                             threshold: Double = EchoGate.defaultThresholdDecibels,
+                             ownSpeech: OwnSpeech = OwnSpeech([]), wake: WakeGrammar? = nil) -> ListeningOutcome {
         switch outcome {
         case .interrupt, .interruptWith: break
         default: return outcome
         }
         guard adapted else {
             if case .interruptWith = outcome { return .ignored }
+            if case .interrupt(let heard) = outcome {
+                let words = PhraseText.normalise(heard)
+                let phrase = wake?.strip(words) ?? words
+                if !phrase.isEmpty && ownSpeech.says(phrase) { return .ignored }
+            }
             return outcome
         }
         return EchoGate.accepts(keptDecibels: keptDecibels(), threshold: threshold) ? outcome : .ignored
+    }
+}
+
+/// What the device has just been saying, as normalised words (the Speaker's
+/// last lines): a cancel phrase heard over its voice that it is itself
+/// saying is its own, when the echo canceller cannot yet tell
+/// (`ListeningOutcome.gated`).
+public struct OwnSpeech: Sendable, Equatable {
+    public let words: [String]
+
+    public init(_ texts: [String]) {
+        words = texts.flatMap { PhraseText.normalise($0) }
+    }
+
+    /// Whether `phrase` (normalised words) occurs in what was said, its
+    /// words in order and next to each other.
+    public func says(_ phrase: [String]) -> Bool {
+        guard !phrase.isEmpty, phrase.count <= words.count else { return false }
+        return (0...(words.count - phrase.count)).contains { start in
+            words[start..<(start + phrase.count)].elementsEqual(phrase)
+        }
     }
 }
