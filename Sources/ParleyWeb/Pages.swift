@@ -101,7 +101,7 @@ enum Pages {
             let values = r.values.keys.sorted().map { "\($0)=\(r.values[$0]!)" }.joined(separator: " ")
             return "<p class=\"note\" id=\"try-result\">“\(esc(r.phrase))” → \(esc(r.target))\(values.isEmpty ? "" : " (" + esc(values) + ")")\(r.matched ? ". Not run." : ".")</p>"
         } ?? ""
-        let items = list.map { s in
+        let items: String = list.map { s -> String in
             let on = s.enabled ?? true
             let toggle = form("/shortcuts/switch", visit.formToken, """
                 <input type="hidden" name="name" value="\(esc(s.name))"><input type="hidden" name="on" value="\(on ? "no" : "yes")">\
@@ -160,7 +160,7 @@ enum Pages {
         // An app turned off is not in the catalog any more; it is listed from the apps folder.
         let off = external.filter { !$0.enabled }.map { AppSummary(name: $0.name, synonyms: [], intents: [], primary: false,
                                                                      identifier: $0.identifier, external: true) }
-        let cards = (apps + off).map { app in
+        let cards: String = (apps + off).map { app -> String in
             let own = phrases.filter { $0.app == app.name }
             return """
                 <li class="card"><strong>\(esc(app.name))</strong>\(app.primary ? " <em>primary</em>" : "")\((app.external ?? false) ? " <em>external</em>" : "")
