@@ -67,7 +67,8 @@ extension WebPage {
         let shortcuts = try await ask(.personalShortcuts).personalShortcuts ?? []
         // "Try it": a GET, since it changes nothing (the phrase is resolved, never run).
         var tried: PhraseResolution?
-        if let phrase = visit.request.uri.queryParameters["try"].map(String.init), !phrase.isEmpty {
+        // A form's GET sends spaces as "+", which the query's percent-decoding leaves.
+        if let phrase = visit.request.uri.queryParameters["try"].map({ String($0).replacingOccurrences(of: "+", with: " ") }), !phrase.isEmpty {
             tried = try await ask(.resolve(String(phrase.prefix(300)))).resolution
         }
         return html(Pages.shortcuts(shortcuts, tried: tried, visit: visit, message: visit.request.uri.queryParameters["done"].map(String.init)))

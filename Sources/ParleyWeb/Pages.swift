@@ -181,7 +181,7 @@ enum Pages {
         let id = slug(h.identifier)
         let tail = h.stderr.suffix(10).map { esc($0) }.joined(separator: "\n")
         return """
-            <div class="handler"><span class="hint">Handler</span> <span class="state-\(h.enabled ? h.state.split(separator: " ").first.map { String($0).trimmingCharacters(in: .punctuationCharacters) } ?? "" : "off")" id="app-state-\(id)">\(esc(h.state))</span>\(h.restarts > 0 ? " <span class=\"hint\">\(h.restarts) restart\(h.restarts == 1 ? "" : "s")</span>" : "")
+            <div class="handler">Handler: <span class="state-\(h.enabled ? h.state.split(separator: " ").first.map { String($0).trimmingCharacters(in: .punctuationCharacters) } ?? "" : "off")" id="app-state-\(id)">\(esc(h.state))</span>\(h.restarts > 0 ? " <span class=\"hint\">\(h.restarts) restart\(h.restarts == 1 ? "" : "s")</span>" : "")
             \(tail.isEmpty ? "<div class=\"hint\">Nothing on standard error.</div>" : "<details><summary>Standard error, last lines</summary><pre class=\"log\" id=\"app-stderr-\(id)\">\(tail)</pre></details>")
             \(form("/apps/switch", visit.formToken, """
             <input type="hidden" name="id" value="\(esc(h.identifier))"><input type="hidden" name="on" value="\(h.enabled ? "no" : "yes")">\

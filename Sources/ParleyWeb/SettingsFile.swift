@@ -37,8 +37,11 @@ public struct SettingsFile: Sendable {
         var text = try String(contentsOfFile: path, encoding: .utf8)
         for (key, value) in changes {
             let trimmed = value.trimmingCharacters(in: .whitespaces)
-            // An empty time zone is the system's own: nothing written (a file that names one keeps it).
-            if key == .timeZone && trimmed.isEmpty { continue }
+            // An empty time zone is the system's own: the key leaves the file.
+            if key == .timeZone && trimmed.isEmpty {
+                text = text.components(separatedBy: "\n").filter { !$0.hasPrefix(key.rawValue + ":") }.joined(separator: "\n")
+                continue
+            }
             guard !trimmed.contains(where: \.isNewline), trimmed.count <= 100 else {
                 throw SettingsError("\(key.rawValue): \"\(trimmed.prefix(40))\" is not one short line")
             }

@@ -15,18 +15,27 @@ import Testing
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("examples/apps")
 
-    @Test func foldersDroppedInChangedAndRemovedWhileTheDaemonRuns() async throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
+    /// A daemon's configuration in `dir`, without audio in, with these examples in its apps folder.
+    static func config(_ dir: TemporaryDirectory, apps: [String]) throws -> ParleyConfig {
         var config = ParleyConfig()
         config.acousticModel = "stock"  // the stock model: the decoders' model is process-wide (AcousticModel.configuredDefault) and these tests assume it
         config.stateDirectory = dir.file("state")
         config.controlSocket = dir.file("run/parley.sock")
         config.audio.capture = .file("missing.wav")
-        let apps = URL(fileURLWithPath: config.appsFolderPath)
+        let folder = URL(fileURLWithPath: config.appsFolderPath)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for app in apps {
+            try FileManager.default.copyItem(at: examples.appendingPathComponent(app), to: folder.appendingPathComponent(app))
+        }
+        return config
+    }
+
+    @Test func foldersDroppedInChangedAndRemovedWhileTheDaemonRuns() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
         // One app is there before the daemon starts.
-        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.examples.appendingPathComponent("shopping-list"), to: apps.appendingPathComponent("shopping-list"))
+        let config = try Self.config(dir, apps: ["shopping-list"])
+        let apps = URL(fileURLWithPath: config.appsFolderPath)
         let store = try StateStore(directory: config.stateDirectory)
         let components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
         let service = try #require(components.services.compactMap { $0 as? AppsService }.first)
@@ -83,14 +92,7 @@ import Testing
     @Test func anAppTurnedOffStaysOffAcrossARestartAndComesBackOn() async throws {
         let dir = try TemporaryDirectory()
         defer { dir.remove() }
-        var config = ParleyConfig()
-        config.acousticModel = "stock"
-        config.stateDirectory = dir.file("state")
-        config.controlSocket = dir.file("run/parley.sock")
-        config.audio.capture = .file("missing.wav")
-        let apps = URL(fileURLWithPath: config.appsFolderPath)
-        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.examples.appendingPathComponent("kitchen-lights"), to: apps.appendingPathComponent("kitchen-lights"))
+        let config = try Self.config(dir, apps: ["kitchen-lights"])
         let store = try StateStore(directory: config.stateDirectory)
         func controller() async throws -> (DaemonController, DaemonComponents) {
             var components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))

@@ -158,6 +158,12 @@ import Testing
             let status = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(status.contains("<td id=\"time-zone\">Pacific/Auckland</td>"))
 
+            // Emptied, the zone is the system's again and the key leaves the file.
+            let emptied = String(buffer: try await WebPageTests.post(client, "/settings", Self.form(token, "time_zone="), headers: headers).body)
+            #expect(emptied.contains("In use now: time_zone."), "\(emptied)")
+            #expect(try !String(contentsOf: fixture.configFile, encoding: .utf8).contains("time_zone"))
+            #expect(fixture.components.localTime?.timeZone == TimeZone.current)
+
             let restart = String(buffer: try await WebPageTests.post(client, "/settings", Self.form(token, "wake.sensitivity=0.7"), headers: headers).body)
             #expect(restart.contains("From parleyd&#39;s next start: wake.sensitivity."), "\(restart)")
         }
