@@ -7,7 +7,8 @@
 #   rss        VmRSS from /proc/PID/status
 #   idle cpu   user+system ticks over IDLE_SECONDS, as % of one core
 # With the page on, also the RSS after VISITS requests of each page (a
-# browser that paired and looked around), then idle CPU again after it left.
+# browser that paired and looked around), then idle CPU again after it left,
+# and the CPU while a paired browser keeps the status page's live stream open.
 # Prints one line per run and the medians. BUILD=debug measures the debug
 # build (default release; the figures in the report name which).
 set -euo pipefail
@@ -63,6 +64,22 @@ YAML
       after=$(idle_cpu "$pid")
       echo "$visited" >>"$work/rss-visited"; echo "$after" >>"$work/cpu-after"
       line="$line; after $((VISITS * 3)) requests: rss ${visited} KiB, idle cpu ${after} %"
+      # A browser with the status page open: paired with the code the speaker
+      # says (read from its log), then the live stream (the state once a
+      # second, the microphone level four times a second) read for
+      # IDLE_SECONDS while the daemon's CPU is measured.
+      origin=${url%/}
+      curl -fsS -o /dev/null -H "Origin: $origin" -X POST "${url}pair/code"
+      code=$(grep -o 'spoke text=Your pairing code is [0-9 ]*' "$work/log" | tail -1 | sed 's/.*code is //; s/ //g')
+      cookie=$(curl -fsS -o /dev/null -D - -H "Origin: $origin" --data "code=$code" "${url}pair" | grep -o 'parley_session=[^;]*')
+      [ -n "$cookie" ] || { echo "pairing with code '$code' failed" >&2; cat "$work/log" >&2; exit 1; }
+      curl -sS -N -H "Cookie: $cookie" "${url}events" >"$work/events" &
+      stream=$!
+      streaming=$(idle_cpu "$pid")
+      kill "$stream"; wait "$stream" 2>/dev/null || true
+      streamed=$(rss_kib "$pid")
+      echo "$streaming" >>"$work/cpu-streaming"; echo "$streamed" >>"$work/rss-streamed"
+      line="$line; status page open: cpu ${streaming} % ($(grep -c '^data:' "$work/events") events), rss ${streamed} KiB"
     fi
     echo "$line"
     kill -TERM "$pid"; wait "$pid" || true; pid=
@@ -71,3 +88,4 @@ done
 off=$(median <"$work/rss-off"); on=$(median <"$work/rss-on")
 echo "median rss: off $off KiB, on $on KiB, difference $((on - off)) KiB ($(echo "scale=2; ($on - $off) / 1024" | bc) MiB); after requests $(median <"$work/rss-visited") KiB"
 echo "median idle cpu (% of one core over ${IDLE_SECONDS}s): off $(median <"$work/cpu-off"), on $(median <"$work/cpu-on"), on after requests $(median <"$work/cpu-after")"
+echo "median with the status page open: cpu $(median <"$work/cpu-streaming") % of one core, rss $(median <"$work/rss-streamed") KiB"

@@ -124,6 +124,7 @@ public final class CaptureStatus: Sendable {
     let realtimeValue = Atomic<Bool>(false)
     let delayFramesValue = Atomic<Int>(0)
     let deviceRateValue = Atomic<Int>(0)
+    let levelValue = Atomic<Int>(0)
 
     public var state: CaptureState { CaptureState(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
     /// Successful reads from the device.
@@ -148,6 +149,13 @@ public final class CaptureStatus: Sendable {
     public var delayFrames: Int { delayFramesValue.load(ordering: .relaxed) }
     /// The device's negotiated rate (0 before it is open).
     public var deviceRate: Int { deviceRateValue.load(ordering: .relaxed) }
+
+    /// The microphone's level now, 0...32767: the loudest sample of the
+    /// latest period, or less than the level before when that was louder
+    /// (it falls by a quarter a period, as a meter's needle would), so
+    /// whoever samples it a few times a second still sees a word's peak.
+    /// One atomic store a period by the capture thread, nothing more.
+    public var level: Int { levelValue.load(ordering: .relaxed) }
 
     func set(_ state: CaptureState) { stateValue.store(state.rawValue, ordering: .releasing) }
 
@@ -339,6 +347,8 @@ final class CaptureLoop {
     private var pacingStart: Int64 = 0
     private var pacedFrames: Int64 = 0
     private var totalFrames = 0
+    /// The meter's level (CaptureStatus.level), kept here so the thread reads no atomic back.
+    private var meter = 0
     /// `CaptureConfiguration.inputLock` open for flock(2), or -1.
     private let inputLock: Int32
 
@@ -437,6 +447,8 @@ final class CaptureLoop {
         totalFrames += frames
         let produced = converter.convert(readBuffer, frames: frames)
         ring.write(UnsafeBufferPointer(start: converter.output, count: produced))
+        meter = Self.meter(previous: meter, samples: converter.output, count: produced)
+        status.levelValue.store(meter, ordering: .relaxed)
         status.periodCount.add(1, ordering: .relaxed)
         status.frameCount.add(frames, ordering: .relaxed)
         if configuration.pacing == .realTime {
@@ -445,6 +457,18 @@ final class CaptureLoop {
             let wait = due - AudioThread.monotonicNanoseconds()
             if wait > 0 { sleepInterruptibly(milliseconds: Int32((wait + 999_999) / 1_000_000)) }
         }
+    }
+
+    /// The period's peak, or the previous level less a quarter when that is
+    /// higher: a plain loop over the converted samples, no allocation.
+    @inline(__always)
+    static func meter(previous: Int, samples: UnsafePointer<Int16>, count: Int) -> Int {
+        var peak = 0
+        for index in 0..<count {
+            let sample = Int(samples[index])
+            peak = max(peak, sample < 0 ? -sample : sample)
+        }
+        return max(min(peak, 32_767), previous * 3 / 4)
     }
 
     /// Blocks in poll(2) on the PCM descriptors and the wake eventfd.

@@ -54,7 +54,7 @@ public enum ConfigLoader {
         try document.forEachEntry(of: [
             "board", "audio", "wake", "primary_app", "voice", "speech", "confirm_by_voice", "timeouts", "tips",
             "donations", "adaptation", "state_directory", "apps_folder", "control_socket", "control_group",
-            "log_level", "web", "home_assistant",
+            "log_level", "web", "home_assistant", "time_zone",
         ]) { key, field in
             switch key {
             case "board": config.board = try field.name()
@@ -76,10 +76,35 @@ public enum ConfigLoader {
             case "control_group": config.controlGroup = try field.optionalString()
             case "log_level":
                 config.logLevel = try field.oneOf(ParleyConfig.logLevels)
+            case "time_zone":
+                let name = try field.string()
+                if let problem = timeZoneProblem(name) { throw field.impossible(problem) }
+                config.timeZone = name
             default: throw field.unknownKey()
             }
         }
         return config
+    }
+
+    /// Where the system keeps its time zones: a name is one of its files.
+    public static let zoneinfo = "/usr/share/zoneinfo"
+
+    /// Why `name` is not a time zone of the system (nil when it is one):
+    /// it must name a zone file under /usr/share/zoneinfo ("Europe/Paris",
+    /// "UTC"), not a folder, not a path, and Foundation must know it too.
+    public static func timeZoneProblem(_ name: String, zoneinfo: String = zoneinfo) -> String? {
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        let wellFormed = !name.isEmpty && name.count <= 64 && parts.allSatisfy { part in
+            !part.isEmpty && part != "." && part != ".." && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "_+-".contains($0)) }
+        }
+        var isDirectory: ObjCBool = false
+        guard wellFormed,
+              FileManager.default.fileExists(atPath: zoneinfo + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue,
+              TimeZone(identifier: name) != nil
+        else {
+            return "\"\(name.prefix(64))\" is not a time zone of this system (a name from \(zoneinfo), such as Europe/Paris, America/New_York or UTC)"
+        }
+        return nil
     }
 
     private static func readAudio(_ section: Field, into audio: inout ParleyConfig.Audio) throws {

@@ -72,6 +72,10 @@ public struct ParleyConfig: Sendable, Equatable {
     public var controlGroup: String?
     /// `log_level`: trace, debug, info, notice, warning, error, critical.
     public var logLevel: String = "info"
+    /// The time zone of clock times ("at 7:00" triggers, the nightly
+    /// adaptation, the time a shortcut says), a name from /usr/share/zoneinfo;
+    /// nil: the system's own (/etc/localtime, TZ).
+    public var timeZone: String?
 
     public init() {}
 

@@ -58,6 +58,20 @@ public enum ControlRequest: Sendable, Equatable {
     /// The speaker's volume: changed (up, down, mute, unmute, a level 0-10)
     /// or, with nil, only read.
     case volume(VolumeChange?)
+    /// Turns a person's shortcut off (kept and listed, its phrases and
+    /// triggers gone) or on again, by name; durable.
+    case setShortcutEnabled(name: String, enabled: Bool)
+    /// The external apps (the apps folder): each handler's state and the
+    /// tail of its standard error, and which are turned off.
+    case externalApps
+    /// Turns an external app off (its handler stopped, its phrases out of
+    /// the grammar) or on again, by identifier; durable.
+    case setAppEnabled(identifier: String, enabled: Bool)
+    /// The recordings kept for room adaptation; deleting one by its id, or
+    /// all of them with the room transform (as forgetting the history does).
+    case keptRecordings
+    case deleteKeptRecording(String)
+    case forgetKeptRecordings
 }
 
 /// The JSON form of a request: `command` plus the fields it uses (package:
@@ -116,6 +130,14 @@ extension ControlRequest {
         case .revokeWebToken(let id): var w = WireRequest(command: "web-revoke"); w.value = id; return w
         case .resolve(let text): var w = WireRequest(command: "resolve"); w.text = text; return w
         case .volume(let change): var w = WireRequest(command: "volume"); w.value = change?.argument; return w
+        case .setShortcutEnabled(let name, let enabled):
+            var w = WireRequest(command: enabled ? "shortcut-enable" : "shortcut-disable"); w.value = name; return w
+        case .externalApps: return WireRequest(command: "app-status")
+        case .setAppEnabled(let identifier, let enabled):
+            var w = WireRequest(command: enabled ? "app-on" : "app-off"); w.value = identifier; return w
+        case .keptRecordings: return WireRequest(command: "kept-list")
+        case .deleteKeptRecording(let id): var w = WireRequest(command: "kept-delete"); w.value = id; return w
+        case .forgetKeptRecordings: return WireRequest(command: "kept-forget")
         }
     }
 
@@ -178,6 +200,14 @@ extension ControlRequest {
                 throw .init("volume \"value\" must be \(VolumeChange.spellings), not \"\(value)\"")
             }
             self = .volume(change)
+        case "shortcut-enable": self = .setShortcutEnabled(name: try need(w.value, "value"), enabled: true)
+        case "shortcut-disable": self = .setShortcutEnabled(name: try need(w.value, "value"), enabled: false)
+        case "app-status": self = .externalApps
+        case "app-on": self = .setAppEnabled(identifier: try need(w.value, "value"), enabled: true)
+        case "app-off": self = .setAppEnabled(identifier: try need(w.value, "value"), enabled: false)
+        case "kept-list": self = .keptRecordings
+        case "kept-delete": self = .deleteKeptRecording(try need(w.value, "value"))
+        case "kept-forget": self = .forgetKeptRecordings
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }
@@ -229,12 +259,54 @@ public struct PersonalShortcut: Sendable, Codable, Equatable {
     /// Its actions in words ("Order two tomato soup for pick up, ...").
     public var summary: String
     public var file: String
-    public init(name: String, phrases: [String], triggers: [String], summary: String, file: String) {
+    /// False while turned off (`shortcut-disable`); nil from an older daemon.
+    public var enabled: Bool?
+    public init(name: String, phrases: [String], triggers: [String], summary: String, file: String, enabled: Bool? = nil) {
+        self.enabled = enabled
         self.name = name
         self.phrases = phrases
         self.triggers = triggers
         self.summary = summary
         self.file = file
+    }
+}
+
+/// An external app's handler as `parley apps status` and the page show it.
+public struct ExternalAppStatus: Sendable, Codable, Equatable {
+    public var identifier: String
+    public var name: String
+    /// The app's folder name in the apps folder.
+    public var folder: String
+    /// "running (pid 123)", "restarting: exited with status 1", "stopped", "off", "not started".
+    public var state: String
+    /// Restarts after a failure since it was loaded.
+    public var restarts: Int
+    public var enabled: Bool
+    /// The last lines the handler wrote to standard error, oldest first.
+    public var stderr: [String]
+    public init(identifier: String, name: String, folder: String, state: String, restarts: Int, enabled: Bool, stderr: [String]) {
+        self.identifier = identifier
+        self.name = name
+        self.folder = folder
+        self.state = state
+        self.restarts = restarts
+        self.enabled = enabled
+        self.stderr = stderr
+    }
+}
+
+/// A recording kept for room adaptation (`adaptation.keep_audio`).
+public struct KeptRecordingSummary: Sendable, Codable, Equatable {
+    /// Its name in the kept folder ("00000012"), what deletes it.
+    public var id: String
+    public var words: String
+    public var seconds: Double
+    public var date: Date?
+    public init(id: String, words: String, seconds: Double, date: Date?) {
+        self.id = id
+        self.words = words
+        self.seconds = seconds
+        self.date = date
     }
 }
 
@@ -299,6 +371,8 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     /// Home Assistant's link and when audio last left the device and why
     /// (nil when no Home Assistant role is on, or from an older daemon).
     public var homeAssistant: String?
+    /// The time zone the daemon's clock times are in ("Europe/Paris"); nil from an older daemon.
+    public var timeZone: String?
 
     // Spelled out because the daemon, which fills it in, is another module
     // (a memberwise initialiser is internal).
@@ -306,7 +380,8 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
                 buttonProblem: String? = nil, configFile: String? = nil, stateDirectory: String, audio: AudioStatus,
                 recognitions: Int, lastIntents: [String], grammarSize: Int, donations: Int, customPhrases: Int,
                 notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil,
-                homeAssistant: String? = nil) {
+                homeAssistant: String? = nil, timeZone: String? = nil) {
+        self.timeZone = timeZone
         self.version = version
         self.pid = pid
         self.uptimeSeconds = uptimeSeconds
@@ -402,6 +477,10 @@ public struct ControlResponse: Sendable, Codable, Equatable {
     public var resolution: PhraseResolution?
     /// `volume`: the level after the change.
     public var volume: VolumeReport?
+    /// `app-status`: the external apps.
+    public var externalApps: [ExternalAppStatus]?
+    /// `kept-list`: the recordings kept for room adaptation, oldest first.
+    public var keptRecordings: [KeptRecordingSummary]?
 
     public init(ok: Bool = true) { self.ok = ok }
 

@@ -75,6 +75,9 @@ public actor ExternalAppsHost {
     private let logger: Logger
     private var apps: [String: (app: ExternalApp, fingerprint: String)] = [:]
     private var refused: [String: (errors: ManifestErrors, fingerprint: String)] = [:]
+    /// Identifiers of apps a person turned off: loaded and checked (their
+    /// phrases stay reserved), but no handler runs and the engine is not given them.
+    private var off: Set<String> = []
 
     /// What one refresh did, folder names in order.
     public struct Changes: Sendable, Hashable {
@@ -102,9 +105,49 @@ public actor ExternalAppsHost {
         self.logger = logger
     }
 
-    /// The loaded apps, in folder-name order.
-    public var loaded: [ExternalApp] { apps.keys.sorted().compactMap { apps[$0]?.app } }
+    /// The loaded apps that are on, in folder-name order.
+    public var loaded: [ExternalApp] { all.filter { !off.contains($0.description.identifier) } }
+    /// Every loaded app, on or off.
+    public var all: [ExternalApp] { apps.keys.sorted().compactMap { apps[$0]?.app } }
     public var descriptions: [AppDescription] { loaded.map(\.description) }
+
+    /// One loaded app as the page and `parley apps status` show it.
+    public struct AppState: Sendable {
+        public var folder: String
+        public var app: ExternalApp
+        public var on: Bool
+        public var status: HandlerSupervisor.Status
+        public var restarts: Int
+    }
+
+    public func states() async -> [AppState] {
+        var states: [AppState] = []
+        for folder in apps.keys.sorted() {
+            guard let app = apps[folder]?.app else { continue }
+            states.append(AppState(folder: folder, app: app, on: !off.contains(app.description.identifier),
+                                   status: await app.handler.status, restarts: await app.handler.restarts))
+        }
+        return states
+    }
+
+    /// The apps to keep off from the start (before the first refresh starts any handler).
+    public func setOff(_ identifiers: Set<String>) { off = identifiers }
+
+    /// Turns a loaded app off (its handler stopped) or on (started); false
+    /// when no loaded app has that identifier. The caller hands the new
+    /// `descriptions` to the engine.
+    public func setEnabled(_ identifier: String, _ enabled: Bool) async -> Bool {
+        guard let app = apps.values.first(where: { $0.app.description.identifier == identifier })?.app else { return false }
+        if enabled {
+            off.remove(identifier)
+            await app.handler.start()
+        } else {
+            off.insert(identifier)
+            await app.handler.stop()
+        }
+        logger.notice("apps: '\(identifier)' turned \(enabled ? "on" : "off")")
+        return true
+    }
     /// Folder name → why it is not loaded.
     public var refusals: [String: ManifestErrors] { refused.mapValues(\.errors) }
 
@@ -133,7 +176,7 @@ public actor ExternalAppsHost {
                 let app = try ExternalApp.load(folder: folder, installed: others, limits: limits, dataDirectory: dataDirectory, logger: logger)
                 apps[name] = (app, fingerprint)
                 refused[name] = nil
-                await app.handler.start()
+                if !off.contains(app.description.identifier) { await app.handler.start() }
                 if previous == nil { changes.added.append(name) } else { changes.changed.append(name) }
                 logger.notice("apps: \(previous == nil ? "loaded" : "reloaded") '\(name)' (\(app.description.identifier))")
             } catch {

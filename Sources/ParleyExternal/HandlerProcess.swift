@@ -73,7 +73,7 @@ final class HandlerProcess: Sendable {
     /// Starts `argv` in `directory`; its standard error goes to `logger`, each line prefixed with `app`.
     /// `environment` is added to the daemon's own environment.
     static func start(argv: [String], environment: [String: String] = [:], directory: String, app: String, limits: HandlerLimits,
-                      logger: Logger) throws(StartError) -> HandlerProcess {
+                      logger: Logger, tail: LineTail? = nil) throws(StartError) -> HandlerProcess {
         Self.ignoreBrokenPipes
         var pid: pid_t = 0
         var fds: [Int32] = [-1, -1, -1]
@@ -97,7 +97,7 @@ final class HandlerProcess: Sendable {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         let process = HandlerProcess(pid: pid, input: fds[0], events: stream)
         let reader = OutputReader(process: process, output: fds[1], error: fds[2], app: app, limits: limits,
-                                  logger: logger, continuation: continuation)
+                                  logger: logger, tail: tail, continuation: continuation)
         let thread = Thread { reader.run() }
         thread.name = "parley-app"
         thread.start()
@@ -180,6 +180,7 @@ private struct OutputReader: Sendable {
     let app: String
     let limits: HandlerLimits
     let logger: Logger
+    let tail: LineTail?
     let continuation: AsyncStream<HandlerProcess.Event>.Continuation
 
     func run() {
@@ -231,6 +232,7 @@ private struct OutputReader: Sendable {
                 } else {
                     for byte in chunk[0..<count] {
                         if byte == 0x0A {
+                            tail?.append(errLine, truncated: errTruncated)
                             logBudget.log(errLine, truncated: errTruncated, app: app, logger: logger)
                             errLine.removeAll(keepingCapacity: true)
                             errTruncated = false
@@ -244,7 +246,10 @@ private struct OutputReader: Sendable {
             }
         }
         if !outLine.isEmpty && !discardingOut { deliver(outLine, discarding: &discardingOut) }
-        if !errLine.isEmpty { logBudget.log(errLine, truncated: errTruncated, app: app, logger: logger) }
+        if !errLine.isEmpty {
+            tail?.append(errLine, truncated: errTruncated)
+            logBudget.log(errLine, truncated: errTruncated, app: app, logger: logger)
+        }
         logBudget.flush(app: app, logger: logger)
         let ending = exit ?? reap(wait: true) ?? HandlerExit(status: nil, signal: nil)
         process.markEnded()
@@ -303,4 +308,28 @@ private struct LogBudget {
         if dropped > 0 { logger.notice("[\(app)] \(dropped) more lines of standard error not logged") }
         dropped = 0
     }
+}
+
+/// The last lines a handler wrote to standard error, whatever the log's
+/// budget let through (the page shows them beside the handler's state):
+/// at most `capacity` lines, each at most the log's line length.
+public final class LineTail: Sendable {
+    public let capacity: Int
+    private let lines: Mutex<[String]>
+
+    public init(capacity: Int = 20) {
+        self.capacity = max(1, capacity)
+        lines = Mutex([])
+    }
+
+    func append(_ bytes: [UInt8], truncated: Bool) {
+        let text = String(decoding: bytes, as: UTF8.self) + (truncated ? " …(cut)" : "")
+        lines.withLock { current in
+            current.append(text)
+            if current.count > capacity { current.removeFirst(current.count - capacity) }
+        }
+    }
+
+    /// Oldest first.
+    public var recent: [String] { lines.withLock { $0 } }
 }

@@ -62,11 +62,20 @@ public enum HandlerFailure: Error, Sendable, Hashable, CustomStringConvertible {
 /// with back-off when it fails, logging why. A failing handler fails only
 /// the requests in flight; nothing here can stop the daemon.
 public actor HandlerSupervisor {
-    public enum Status: Sendable, Hashable {
+    public enum Status: Sendable, Hashable, CustomStringConvertible {
         case notStarted
         case running(pid: Int32)
         case restarting(reason: String)
         case stopped
+
+        public var description: String {
+            switch self {
+            case .notStarted: "not started"
+            case .running(let pid): "running (pid \(pid))"
+            case .restarting(let reason): "restarting: \(reason)"
+            case .stopped: "stopped"
+            }
+        }
     }
 
     public nonisolated let app: String
@@ -75,6 +84,8 @@ public actor HandlerSupervisor {
     public nonisolated let limits: HandlerLimits
     /// Added to the daemon's environment for the handler (`PARLEY_APP_DATA`).
     public nonisolated let environment: [String: String]
+    /// What its handler last wrote to standard error, across restarts.
+    public nonisolated let stderrTail = LineTail()
     private let logger: Logger
 
     private var process: HandlerProcess?
@@ -187,7 +198,8 @@ public actor HandlerSupervisor {
         restartDue = nil
         guard !stopping else { return }
         do {
-            let started = try HandlerProcess.start(argv: argv, environment: environment, directory: directory.path, app: app, limits: limits, logger: logger)
+            let started = try HandlerProcess.start(argv: argv, environment: environment, directory: directory.path, app: app, limits: limits,
+                                                   logger: logger, tail: stderrTail)
             process = started
             generation += 1
             startedAt = .now

@@ -79,6 +79,17 @@ public final class KeptRecordings: Sendable {
         }
     }
 
+    /// Deletes one recording by the name `recordings()` gives it
+    /// ("00000012"); false when there is none by that name. The name is
+    /// looked up among the folder's own recordings, never used as a path.
+    public func delete(_ name: String) -> Bool {
+        lock.withLock { _ in
+            guard let entry = ((try? numbered()) ?? []).first(where: { String(format: "%08d", $0.number) == name }) else { return false }
+            remove(entry.number)
+            return true
+        }
+    }
+
     private struct Entry { var number: Int; var hasWords: Bool }
 
     /// The numbered recordings in the folder (other files are not Parley's

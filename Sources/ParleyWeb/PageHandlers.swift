@@ -12,7 +12,8 @@ extension WebPage {
     func statusPage(_ visit: Visit) async throws -> Response {
         let status = try await ask(.status).status
         let logs = try await ask(.logs(limit: 300)).logs ?? []
-        return html(Pages.status(status, heard: Self.lastHeard(logs), settings: settings?.current(), visit: visit))
+        return html(Pages.status(status, heard: Self.lastHeard(logs), settings: settings?.current(),
+                                 level: microphoneLevel.map { Self.decibels($0()) }, visit: visit))
     }
 
     /// The newest lines about what was heard and what became of it: heard,
@@ -23,36 +24,51 @@ extension WebPage {
         return Array(logs.filter { line in marks.contains { line.contains($0) } }.suffix(5).reversed())
     }
 
-    /// Server-Sent Events: the state once a second while the page is open.
-    /// Nothing runs while nobody has it open; a stream ends after ten
+    /// Server-Sent Events while the page is open: the microphone's level
+    /// every `levelInterval` (a quarter second: one atomic read of what the
+    /// capture thread stored), the rest of the state every fourth time.
+    /// Nothing runs while nobody has it open; a stream ends after about ten
     /// minutes (the browser reconnects) and at the daemon's stop.
     func events() -> Response {
-        let handler = self.handler
+        let (handler, level, interval) = (self.handler, self.microphoneLevel, self.levelInterval)
         let body = ResponseBody { writer in
-            for _ in 0..<600 {
+            for tick in 0..<2_400 {
                 if Task.isCancelled || Task.isShuttingDownGracefully { break }
-                let status = await handler.handle(.status).status
-                let heard = Self.lastHeard(await handler.handle(.logs(limit: 300)).logs ?? []).first ?? ""
-                let payload: [String: String] = [
-                    "state": status?.state ?? "unknown", "led": status?.led ?? "", "audio": status?.audio.state ?? "",
-                    "speaking": (status?.audio.speaking ?? false) ? "yes" : "no",
-                    "recognitions": String(status?.recognitions ?? 0),
-                    "last": status?.lastIntents.first ?? "", "heard": heard,
-                ]
-                let json = (try? JSONEncoder().encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                try await writer.write(ByteBuffer(string: "data: \(json)\n\n"))
-                try? await Task.sleep(for: .seconds(1))
+                var payload: [String: String] = [:]
+                if let level { payload["level"] = String(Self.decibels(level())) }
+                if tick % 4 == 0 {
+                    let status = await handler.handle(.status).status
+                    let heard = Self.lastHeard(await handler.handle(.logs(limit: 300)).logs ?? []).first ?? ""
+                    payload.merge([
+                        "state": status?.state ?? "unknown", "led": status?.led ?? "", "audio": status?.audio.state ?? "",
+                        "speaking": (status?.audio.speaking ?? false) ? "yes" : "no",
+                        "recognitions": String(status?.recognitions ?? 0),
+                        "last": status?.lastIntents.first ?? "", "heard": heard,
+                    ]) { _, new in new }
+                }
+                if !payload.isEmpty {
+                    let json = (try? JSONEncoder().encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                    try await writer.write(ByteBuffer(string: "data: \(json)\n\n"))
+                }
+                try? await Task.sleep(for: interval)
             }
             try await writer.finish(nil)
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
     }
 
+    /// A level 0...32767 in decibels below full scale, rounded, from -90 (silence) to 0.
+    static func decibels(_ level: Int) -> Int {
+        guard level > 0 else { return -90 }
+        return max(-90, Int((20 * log10(Double(min(level, 32_767)) / 32_767)).rounded()))
+    }
+
     func shortcutsPage(_ visit: Visit) async throws -> Response {
         let shortcuts = try await ask(.personalShortcuts).personalShortcuts ?? []
         // "Try it": a GET, since it changes nothing (the phrase is resolved, never run).
         var tried: PhraseResolution?
-        if let phrase = visit.request.uri.queryParameters["try"].map(String.init), !phrase.isEmpty {
+        // A form's GET sends spaces as "+", which the query's percent-decoding leaves.
+        if let phrase = visit.request.uri.queryParameters["try"].map({ String($0).replacingOccurrences(of: "+", with: " ") }), !phrase.isEmpty {
             tried = try await ask(.resolve(String(phrase.prefix(300)))).resolution
         }
         return html(Pages.shortcuts(shortcuts, tried: tried, visit: visit, message: visit.request.uri.queryParameters["done"].map(String.init)))
@@ -94,15 +110,47 @@ extension WebPage {
         return Self.redirect("/shortcuts?done=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
     }
 
-    func appsPage(_ visit: Visit) async throws -> Response {
+    /// Turns a shortcut off or on, named as the daemon lists it (never a file).
+    func switchShortcut(_ visit: Visit, _ fields: [String: String]) async throws -> Response {
+        let name = fields["name"] ?? ""
+        let response = await handler.handle(.setShortcutEnabled(name: name, enabled: fields["on"] == "yes"))
+        let message = response.ok ? response.message ?? "Done." : response.error ?? "refused"
+        logger.notice("web: shortcut switched", metadata: ["name": "\(name)", "on": "\(fields["on"] ?? "")", "ok": "\(response.ok)"])
+        return Self.redirect("/shortcuts?done=" + (message.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+    }
+
+    func appsPage(_ visit: Visit, message: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         let apps = try await ask(.apps).apps ?? []
         let phrases = try await ask(.shortcuts).shortcuts ?? []
-        return html(Pages.apps(apps, phrases: phrases, visit: visit))
+        // A daemon without the apps folder's service lists no external apps.
+        let external = await handler.handle(.externalApps).externalApps ?? []
+        return html(Pages.apps(apps, phrases: phrases, external: external, message: message, visit: visit), status: status)
+    }
+
+    /// Turns an external app off or on by the identifier the daemon lists.
+    func switchApp(_ visit: Visit, _ fields: [String: String]) async throws -> Response {
+        let id = fields["id"] ?? ""
+        let response = await handler.handle(.setAppEnabled(identifier: id, enabled: fields["on"] == "yes"))
+        logger.notice("web: app switched", metadata: ["app": "\(id)", "on": "\(fields["on"] ?? "")", "ok": "\(response.ok)"])
+        return try await appsPage(visit, message: response.ok ? response.message : response.error,
+                                  status: response.ok ? .ok : .unprocessableContent)
     }
 
     func settingsPage(_ visit: Visit, message: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
-        html(Pages.settings(settings?.current(), file: settings?.path, message: message, visit: visit), status: status)
+        html(Pages.settings(settings?.current(), file: settings?.path, message: message, zones: Self.zoneNames, visit: visit), status: status)
     }
+
+    /// The system's time zone names, for the field's suggestions (read once).
+    static let zoneNames: [String] = {
+        guard let text = try? String(contentsOfFile: ConfigLoader.zoneinfo + "/tzdata.zi", encoding: .utf8) else { return [] }
+        // tzdata.zi: "Z Europe/Paris …" zones and "L target Alias" links.
+        return text.split(separator: "\n").compactMap { line -> String? in
+            let parts = line.split(separator: " ")
+            if parts.count >= 2, parts[0] == "Z" { return String(parts[1]) }
+            if parts.count >= 3, parts[0] == "L" { return String(parts[2]) }
+            return nil
+        }.filter { ConfigLoader.timeZoneProblem($0) == nil }.sorted()
+    }()
 
     func saveSettings(_ visit: Visit, _ fields: [String: String]) async throws -> Response {
         guard let settings else {
@@ -112,19 +160,50 @@ extension WebPage {
         for key in SettingsFile.Key.allCases {
             if let value = fields[key.rawValue] { changes.append((key, value)) }
         }
+        let before = settings.current() ?? [:]
         do {
-            try settings.apply(changes)
-            logger.notice("web: settings written", metadata: ["file": "\(settings.path)", "keys": "\(changes.map(\.0.rawValue))"])
-            return try await settingsPage(visit, message: "Saved to \(settings.path). parleyd uses them from its next start.")
+            let config = try settings.apply(changes)
+            let after = settings.current() ?? [:]
+            let changed = Set(SettingsFile.Key.allCases.filter { before[$0] != after[$0] }.map(\.rawValue))
+            logger.notice("web: settings written", metadata: ["file": "\(settings.path)", "changed": "\(changed.sorted())"])
+            let outcome = await live?.apply(config, keys: changed) ?? (applied: [], failed: [:])
+            return try await settingsPage(visit, message: Self.settingsMessage(file: settings.path, changed: changed, outcome: outcome))
         } catch {
             return try await settingsPage(visit, message: "Not saved: \(error)", status: .unprocessableContent)
         }
     }
 
+    /// What became of a save: in use now, waiting for the next start, or refused.
+    static func settingsMessage(file: String, changed: Set<String>, outcome: (applied: [String], failed: [String: String])) -> String {
+        guard !changed.isEmpty else { return "Saved to \(file); nothing changed." }
+        var parts = ["Saved to \(file)."]
+        if !outcome.applied.isEmpty { parts.append("In use now: \(outcome.applied.sorted().joined(separator: ", ")).") }
+        let waiting = changed.filter { LiveSettings.needRestart[$0] != nil }.sorted()
+        if !waiting.isEmpty { parts.append("From parleyd's next start: \(waiting.joined(separator: ", ")).") }
+        for key in outcome.failed.keys.sorted() { parts.append("\(key) not in use yet: \(outcome.failed[key]!).") }
+        return parts.joined(separator: " ")
+    }
+
     func historyPage(_ visit: Visit, message: String?) async throws -> Response {
         let donations = try await ask(.donations(app: nil, limit: 500)).donations ?? []
         let status = try await ask(.status).status
-        return html(Pages.history(donations, kept: status?.keptRecordings, transform: status?.roomTransform, message: message, visit: visit))
+        // Without room adaptation there is nothing kept to list.
+        let recordings = await handler.handle(.keptRecordings).keptRecordings
+        return html(Pages.history(donations, kept: status?.keptRecordings, recordings: recordings, keepAudio: status?.keepAudio,
+                                  transform: status?.roomTransform, message: message, visit: visit))
+    }
+
+    /// Deletes one kept recording by the id the daemon lists, or all of them with the transform.
+    func deleteKept(_ visit: Visit, _ fields: [String: String]) async throws -> Response {
+        let response: ControlResponse
+        if fields["scope"] == "all" {
+            guard fields["confirm"] == "yes" else { return try await historyPage(visit, message: "Tick the box to delete every kept recording.") }
+            response = await handler.handle(.forgetKeptRecordings)
+        } else {
+            response = await handler.handle(.deleteKeptRecording(fields["id"] ?? ""))
+        }
+        logger.notice("web: kept audio deleted", metadata: ["scope": "\(fields["scope"] ?? "one")", "ok": "\(response.ok)"])
+        return try await historyPage(visit, message: response.ok ? response.message : response.error)
     }
 
     func forget(_ visit: Visit, _ fields: [String: String]) async throws -> Response {

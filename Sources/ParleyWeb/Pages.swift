@@ -61,7 +61,7 @@ enum Pages {
             """)
     }
 
-    static func status(_ s: DaemonStatus?, heard: [String], settings: [SettingsFile.Key: String]?, visit: WebPage.Visit) -> String {
+    static func status(_ s: DaemonStatus?, heard: [String], settings: [SettingsFile.Key: String]?, level: Int?, visit: WebPage.Visit) -> String {
         guard let s else { return layout("Status", note("The daemon did not answer.")) }
         let rows: [(String, String, String)] = [
             ("State", "state", s.state), ("Lights", "led", s.led ?? "no board"),
@@ -72,7 +72,13 @@ enum Pages {
             ("Understood since start", "recognitions", String(s.recognitions)),
             ("Last performed", "last", s.lastIntents.first ?? "nothing yet"),
         ]
-        let table = rows.map { "<tr><th>\($0.0)</th><td id=\"\($0.1)\">\(esc($0.2))</td></tr>" }.joined()
+        var table = rows.map { "<tr><th>\($0.0)</th><td id=\"\($0.1)\">\(esc($0.2))</td></tr>" }.joined()
+        if let level {
+            // The meter spans -60 dB (a quiet room) to 0 dB (full scale); live.js moves it.
+            table += "<tr><th>Microphone level</th><td><meter id=\"mic-meter\" min=\"-60\" max=\"0\" low=\"-40\" high=\"-6\" value=\"\(level)\"></meter> "
+                + "<span id=\"mic-level\">\(level) dB</span></td></tr>"
+        }
+        table += "<tr><th>Time zone</th><td id=\"time-zone\">\(esc(s.timeZone ?? "the system's"))</td></tr>"
         let lines = heard.isEmpty ? "<li>Nothing heard yet.</li>" : heard.map { "<li>\(esc($0))</li>" }.joined()
         return layout("Status", script: true, """
             <table>\(table)</table>
@@ -95,12 +101,18 @@ enum Pages {
             let values = r.values.keys.sorted().map { "\($0)=\(r.values[$0]!)" }.joined(separator: " ")
             return "<p class=\"note\" id=\"try-result\">“\(esc(r.phrase))” → \(esc(r.target))\(values.isEmpty ? "" : " (" + esc(values) + ")")\(r.matched ? ". Not run." : ".")</p>"
         } ?? ""
-        let items = list.map { s in
-            """
-            <li class="card"><strong>\(esc(s.name))</strong>
+        let items: String = list.map { s -> String in
+            let on = s.enabled ?? true
+            let toggle = form("/shortcuts/switch", visit.formToken, """
+                <input type="hidden" name="name" value="\(esc(s.name))"><input type="hidden" name="on" value="\(on ? "no" : "yes")">\
+                <button id="\(on ? "disable" : "enable")-\(slug(s.name))">\(on ? "Turn off" : "Turn on")</button>
+                """)
+            return """
+            <li class="card\(on ? "" : " off")" id="shortcut-\(slug(s.name))"><strong>\(esc(s.name))</strong>\(on ? "" : " <em class=\"state-off\">off: not understood, no triggers</em>")
             <div>\(s.phrases.map { "“\(esc($0))”" }.joined(separator: ", "))\(s.triggers.isEmpty ? "" : " · " + esc(s.triggers.joined(separator: ", ")))</div>
             <div class="hint">\(esc(s.summary))</div>
             <a href="/shortcuts/edit?name=\(s.name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")">Edit</a>
+            \(toggle)
             \(form("/shortcuts/delete", visit.formToken, "<input type=\"hidden\" name=\"name\" value=\"\(esc(s.name))\"><button class=\"danger\">Delete</button>"))</li>
             """
         }.joined()
@@ -137,19 +149,48 @@ enum Pages {
             """)
     }
 
-    static func apps(_ apps: [AppSummary], phrases: [ParleyControl.ShortcutSummary], visit: WebPage.Visit) -> String {
-        let cards = apps.map { app in
+    /// An id for an element from a name ("Coffee break" -> "coffee-break").
+    static func slug(_ name: String) -> String {
+        name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
+    }
+
+    static func apps(_ apps: [AppSummary], phrases: [ParleyControl.ShortcutSummary], external: [ExternalAppStatus], message: String?,
+                     visit: WebPage.Visit) -> String {
+        let handlers = Dictionary(external.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // An app turned off is not in the catalog any more; it is listed from the apps folder.
+        let off = external.filter { !$0.enabled }.map { AppSummary(name: $0.name, synonyms: [], intents: [], primary: false,
+                                                                     identifier: $0.identifier, external: true) }
+        let cards: String = (apps + off).map { app -> String in
             let own = phrases.filter { $0.app == app.name }
             return """
                 <li class="card"><strong>\(esc(app.name))</strong>\(app.primary ? " <em>primary</em>" : "")\((app.external ?? false) ? " <em>external</em>" : "")
                 <div class="hint">\(esc(app.intents.joined(separator: ", ")))</div>
-                <ul>\(own.prefix(12).map { "<li>“\(esc($0.phrase))” → \(esc($0.intent))</li>" }.joined())\(own.count > 12 ? "<li>… \(own.count - 12) more</li>" : "")</ul></li>
+                <ul>\(own.prefix(12).map { "<li>“\(esc($0.phrase))” → \(esc($0.intent))</li>" }.joined())\(own.count > 12 ? "<li>… \(own.count - 12) more</li>" : "")</ul>
+                \(handlers[app.name].map { handler($0, visit: visit) } ?? "")</li>
                 """
         }.joined()
-        return layout("Apps", "<ul class=\"cards\" id=\"app-list\">\(cards)</ul><p class=\"hint\">External apps are folders in the apps folder; remove one there to turn it off.</p>")
+        return layout("Apps", """
+            \(note(message))
+            <ul class="cards" id="app-list">\(cards)</ul>
+            <p class="hint">External apps are folders in the apps folder. One turned off stays installed: its handler is stopped and its phrases are not understood until it is turned on again (also <code>parley apps off NAME</code>).</p>
+            """)
     }
 
-    static func settings(_ values: [SettingsFile.Key: String]?, file: String?, message: String?, visit: WebPage.Visit) -> String {
+    /// An external app's handler: its state, its standard error's last lines, and the switch.
+    static func handler(_ h: ExternalAppStatus, visit: WebPage.Visit) -> String {
+        let id = slug(h.identifier)
+        let tail = h.stderr.suffix(10).map { esc($0) }.joined(separator: "\n")
+        return """
+            <div class="handler">Handler: <span class="state-\(h.enabled ? h.state.split(separator: " ").first.map { String($0).trimmingCharacters(in: .punctuationCharacters) } ?? "" : "off")" id="app-state-\(id)">\(esc(h.state))</span>\(h.restarts > 0 ? " <span class=\"hint\">\(h.restarts) restart\(h.restarts == 1 ? "" : "s")</span>" : "")
+            \(tail.isEmpty ? "<div class=\"hint\">Nothing on standard error.</div>" : "<details><summary>Standard error, last lines</summary><pre class=\"log\" id=\"app-stderr-\(id)\">\(tail)</pre></details>")
+            \(form("/apps/switch", visit.formToken, """
+            <input type="hidden" name="id" value="\(esc(h.identifier))"><input type="hidden" name="on" value="\(h.enabled ? "no" : "yes")">\
+            <button class="\(h.enabled ? "danger" : "")" id="app-\(h.enabled ? "off" : "on")-\(id)">\(h.enabled ? "Turn off" : "Turn on")</button>
+            """))</div>
+            """
+    }
+
+    static func settings(_ values: [SettingsFile.Key: String]?, file: String?, message: String?, zones: [String], visit: WebPage.Visit) -> String {
         guard let values, let file else {
             return layout("Settings", note(message ?? "parleyd runs on its defaults, without a configuration file; start it with --config FILE to change settings here."))
         }
@@ -157,18 +198,24 @@ enum Pages {
             (.volume, "Volume (%)", "0…200"), (.wakeName, "Wake word", "one to three words"),
             (.sensitivity, "Wake sensitivity", "0…1"), (.voiceName, "Voice", "an espeak-ng voice, e.g. en-us"),
             (.rate, "Speech rate (words a minute)", "80…450"), (.board, "Board", "sim, pi4, …"),
+            (.timeZone, "Time zone", "a name from /usr/share/zoneinfo, e.g. Europe/Paris; empty: the system's. Automations \"at 7:00\" and spoken times follow it"),
         ]
-        let inputs = fields.map { key, label, hint in
-            "<label>\(esc(label)) <input name=\"\(key.rawValue)\" id=\"\(key.rawValue.replacingOccurrences(of: ".", with: "-"))\" value=\"\(esc(values[key] ?? ""))\"><span class=\"hint\">\(esc(hint))</span></label>"
+        let inputs: String = fields.map { key, label, hint -> String in
+            let restart = LiveSettings.needRestart[key.rawValue].map { "<span class=\"restart\" id=\"restart-\(slug(key.rawValue))\">Needs a restart of parleyd: \(esc($0)).</span>" } ?? ""
+            let list = key == .timeZone && !zones.isEmpty ? " list=\"zones\" autocomplete=\"off\"" : ""
+            return "<label>\(esc(label)) <input name=\"\(key.rawValue)\" id=\"\(key.rawValue.replacingOccurrences(of: ".", with: "-").replacingOccurrences(of: "_", with: "-"))\" value=\"\(esc(values[key] ?? ""))\"\(list)><span class=\"hint\">\(esc(hint))</span>\(restart)</label>"
         }.joined()
+        let options: String = zones.map { "<option value=\"\(esc($0))\">" }.joined()
+        let datalist: String = zones.isEmpty ? "" : "<datalist id=\"zones\">\(options)</datalist>"
         return layout("Settings", """
             \(note(message))
-            \(form("/settings", visit.formToken, id: "settings-form", inputs + "<button id=\"save-settings\">Save</button>"))
-            <p class="hint">Written to \(esc(file)) with the same checks as parleyd's start.</p>
+            \(form("/settings", visit.formToken, id: "settings-form", "\(inputs)\(datalist)<button id=\"save-settings\">Save</button>"))
+            <p class="hint">Written to \(esc(file)) with the same checks as parleyd's start. The voice, its rate and loudness and the time zone are in use at once; the others say so where they wait for a restart.</p>
             """)
     }
 
-    static func history(_ donations: [Donation], kept: Int?, transform: Date?, message: String?, visit: WebPage.Visit) -> String {
+    static func history(_ donations: [Donation], kept: Int?, recordings: [KeptRecordingSummary]?, keepAudio: Bool?, transform: Date?,
+                        message: String?, visit: WebPage.Visit) -> String {
         let byApp = Dictionary(grouping: donations, by: \.app)
         let groups = byApp.keys.sorted().map { app in
             let rows = byApp[app]!.map { d in
@@ -182,11 +229,27 @@ enum Pages {
                 + "<ul>\(rows)</ul></li>"
         }.joined()
         let audio = kept.map { "\($0) recording\($0 == 1 ? "" : "s") of confirmed commands kept for room adaptation" } ?? "no room adaptation"
+        let keeping = keepAudio.map { $0 ? " Keeping is on (adaptation.keep_audio)." : " Keeping is off (adaptation.keep_audio: false): nothing new is kept." } ?? ""
+        let formatter = ISO8601DateFormatter()
+        let listed = (recordings ?? []).reversed().map { r in
+            "<li id=\"kept-\(esc(r.id))\">“\(esc(r.words))” <span class=\"hint\">\(String(format: "%.1f", r.seconds)) s\(r.date.map { " · " + esc(formatter.string(from: $0)) } ?? "")</span>"
+                + form("/history/kept/delete", visit.formToken, "<input type=\"hidden\" name=\"id\" value=\"\(esc(r.id))\"><button class=\"danger\" id=\"delete-kept-\(esc(r.id))\">Delete</button>") + "</li>"
+        }.joined()
+        let keptList = recordings.map { list in
+            list.isEmpty ? "<p class=\"hint\" id=\"kept-list\">No recordings kept.</p>" : """
+                <ul class="cards" id="kept-list">\(listed)</ul>
+                \(form("/history/kept/delete", visit.formToken, id: "delete-all-kept", """
+                <input type="hidden" name="scope" value="all"><label><input type="checkbox" name="confirm" value="yes" id="confirm-kept"> Delete every kept recording and the room transform made from them</label>
+                <button class="danger" id="delete-all-recordings">Delete all recordings</button>
+                """))
+                """
+        } ?? ""
         return layout("History and privacy", """
             \(note(message))
             <p id="donation-count">\(donations.count) donation\(donations.count == 1 ? "" : "s") (what suggestions learn from).</p>
             <ul class="cards" id="donations">\(groups)</ul>
-            <h2>Room adaptation</h2><p id="kept">\(esc(audio))\(transform.map { "; transform made \(esc(ISO8601DateFormatter().string(from: $0)))" } ?? "").</p>
+            <h2>Room adaptation</h2><p id="kept">\(esc(audio))\(transform.map { "; transform made \(esc(ISO8601DateFormatter().string(from: $0)))" } ?? "").\(esc(keeping))</p>
+            \(keptList)
             \(form("/history/forget", visit.formToken, id: "forget-all", """
             <input type="hidden" name="scope" value="all"><label><input type="checkbox" name="confirm" value="yes" id="confirm-all"> Forget everything: every donation, the kept audio and the room transform</label>
             <button class="danger" id="forget-everything">Forget everything</button>
@@ -226,6 +289,8 @@ enum Assets {
         button,.button{font:inherit;background:#2f6b5b;color:#fff;border:0;border-radius:6px;padding:.45em .9em;margin:.2em 0;display:inline-block;text-decoration:none}
         .danger{background:#9b2d2d}.hint{color:#5a6570;font-size:.9em;display:block}.note{background:#fff7d6;border:1px solid #e8d48a;padding:.5em;border-radius:6px}
         .log{font-family:ui-monospace,monospace;font-size:13px;padding-left:1em;word-break:break-all}
+        .off{opacity:.75;border-style:dashed}.state-off,.state-stopped,.state-restarting{color:#9b2d2d;font-weight:600}.state-running{color:#2f6b5b;font-weight:600}
+        .restart{color:#8a5a00;font-size:.9em;display:block}meter{width:12em;vertical-align:middle}pre.log{white-space:pre-wrap;max-height:14em;overflow:auto}
         .listing{font-family:ui-monospace,monospace;font-size:13px}.listing .bad{background:#fde4e4}.problem{color:#9b2d2d;display:block;font-family:system-ui,sans-serif}
         """
 
@@ -237,6 +302,11 @@ enum Assets {
           var source = new EventSource("/events");
           source.onmessage = function (event) {
             var data = JSON.parse(event.data);
+            if (data.level !== undefined) {
+              var meter = document.getElementById("mic-meter"), text = document.getElementById("mic-level");
+              if (meter) meter.value = Number(data.level);
+              if (text) text.textContent = data.level + " dB";
+            }
             ["state", "led", "speaking", "recognitions", "last"].forEach(function (key) {
               var cell = document.getElementById(key);
               if (cell && data[key] !== undefined && data[key] !== "") cell.textContent = data[key];

@@ -12,6 +12,7 @@ public struct SettingsFile: Sendable {
     public enum Key: String, CaseIterable, Sendable {
         case volume = "voice.volume", voiceName = "voice.name", rate = "voice.rate"
         case wakeName = "wake.name", sensitivity = "wake.sensitivity", board = "board"
+        case timeZone = "time_zone"
 
         var numeric: Bool { self == .volume || self == .rate || self == .sensitivity }
     }
@@ -26,25 +27,35 @@ public struct SettingsFile: Sendable {
         return [
             .volume: String(config.voice.volume), .voiceName: config.voice.name, .rate: String(config.voice.rate),
             .wakeName: config.wake.name, .sensitivity: String(config.wake.sensitivity), .board: config.board,
+            .timeZone: config.timeZone ?? "",
         ]
     }
 
-    public func apply(_ changes: [(Key, String)]) throws {
+    /// Writes `changes` and returns the configuration as the file now reads.
+    @discardableResult
+    public func apply(_ changes: [(Key, String)]) throws -> ParleyConfig {
         var text = try String(contentsOfFile: path, encoding: .utf8)
         for (key, value) in changes {
             let trimmed = value.trimmingCharacters(in: .whitespaces)
+            // An empty time zone is the system's own: the key leaves the file.
+            if key == .timeZone && trimmed.isEmpty {
+                text = text.components(separatedBy: "\n").filter { !$0.hasPrefix(key.rawValue + ":") }.joined(separator: "\n")
+                continue
+            }
             guard !trimmed.contains(where: \.isNewline), trimmed.count <= 100 else {
                 throw SettingsError("\(key.rawValue): \"\(trimmed.prefix(40))\" is not one short line")
             }
             text = Self.set(key.rawValue, to: Self.yamlValue(trimmed, numeric: key.numeric), in: text)
         }
         // The daemon's loader has the last word (ranges, types, names), with the key and reason.
+        let config: ParleyConfig
         do {
-            _ = try ConfigLoader.parse(text, file: path)
+            config = try ConfigLoader.parse(text, file: path)
         } catch let error as ConfigError {
             throw SettingsError("\(error.key.isEmpty ? "" : error.key + ": ")\(error.reason)")
         }
         try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return config
     }
 
     /// A number stays plain when it reads as one; anything else is a quoted string.

@@ -26,12 +26,22 @@ public final class WebPage: Sendable {
     let machineName: String
     let now: @Sendable () -> Date
     let logger: Logger
+    /// Puts settings written to the file in use where that needs no restart.
+    let live: LiveSettings?
+    /// The microphone's level (0...32767), read while a status page is open.
+    let microphoneLevel: (@Sendable () -> Int)?
+    /// How often the status stream sends the level; the rest of the status goes every fourth time.
+    let levelInterval: Duration
 
     public init(
         handler: any ControlHandling, webDirectory: URL, configFile: String?, machineName: String,
         announce: @escaping @Sendable (String) async throws -> Void, logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        now: @escaping @Sendable () -> Date = { Date() }, live: LiveSettings? = nil,
+        microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250)
     ) {
+        self.live = live
+        self.microphoneLevel = microphoneLevel
+        self.levelInterval = levelInterval
         self.handler = handler
         self.sessions = SessionStore(directory: webDirectory)
         self.uploadFile = webDirectory.appendingPathComponent("upload.yaml")
@@ -63,11 +73,14 @@ public final class WebPage: Sendable {
         router.get("/shortcuts/edit") { request, _ in try await self.signedIn(request) { try await self.editPage($0) } }
         router.post("/shortcuts/save") { request, _ in try await self.changing(request) { try await self.saveShortcut($0, $1) } }
         router.post("/shortcuts/delete") { request, _ in try await self.changing(request) { try await self.deleteShortcut($0, $1) } }
-        router.get("/apps") { request, _ in try await self.signedIn(request) { try await self.appsPage($0) } }
+        router.post("/shortcuts/switch") { request, _ in try await self.changing(request) { try await self.switchShortcut($0, $1) } }
+        router.get("/apps") { request, _ in try await self.signedIn(request) { try await self.appsPage($0, message: nil) } }
+        router.post("/apps/switch") { request, _ in try await self.changing(request) { try await self.switchApp($0, $1) } }
         router.get("/settings") { request, _ in try await self.signedIn(request) { try await self.settingsPage($0, message: nil) } }
         router.post("/settings") { request, _ in try await self.changing(request) { try await self.saveSettings($0, $1) } }
         router.get("/history") { request, _ in try await self.signedIn(request) { try await self.historyPage($0, message: nil) } }
         router.post("/history/forget") { request, _ in try await self.changing(request) { try await self.forget($0, $1) } }
+        router.post("/history/kept/delete") { request, _ in try await self.changing(request) { try await self.deleteKept($0, $1) } }
         router.get("/logs") { request, _ in try await self.signedIn(request) { try await self.logsPage($0) } }
         router.get("/tokens") { request, _ in try await self.signedIn(request) { try await self.tokensPage($0, message: nil) } }
         router.post("/tokens/revoke") { request, _ in try await self.changing(request) { try await self.revoke($0, $1) } }

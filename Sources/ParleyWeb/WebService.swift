@@ -22,7 +22,8 @@ public enum WebAttachment {
             handler: context.handler,
             webDirectory: URL(fileURLWithPath: context.config.stateDirectory).appendingPathComponent("web"),
             configFile: context.configFile, machineName: ProcessInfo.processInfo.hostName,
-            announce: PairingAnnouncer(components: context.components).announce, logger: logger)
+            announce: PairingAnnouncer(components: context.components).announce, logger: logger,
+            live: LiveSettings(components: context.components), microphoneLevel: context.components.microphoneLevel)
         return DaemonAttachment(
             handler: WebControlHandler(inner: context.handler, sessions: page.sessions),
             services: [WebService(page: page, port: web.port, listen: web.listen, logger: logger)])

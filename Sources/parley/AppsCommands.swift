@@ -10,7 +10,45 @@ import ParleyIntents
 struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "List the installed apps, or check an app folder.",
-        subcommands: [AppsListCommand.self, AppsCheckCommand.self], defaultSubcommand: AppsListCommand.self)
+        subcommands: [AppsListCommand.self, AppsCheckCommand.self, AppsStatusCommand.self, AppsSwitchCommand.On.self,
+                      AppsSwitchCommand.Off.self],
+        defaultSubcommand: AppsListCommand.self)
+}
+
+/// `parley apps status`: each external app's handler and its standard error's last lines.
+struct AppsStatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show each external app's handler (running, restarting, stopped, off) and its last standard error lines.")
+    @OptionGroup var options: ControlOptions
+    @Option(name: [.customShort("n"), .long], help: "How many standard error lines per app.") var lines = 5
+
+    func run() throws {
+        let apps = try options.send(.externalApps).externalApps ?? []
+        output(options, apps.isEmpty ? "No external apps." : apps.map { app in
+            "\(app.identifier) (\(app.folder)): \(app.state)\(app.restarts > 0 ? ", \(app.restarts) restarts" : "")"
+                + app.stderr.suffix(max(0, lines)).map { "\n  " + $0 }.joined()
+        }.joined(separator: "\n"))
+    }
+}
+
+/// `parley apps on|off IDENTIFIER`: an external app turned off stays installed, its handler stopped and its phrases not understood.
+enum AppsSwitchCommand {
+    struct On: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "on", abstract: "Turn an external app on again (its handler starts).")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The app's identifier (see `parley apps status`).") var identifier: String
+
+        func run() throws { output(options, try options.send(.setAppEnabled(identifier: identifier, enabled: true)).message ?? "") }
+    }
+
+    struct Off: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "off", abstract: "Turn an external app off: its handler stops and its phrases are not understood, across restarts.")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The app's identifier (see `parley apps status`).") var identifier: String
+
+        func run() throws { output(options, try options.send(.setAppEnabled(identifier: identifier, enabled: false)).message ?? "") }
+    }
 }
 
 struct AppsCheckCommand: ParsableCommand {

@@ -10,11 +10,11 @@ import ParleyHardware
 struct ShortcutsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shortcuts", abstract: "A person's multi-step shortcuts (docs/shortcuts.md), and the App Shortcut phrases.",
-        subcommands: [List.self, Show.self, Run.self, Add.self, Remove.self, Check.self, AppPhrases.self], defaultSubcommand: List.self)
+        subcommands: [List.self, Show.self, Run.self, Add.self, Remove.self, Enable.self, Disable.self, Check.self, AppPhrases.self], defaultSubcommand: List.self)
 
     /// One shortcut in lines: name, phrases, triggers, what it does.
     static func lines(_ shortcut: PersonalShortcut) -> String {
-        var text = shortcut.name
+        var text = shortcut.name + (shortcut.enabled == false ? " [off]" : "")
         if !shortcut.phrases.isEmpty { text += "  \"" + shortcut.phrases.joined(separator: "\", \"") + "\"" }
         if !shortcut.triggers.isEmpty { text += "  [" + shortcut.triggers.joined(separator: "; ") + "]" }
         return text + "\n  " + shortcut.summary
@@ -70,6 +70,23 @@ struct ShortcutsCommand: ParsableCommand {
         @Argument(help: "The shortcut's name.") var name: String
 
         func run() throws { output(options, try options.send(.removeShortcut(name)).message ?? "") }
+    }
+
+    struct Enable: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Turn a shortcut that was turned off on again: its phrases and triggers work again.")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The shortcut's name.") var name: String
+
+        func run() throws { output(options, try options.send(.setShortcutEnabled(name: name, enabled: true)).message ?? "") }
+    }
+
+    struct Disable: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Turn a shortcut off, keeping its file: its phrases are not understood and its triggers do not fire until it is enabled.")
+        @OptionGroup var options: ControlOptions
+        @Argument(help: "The shortcut's name.") var name: String
+
+        func run() throws { output(options, try options.send(.setShortcutEnabled(name: name, enabled: false)).message ?? "") }
     }
 
     /// The App Shortcut phrases the running daemon understands (what bare `parley shortcuts` printed before).

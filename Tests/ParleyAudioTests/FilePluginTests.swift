@@ -140,6 +140,22 @@ extension AudioRing {
         #expect(abs(rms(middle) - 10_000 / 2.squareRoot()) < 150)  // unity gain in the pass band
     }
 
+    @Test func levelIsTheLastPeriodsPeakAndFallsAfterIt() throws {
+        let dir = try TemporaryDirectory()
+        // A tone ending the file: the level is its peak (unity gain at 16 kHz mono).
+        let (_, loud) = try capture(stereoTone(frequency: 1_000, rate: 16_000, seconds: 1, amplitude: 8_000).enumerated()
+            .filter { $0.offset % 2 == 0 }.map(\.element), rate: 16_000, channels: 1, dir: dir)
+        #expect(abs(loud.level - 8_000) < 100, "level \(loud.level)")
+        // The same tone and then 20 periods of silence: the meter fell by a quarter each period.
+        let tone = stereoTone(frequency: 1_000, rate: 16_000, seconds: 1, amplitude: 8_000).enumerated()
+            .filter { $0.offset % 2 == 0 }.map(\.element)
+        let (_, quiet) = try capture(tone + [Int16](repeating: 0, count: 3_200), rate: 16_000, channels: 1, dir: dir)
+        #expect(quiet.level > 0 && quiet.level < 8_000 / 100, "level \(quiet.level)")
+        // Silence throughout reads as zero.
+        let (_, silent) = try capture([Int16](repeating: 0, count: 16_000), rate: 16_000, channels: 1, dir: dir)
+        #expect(silent.level == 0)
+    }
+
     @Test func tonesAboveTheNewNyquistAreRemovedNotAliased() throws {
         // 10 kHz at 48 kHz would alias to 6 kHz at 16 kHz without the low-pass.
         let dir = try TemporaryDirectory()

@@ -88,6 +88,18 @@ import Testing
         #expect(try ConfigLoader.parse("state_directory: /tmp/s\napps_folder: mine\n", file: "parley.yaml").appsFolderPath == "/tmp/s/mine")
     }
 
+    @Test func theTimeZoneIsANameFromTheSystemsZoneinfo() throws {
+        #expect(try parse("time_zone: Europe/Paris").timeZone == "Europe/Paris")
+        #expect(try parse("time_zone: UTC").timeZone == "UTC")
+        #expect(try parse("board: sim").timeZone == nil)
+        for bad in ["Mars/Olympus", "Europe", "../../etc/passwd", "/usr/share/zoneinfo/UTC", "Europe/Paris/..", "Europe/Paris; rm"] {
+            let error = refusal("board: sim\ntime_zone: \"\(bad)\"\n")
+            #expect(error?.key == "time_zone" && error?.line == 2, "\(bad)")
+            #expect(error?.reason == "\"\(bad)\" is not a time zone of this system (a name from /usr/share/zoneinfo, such as Europe/Paris, America/New_York or UTC)",
+                    "\(bad): \(error?.reason ?? "accepted")")
+        }
+    }
+
     @Test func unknownKeyIsRefusedWithLineAndKey() {
         let error = refusal("""
             board: sim

@@ -173,6 +173,16 @@ import Testing
         #expect(await h.donations.rows.map(\.trigger) == ["automation"])
     }
 
+    @Test func aNewTimeZoneMovesATimeTriggerToItsClock() async throws {
+        // Monday 08:00 UTC; 08:30 at UTC-1 (Etc/GMT+1, POSIX's inverted sign) is 09:30 UTC.
+        let h = try await harness([Self.morning])
+        await h.engine.setTimeZone(TimeZone(identifier: "Etc/GMT+1")!)
+        #expect(await h.engine.configuration.calendar.timeZone.identifier == "Etc/GMT+1")
+        #expect(await h.wait(30 * 60).isEmpty)
+        #expect(await h.wait(59 * 60).isEmpty)
+        #expect(await h.wait(60).first?.hasPrefix("One tomato soup") == true)
+    }
+
     @Test func anAutomationGivesUpPolitelyWhenNobodyPresses() async throws {
         let h = try await harness([Self.morning])
         await h.wait(30 * 60)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ParleyConfiguration
+import ParleyControl
 import ParleyCore
 @testable import ParleyDaemon
 import ParleyStore
@@ -14,18 +15,27 @@ import Testing
     static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("examples/apps")
 
-    @Test func foldersDroppedInChangedAndRemovedWhileTheDaemonRuns() async throws {
-        let dir = try TemporaryDirectory()
-        defer { dir.remove() }
+    /// A daemon's configuration in `dir`, without audio in, with these examples in its apps folder.
+    static func config(_ dir: TemporaryDirectory, apps: [String]) throws -> ParleyConfig {
         var config = ParleyConfig()
         config.acousticModel = "stock"  // the stock model: the decoders' model is process-wide (AcousticModel.configuredDefault) and these tests assume it
         config.stateDirectory = dir.file("state")
         config.controlSocket = dir.file("run/parley.sock")
         config.audio.capture = .file("missing.wav")
-        let apps = URL(fileURLWithPath: config.appsFolderPath)
+        let folder = URL(fileURLWithPath: config.appsFolderPath)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for app in apps {
+            try FileManager.default.copyItem(at: examples.appendingPathComponent(app), to: folder.appendingPathComponent(app))
+        }
+        return config
+    }
+
+    @Test func foldersDroppedInChangedAndRemovedWhileTheDaemonRuns() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
         // One app is there before the daemon starts.
-        try FileManager.default.createDirectory(at: apps, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(at: Self.examples.appendingPathComponent("shopping-list"), to: apps.appendingPathComponent("shopping-list"))
+        let config = try Self.config(dir, apps: ["shopping-list"])
+        let apps = URL(fileURLWithPath: config.appsFolderPath)
         let store = try StateStore(directory: config.stateDirectory)
         let components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
         let service = try #require(components.services.compactMap { $0 as? AppsService }.first)
@@ -74,6 +84,50 @@ import Testing
 
         watching.cancel()
         _ = await watching.result
+        await store.close()
+    }
+    /// Turned off (the page's switch, `parley apps off`): the handler stops,
+    /// the phrases are no longer understood, and it stays so after a restart
+    /// (a new daemon on the same state); on again, it answers.
+    @Test func anAppTurnedOffStaysOffAcrossARestartAndComesBackOn() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let config = try Self.config(dir, apps: ["kitchen-lights"])
+        let store = try StateStore(directory: config.stateDirectory)
+        func controller() async throws -> (DaemonController, DaemonComponents) {
+            var components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
+            components.services = []
+            return (DaemonController(config: config, configFile: nil, store: store, components: components,
+                                     logs: LogRing(capacity: 10), logger: Logger(label: "test")), components)
+        }
+        let (first, firstComponents) = try await controller()
+        #expect(await first.handle(.say("turn off the lights")).spoken == ["Every light is already off."])
+        let states = await first.handle(.externalApps).externalApps ?? []
+        #expect(states.map(\.identifier) == ["KitchenLights"])
+        #expect(states.first?.state.hasPrefix("running (pid ") == true)
+        // The handler's standard error is kept whatever the log lets through.
+        #expect(try await Poll.holds("the handler's ready line on standard error", polls: 200, every: .milliseconds(25)) {
+            await first.handle(.externalApps).externalApps?.first?.stderr.contains { $0.contains("ready:") } == true
+        })
+
+        let off = await first.handle(.setAppEnabled(identifier: "KitchenLights", enabled: false))
+        #expect(off.ok, "\(off.error ?? "")")
+        #expect(await first.handle(.externalApps).externalApps?.map(\.state) == ["off"])
+        #expect(await first.handle(.resolve("turn off the lights")).resolution?.matched == false)
+        #expect(await first.handle(.apps).apps?.contains { $0.identifier == "KitchenLights" } == false)
+        // Only an app the daemon knows is named; nothing else is turned off.
+        let unknown = await first.handle(.setAppEnabled(identifier: "../kitchen-lights", enabled: false))
+        #expect(unknown.error == "no external app \"../kitchen-lights\" (see `parley apps status`)")
+        await firstComponents.apps?.host.stopAll()
+
+        // A restart: still off, its handler not started.
+        let (second, secondComponents) = try await controller()
+        #expect(await second.handle(.externalApps).externalApps?.map(\.state) == ["off"])
+        #expect(await second.handle(.resolve("turn off the lights")).resolution?.matched == false)
+        #expect(await second.handle(.setAppEnabled(identifier: "KitchenLights", enabled: true)).ok)
+        #expect(await second.handle(.externalApps).externalApps?.first?.state.hasPrefix("running") == true)
+        #expect(await second.handle(.say("turn off the lights")).spoken == ["Every light is already off."])
+        await secondComponents.apps?.host.stopAll()
         await store.close()
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import ParleyControl
+import ParleyCore
 import Testing
 
 @testable import ParleyDaemon
@@ -45,5 +47,36 @@ import Testing
         }
         await #expect(throws: ControlClientError.refused("no shortcut named \"Nope\"")) { _ = try await server.send(.removeShortcut("Nope")) }
         await #expect(throws: ControlClientError.self) { _ = try await server.send(.runShortcut("Nope")) }
+    }
+    /// `parley shortcuts disable`: listed as off, its phrase no longer
+    /// understood; enabled again, understood. Kept in the state store, so a
+    /// folder loaded again later (as at a restart) leaves it off.
+    @Test func aShortcutTurnedOffIsListedOffAndNotUnderstoodUntilTurnedOn() async throws {
+        let server = try await RunningServer.wired()
+        defer { server.stop() }
+        let file = server.dir.file("tea.yaml")
+        try "name: Tea\nphrases: [tea time]\nactions:\n  - speak: Kettle on.\n".write(toFile: file, atomically: true, encoding: .utf8)
+        _ = try await server.send(.addShortcut(file))
+        let off = try await server.send(.setShortcutEnabled(name: "tea", enabled: false))
+        #expect(off.message == "Turned off the shortcut \"tea\": its phrases are no longer understood.")
+        #expect(try await server.send(.personalShortcuts).personalShortcuts?.map(\.enabled) == [false])
+        #expect(try await server.send(.resolve("tea time")).resolution?.matched == false)
+        #expect(try await server.send(.say("tea time")).spoken != ["Kettle on."])
+        // Stored: a second folder over the same state (a restart's) loads it off.
+        let stored = try await server.store.value(app: SwitchedOff.owner, key: "shortcuts-off")
+        #expect(stored.map { String(decoding: $0, as: UTF8.self) } == "[\"tea\"]")
+        let restarted = SwitchedOff(store: server.store, key: "shortcuts-off")
+        #expect(await restarted.restore() == nil)
+        let folder = ShortcutFolder(directory: server.dir.file("state/shortcuts"), logger: Logger(label: "test"), off: restarted,
+                                    environment: { ShortcutFolderTests.environment }, apply: { _ in })
+        await folder.load()
+        #expect(folder.loaded.shortcuts.map(\.name) == ["Tea"] && folder.library.shortcuts.isEmpty)
+
+        #expect(try await server.send(.setShortcutEnabled(name: "Tea", enabled: true)).message == "Turned on the shortcut \"Tea\".")
+        #expect(try await server.send(.personalShortcuts).personalShortcuts?.map(\.enabled) == [true])
+        #expect(try await server.send(.say("tea time")).spoken == ["Kettle on."])
+        await #expect(throws: ControlClientError.refused("no shortcut named \"Nope\" (see `parley shortcuts list`)")) {
+            _ = try await server.send(.setShortcutEnabled(name: "Nope", enabled: false))
+        }
     }
 }

@@ -8,9 +8,11 @@ import Testing
 /// the spool microphone `parley play` feeds) with the page on, on loopback,
 /// driven by scripts/lib/web_browser_test.py (Selenium, headless chromium).
 /// The script pairs with the spoken code, adds a shortcut with an error and
-/// sees it at its line, fixes it, runs it by a recorded command, changes the
-/// volume, forgets the history, revokes its pairing and is locked out; its
-/// screenshots of every page are written to docs/web/.
+/// sees it at its line, fixes it, runs it by a recorded command, turns it off
+/// and on (Try it), watches the microphone level move, turns the external app
+/// Kitchen Lights off and on, changes the volume and the time zone, forgets
+/// the history, revokes its pairing and is locked out; its screenshots of
+/// every page are written to docs/web/.
 @Suite(.serialized) struct WebBrowserTests {
     static let script = Fixtures.packageRoot.appendingPathComponent("scripts/lib/web_browser_test.py").path
     static let screenshots = Fixtures.packageRoot.appendingPathComponent("docs/web").path
@@ -31,6 +33,10 @@ import Testing
             dir.file("silence.wav"), dir.file("hey.wav"), order, dir.file("silence.wav"), dir.file("silence.wav"),
             dir.file("command.wav"),
         ])
+        // An external app, for the Apps page's handler state and its switch.
+        try FileManager.default.createDirectory(atPath: dir.file("state/apps"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.packageRoot.appendingPathComponent("examples/apps/kitchen-lights").path,
+                                         toPath: dir.file("state/apps/kitchen-lights"))
         let config = dir.file("parley.yaml")
         try """
             # The browser test's daemon.

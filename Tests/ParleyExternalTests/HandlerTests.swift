@@ -279,6 +279,8 @@ for line in sys.stdin:
         let chatter = log.all.filter { $0.contains("[Tester] chatter") }
         #expect(chatter.count <= 10, "at most the budget reaches the log")
         #expect(log.contains("more lines of standard error not logged"))
+        // The tail the page shows is the last lines whatever the budget let through: the newest 20, in order.
+        #expect(handler.stderrTail.recent == (4_980..<5_000).map { "chatter \($0)" })
     }
 
     @Test func aHandlerThatCannotStartIsRetriedAndNamed() async throws {

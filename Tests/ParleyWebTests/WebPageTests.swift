@@ -23,8 +23,11 @@ import Testing
         let page: WebPage
         let sink = RecordingSink()
         let configFile: URL
+        let components: DaemonComponents
+        let store: StateStore
 
-        init() async throws {
+        /// `apps`: folders of examples/apps copied into the apps folder first.
+        init(apps: [String] = [], microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250)) async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-webpage-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             configFile = directory.appendingPathComponent("parley.yaml")
@@ -33,16 +36,25 @@ import Testing
             config.stateDirectory = directory.path
             // The components parleyd wires (engine, shortcut folder), without audio in.
             config.audio.capture = .file("missing.wav")
-            let store = try StateStore(directory: directory.path)
+            let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("examples/apps")
+            for app in apps {
+                try FileManager.default.createDirectory(at: URL(fileURLWithPath: config.appsFolderPath), withIntermediateDirectories: true)
+                try FileManager.default.copyItem(at: examples.appendingPathComponent(app),
+                                                 to: URL(fileURLWithPath: config.appsFolderPath).appendingPathComponent(app))
+            }
+            store = try StateStore(directory: directory.path)
             var components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
             components.services = []
+            self.components = components
             let controller = DaemonController(
                 config: config, configFile: configFile.path, store: store, components: components,
                 logs: LogRing(capacity: 50), logger: Logger(label: "test"))
             let sink = self.sink
             page = WebPage(
                 handler: controller, webDirectory: directory.appendingPathComponent("web"), configFile: configFile.path,
-                machineName: "speaker", announce: { await sink.emit(.spoke($0)) }, logger: Logger(label: "test"))
+                machineName: "speaker", announce: { await sink.emit(.spoke($0)) }, logger: Logger(label: "test"),
+                live: LiveSettings(components: components), microphoneLevel: microphoneLevel, levelInterval: levelInterval)
         }
 
         func cleanUp() { try? FileManager.default.removeItem(at: directory) }

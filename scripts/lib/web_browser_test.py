@@ -7,8 +7,11 @@ the daemon and makes the recording; this script:
   pairs with the code the speaker says (read from the daemon's speech log),
   adds a shortcut with an error and finds the error at its line, fixes it,
   runs it by playing a recorded voice command into the daemon's microphone,
-  changes the volume, forgets the history, revokes its own pairing and is
-  locked out; and saves screenshots of each page at phone and desktop width.
+  turns it off (Try it: no longer understood) and on again, watches the
+  microphone's level move on the status page while the recording plays,
+  turns an external app off and on, changes the volume and the time zone,
+  forgets the history, revokes its own pairing and is locked out; and saves
+  screenshots of each page at phone and desktop width.
 
 Every wait is a bounded number of polls of a condition, never a fixed sleep
 standing in for synchronisation. Exit status 0 when every check held; a
@@ -34,6 +37,7 @@ actions:
   - speek: Coffee break coming up.
 """
 GOOD_SHORTCUT = BAD_SHORTCUT.replace("speek:", "speak:")
+PHRASE = "can i have a light roast twelve ounce coffee"
 WIDTHS = {"phone": (390, 844), "desktop": (1280, 900)}
 
 
@@ -109,6 +113,22 @@ def text(driver, css):
         return found[0].text if found else ""
     except StaleElementReferenceException:
         return ""
+
+
+def try_it(driver, base, phrase):
+    """Types `phrase` into Shortcuts' Try it and asks."""
+    if not driver.current_url.split("?")[0].endswith("/shortcuts"):
+        driver.get(base + "/shortcuts")
+    field = driver.find_element(By.ID, "try-phrase")
+    field.clear()
+    field.send_keys(phrase)
+    driver.find_element(By.ID, "try-it").click()
+
+
+def level(driver):
+    """The microphone level the status page shows, in dB, or None."""
+    found = re.match(r"(-?\d+) dB", text(driver, "#mic-level"))
+    return int(found.group(1)) if found else None
 
 
 def parley(args, *words):
@@ -192,9 +212,58 @@ def run(driver, args):
         fail("gave up waiting for the shortcut run by the recorded command (said 3 times)")
     driver.get(base + "/")
     poll(lambda: "twelve ounce coffee" in text(driver, "#heard"), "the command under Last heard")
+
+    # 4. Turned off, the shortcut's phrase is no longer understood (Try it
+    # says so); turned on again, it is.
+    driver.get(base + "/shortcuts")
+    driver.find_element(By.ID, "disable-coffee-break").click()
+    poll(lambda: "Turned off" in text(driver, "#message"), "the shortcut turned off")
+    if "off" not in text(driver, "#shortcut-coffee-break em"):
+        fail(f"the list does not show the shortcut off: {text(driver, '#shortcut-coffee-break')!r}")
+    try_it(driver, base, PHRASE)
+    tried = poll(lambda: text(driver, "#try-result"), "Try it's answer")
+    if "no phrase matches" not in tried:
+        fail(f"a turned-off shortcut's phrase still resolves: {tried!r}")
+    shoot(driver, args, "shortcuts")
+
+    # 5. The microphone's level on the status page moves while the recording
+    # plays (the shortcut is off: nothing runs) and falls back after it.
+    driver.get(base + "/")
+    quiet = poll(lambda: (lambda v: v if v is not None and v < -60 else None)(level(driver)), "a quiet microphone level")
+    parley(args, "play", args.recording)
+    loud = poll(lambda: (lambda v: v if v is not None and v > -40 else None)(level(driver)),
+                "the microphone level rising while the recording plays", attempts=800)
+    print(f"web browser test: microphone level {quiet} dB quiet, {loud} dB while speech plays", file=sys.stderr)
+    poll(lambda: (lambda v: v is not None and v < -60)(level(driver)), "the microphone level falling after the recording",
+         attempts=1200)
     shoot(driver, args, "status")
 
-    # 4. The volume, written to the configuration file.
+    driver.get(base + "/shortcuts")
+    driver.find_element(By.ID, "enable-coffee-break").click()
+    poll(lambda: "Turned on" in text(driver, "#message"), "the shortcut turned on")
+    try_it(driver, base, PHRASE)
+    tried = poll(lambda: text(driver, "#try-result"), "Try it's answer")
+    if "shortcut Coffee break" not in tried:
+        fail(f"the shortcut turned on again does not resolve: {tried!r}")
+
+    # 6. An external app turned off: its handler stops and its phrase is not
+    # understood; on again, it runs.
+    driver.get(base + "/apps")
+    poll(lambda: text(driver, "#app-state-kitchenlights").startswith("running"), "Kitchen Lights' handler running")
+    driver.find_element(By.ID, "app-off-kitchenlights").click()
+    poll(lambda: text(driver, "#app-state-kitchenlights") == "off", "Kitchen Lights off")
+    shoot(driver, args, "apps")
+    try_it(driver, base, "turn off kitchen lights")
+    tried = poll(lambda: text(driver, "#try-result"), "Try it's answer")
+    if "no phrase matches" not in tried:
+        fail(f"a turned-off app's phrase still resolves: {tried!r}")
+    if "KitchenLights" not in parley(args, "apps", "status") or "off" not in parley(args, "apps", "status"):
+        fail(f"parley apps status does not show the app off: {parley(args, 'apps', 'status')!r}")
+    driver.get(base + "/apps")
+    driver.find_element(By.ID, "app-on-kitchenlights").click()
+    poll(lambda: text(driver, "#app-state-kitchenlights").startswith("running"), "Kitchen Lights running again")
+
+    # 7. The volume and the time zone, written to the configuration file.
     driver.get(base + "/settings")
     volume = driver.find_element(By.ID, "voice-volume")
     volume.clear()
@@ -211,9 +280,21 @@ def run(driver, args):
     with open(args.config, encoding="utf-8") as f:
         if not re.search(r"^\s+volume: 70\b", f.read(), re.M):
             fail("voice.volume: 70 not in the configuration file")
+    for zone, expected in (("Mars/Olympus", "is not a time zone of this system"), ("Europe/Paris", "In use now: time_zone")):
+        field = driver.find_element(By.ID, "time-zone")
+        field.clear()
+        field.send_keys(zone)
+        driver.find_element(By.ID, "save-settings").click()
+        answer = poll(lambda: (lambda m: m if expected in m else None)(text(driver, "#message")), f"the answer to time zone {zone}")
+        print(f"web browser test: time zone {zone}: {answer}", file=sys.stderr)
+    if "Needs a restart" not in text(driver, "#restart-wake-name"):
+        fail("the wake word's restart note is missing")
     shoot(driver, args, "settings")
+    driver.get(base + "/")
+    if text(driver, "#time-zone") != "Europe/Paris":
+        fail(f"the status shows time zone {text(driver, '#time-zone')!r}")
 
-    # 5. The history: an intent performed (typed, as `parley say` does) is
+    # 8. The history: an intent performed (typed, as `parley say` does) is
     # donated; forget everything.
     parley(args, "say", "set a timer for five minutes")
     driver.get(base + "/history")
@@ -226,11 +307,11 @@ def run(driver, args):
     if not text(driver, "#donation-count").startswith("0 "):
         fail(f"after forgetting: {text(driver, '#donation-count')!r}")
 
-    for page in ("apps", "logs"):
+    for page in ("logs",):
         driver.get(f"{base}/{page}")
         shoot(driver, args, page)
 
-    # 6. Revoke this browser's pairing: it is locked out.
+    # 9. Revoke this browser's pairing: it is locked out.
     driver.get(base + "/tokens")
     shoot(driver, args, "browsers")
     if "No browser is paired" in parley(args, "web", "tokens"):

@@ -201,7 +201,7 @@ extension ConversationEngine {
 
     func idlePress() async {
         guard configuration.suggestsOnIdlePress else { await openWindow(); return }
-        let found = await suggestions.usualRun(at: clock.now, id: nextRunID(), context: { self.context(app: $0) })
+        let found = await suggestions.usualRun(at: clock.now, calendar: configuration.calendar, id: nextRunID(), context: { self.context(app: $0) })
         guard let run = found.run else {
             if let lacking = found.lacking { await log("usual \(lacking) lacks required values; not suggested") }
             await openWindow()

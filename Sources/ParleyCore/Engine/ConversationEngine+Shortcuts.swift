@@ -30,6 +30,14 @@ extension ConversationEngine {
 
     public var shortcutLibrary: ShortcutLibrary { shortcuts }
 
+    /// Clock times from now on are in `zone`: time triggers are planned
+    /// again ("at 7:00" is 7:00 there), and the time a shortcut says and the
+    /// habits of the day follow it.
+    public func setTimeZone(_ zone: TimeZone) {
+        configuration.calendar.timeZone = zone
+        timePlan = TimeTriggerPlan(shortcuts: shortcuts.shortcuts, now: clock.now, calendar: configuration.calendar)
+    }
+
     /// Whether a shortcut is running.
     public var isRunningShortcut: Bool { shortcutActivity != nil }
 
@@ -50,7 +58,8 @@ extension ConversationEngine {
         }
         await log("shortcut \(shortcut.name) started by \(trigger)")
         shortcutActivity = ShortcutActivity(
-            execution: ShortcutExecution(shortcut, trigger: trigger.rawValue, library: shortcuts.shortcuts), trigger: trigger)
+            execution: ShortcutExecution(shortcut, trigger: trigger.rawValue, library: shortcuts.shortcuts, calendar: configuration.calendar),
+            trigger: trigger)
         phase = .idle
         await setLED(.thinking)
         await advanceShortcut()

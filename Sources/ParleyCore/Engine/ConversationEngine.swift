@@ -19,7 +19,7 @@ public actor ConversationEngine {
     public let stores: ParleyStores
     public let clock: any ParleyClock
     public let sink: any EngineOutputSink
-    public private(set) var configuration: EngineConfiguration
+    public internal(set) var configuration: EngineConfiguration
 
     // Shared with ConversationEngine+Phrases.swift.
     var commandModel = PhraseModel()

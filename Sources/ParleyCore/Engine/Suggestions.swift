@@ -10,9 +10,9 @@ struct Suggestions: Sendable {
 
     /// The usual run at `now` with its values assigned, or nil when there is
     /// none or it no longer fills every required parameter (`lacking` names it then).
-    func usualRun(at now: Date, id: RunID, context: @Sendable (String) -> IntentContext) async -> (run: Run?, lacking: String?) {
+    func usualRun(at now: Date, calendar: Calendar, id: RunID, context: @Sendable (String) -> IntentContext) async -> (run: Run?, lacking: String?) {
         let donations = (try? await stores.donations.donations(app: nil, intent: nil, limit: 500)) ?? []
-        guard let usual = Habits.suggestion(at: now, from: donations),
+        guard let usual = Habits.suggestion(at: now, from: donations, calendar: calendar),
               let app = registry.app(usual.app), let descriptor = registry.descriptor(app: usual.app, intent: usual.intent)
         else { return (nil, nil) }
         let run = Run(id: id, app: app, descriptor: descriptor, values: usual.parameters,

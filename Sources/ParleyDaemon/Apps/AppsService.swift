@@ -12,6 +12,8 @@ import Synchronization
 /// phrases and grammars in the background. Stops every handler at shutdown.
 public final class AppsService: Service, Sendable {
     public let host: ExternalAppsHost
+    /// The apps a person turned off, kept across restarts (nil: none can be).
+    public let off: SwitchedOff?
     private let onChange: @Sendable ([AppDescription]) async -> Void
     private let logger: Logger
     private let quietPeriod: Duration
@@ -19,9 +21,10 @@ public final class AppsService: Service, Sendable {
     private let pokes: AsyncStream<Void>
     private let poke: AsyncStream<Void>.Continuation
 
-    public init(host: ExternalAppsHost, quietPeriod: Duration = .milliseconds(150), logger: Logger,
+    public init(host: ExternalAppsHost, off: SwitchedOff? = nil, quietPeriod: Duration = .milliseconds(150), logger: Logger,
                 onChange: @escaping @Sendable ([AppDescription]) async -> Void) {
         self.host = host
+        self.off = off
         self.onChange = onChange
         self.logger = logger
         self.quietPeriod = quietPeriod
@@ -61,6 +64,17 @@ public final class AppsService: Service, Sendable {
         logger.info("apps: handlers stopped")
     }
 
+    /// Turns an app off (handler stopped, phrases out of the grammar) or on
+    /// again, and stores it; false when no loaded app has that identifier.
+    /// Returns once the engine has the new set of apps.
+    public func setEnabled(_ identifier: String, _ enabled: Bool) async throws -> Bool {
+        guard let off else { throw SwitchedOffUnavailable() }
+        guard await host.setEnabled(identifier, enabled) else { return false }
+        try await off.set(identifier, off: !enabled)
+        await onChange(await host.descriptions)
+        return true
+    }
+
     /// Asks for a refresh (a change was seen, or a test wants one).
     public func refreshSoon() { poke.yield() }
 
@@ -91,4 +105,8 @@ public final class AppsService: Service, Sendable {
             }
         }
     }
+}
+
+struct SwitchedOffUnavailable: Error, CustomStringConvertible {
+    var description: String { "this parleyd keeps no list of apps turned off" }
 }

@@ -150,7 +150,13 @@ public struct DaemonController: ControlHandling {
         case .webTokens, .revokeWebToken:
             // ParleyWeb's handler answers these before they get here when the page is on.
             return .failure("the web page is off (web.enabled: false in \(configFile ?? "parley.yaml"))")
-        case .personalShortcuts, .showShortcut, .runShortcut, .addShortcut, .removeShortcut:
+        case .externalApps, .setAppEnabled:
+            guard let apps = components.apps else { return missing("apps folder") }
+            return try await respond(to: request, apps: apps)
+        case .keptRecordings, .deleteKeptRecording, .forgetKeptRecordings:
+            guard let room = components.room else { return missing("room adaptation") }
+            return respond(to: request, room: room)
+        case .personalShortcuts, .showShortcut, .runShortcut, .addShortcut, .removeShortcut, .setShortcutEnabled:
             guard let shortcuts = components.shortcuts else { return missing("shortcut folder") }
             return try await respond(to: request, shortcuts: shortcuts)
         }
@@ -182,10 +188,57 @@ public struct DaemonController: ControlHandling {
         case .removeShortcut(let name):
             guard await shortcuts.remove(name) else { return .failure("no shortcut named \"\(name)\"") }
             return .message("Removed the shortcut \"\(name)\".")
+        case .setShortcutEnabled(let name, let enabled):
+            guard try await shortcuts.setEnabled(name, enabled: enabled) else {
+                return .failure("no shortcut named \"\(name)\" (see `parley shortcuts list`)")
+            }
+            return .message(enabled ? "Turned on the shortcut \"\(name)\"." : "Turned off the shortcut \"\(name)\": its phrases are no longer understood.")
         default:
             return .failure("not a shortcut request")
         }
         return response
+    }
+
+    private func respond(to request: ControlRequest, apps: AppsService) async throws -> ControlResponse {
+        switch request {
+        case .setAppEnabled(let identifier, let enabled):
+            guard try await apps.setEnabled(identifier, enabled) else {
+                return .failure("no external app \"\(identifier)\" (see `parley apps status`)")
+            }
+            return .message(enabled ? "Turned on \(identifier): its handler starts and its phrases are understood again."
+                : "Turned off \(identifier): its handler is stopped and its phrases are no longer understood.")
+        default:
+            var response = ControlResponse()
+            response.externalApps = await apps.host.states().map { state in
+                ExternalAppStatus(identifier: state.app.description.identifier, name: state.app.description.name, folder: state.folder,
+                                  state: state.on ? state.status.description : "off", restarts: state.restarts, enabled: state.on,
+                                  stderr: state.app.handler.stderrTail.recent)
+            }
+            return response
+        }
+    }
+
+    private func respond(to request: ControlRequest, room: RoomLearning) -> ControlResponse {
+        switch request {
+        case .deleteKeptRecording(let id):
+            guard room.kept.delete(id) else { return .failure("no kept recording \"\(id)\" (see the page's History)") }
+            logger.notice("kept recording deleted", metadata: ["name": "\(id)"])
+            return .message("Deleted the recording \(id).")
+        case .forgetKeptRecordings:
+            let count = room.forget()
+            var response = ControlResponse.message("Deleted \(count) kept recording\(count == 1 ? "" : "s") and the room transform.")
+            response.count = count
+            return response
+        default:
+            var response = ControlResponse()
+            response.keptRecordings = ((try? room.kept.recordings()) ?? []).map { recording in
+                let attributes = try? FileManager.default.attributesOfItem(atPath: recording.audio.path)
+                return KeptRecordingSummary(id: recording.name, words: recording.words,
+                                            seconds: Self.wavSeconds(recording.audio, bytes: (attributes?[.size] as? Int) ?? 0),
+                                            date: attributes?[.modificationDate] as? Date)
+            }
+            return response
+        }
     }
 
     public func status() async throws -> DaemonStatus {
@@ -208,12 +261,23 @@ public struct DaemonController: ControlHandling {
             customPhrases: try await store.customPhrases().count,
             notWired: components.notWired,
             keptRecordings: components.room?.kept.count, keepAudio: components.room?.keepAudio,
-            roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?())
+            roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?(),
+            timeZone: (components.localTime?.timeZone ?? .current).identifier)
     }
 
     private func grammarSize() async -> Int {
         if let recogniser = components.recogniser { return await recogniser.grammarSize() }
         return await components.catalog?.grammarSize() ?? 0
+    }
+
+    /// A kept WAV's length from its header's byte rate (WAVFile writes a
+    /// 44-byte header), without reading its samples.
+    static func wavSeconds(_ url: URL, bytes: Int) -> Double {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return 0 }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 44), header.count == 44 else { return 0 }
+        let byteRate = header[28..<32].reversed().reduce(0) { $0 << 8 | Int($1) }
+        return byteRate > 0 ? Double(max(0, bytes - 44)) / Double(byteRate) : 0
     }
 
     static func seconds(_ duration: Duration) -> Double {

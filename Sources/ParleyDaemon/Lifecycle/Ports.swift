@@ -59,6 +59,9 @@ public protocol ShortcutPort: Sendable {
     /// Checks a file and copies it into the folder; its name, or the problems.
     func add(file: String) async throws -> String
     func remove(_ name: String) async -> Bool
+    /// Turns a shortcut off (kept, listed, not understood nor triggered) or
+    /// on again, durably; false when there is none by that name.
+    func setEnabled(_ name: String, enabled: Bool) async throws -> Bool
 }
 
 /// Audio capture and playback health.
@@ -106,6 +109,14 @@ public struct DaemonComponents: Sendable {
     public var homeAssistant: (@Sendable () -> String)?
     /// The speaker's volume (`parley volume`).
     public var volume: VolumeService?
+    /// The apps folder's service: handler states, apps turned off and on.
+    public var apps: AppsService?
+    /// The microphone's level now (0...32767, `CaptureStatus.level`); nil without a microphone.
+    public var microphoneLevel: (@Sendable () -> Int)?
+    /// The time zone clock times are in (automations, spoken times).
+    public var localTime: LocalTime?
+    /// Speech out, whose voice a setting changes without a restart.
+    public var speaker: Speaker?
     public var services: [any Service]
 
     public init(

@@ -23,7 +23,10 @@ public enum Wiring {
         let room = RoomLearning(config: config, model: AcousticModel.configuredDefault.folder,
                                 logger: Logger(label: "parley.room"))
         room.restore()
-        let apps = try await externalApps(config: config)
+        // What a person turned off (the page, `parley apps off`, `parley shortcuts disable`) stays off.
+        let appsOff = SwitchedOff(store: store, key: "apps-off"), shortcutsOff = SwitchedOff(store: store, key: "shortcuts-off")
+        for problem in [await appsOff.restore(), await shortcutsOff.restore()].compactMap({ $0 }) { logger.error("\(problem)") }
+        let apps = try await externalApps(config: config, off: appsOff.all)
         let registry = apps.registry
         let bridge = EngineBridge(registry: registry, wake: config.wake.grammar, logger: Logger(label: "parley.engine"))
         let board = try Board.load(from: BoardLocator.locate(config.board))
@@ -37,6 +40,7 @@ public enum Wiring {
             configuration: engineConfiguration(config, board: board, buttonAvailable: hardware.isButtonAvailable))
         bridge.attach(engine)
         await engine.reloadPhrases()
+        let localTime = LocalTime(name: config.timeZone, engine: engine)
 
         let boardBridge = BoardBridge(hardware: hardware, engine: engine, logger: Logger(label: "parley.board"),
                                       onInput: { name, active in await engine.input(name, active: active) })
@@ -45,7 +49,7 @@ public enum Wiring {
         let inputNames = Set(board.inputs.map(\.name))
         let folder = ShortcutFolder(
             directory: (config.stateDirectory as NSString).appendingPathComponent("shortcuts"),
-            logger: Logger(label: "parley.shortcuts"),
+            logger: Logger(label: "parley.shortcuts"), off: shortcutsOff,
             environment: {
                 let custom = (try? await store.customPhrases()) ?? []
                 // The live registry: a shortcut may run an external app's intent.
@@ -59,15 +63,15 @@ public enum Wiring {
         let devices = audioDevices(config, board: board)
         logger.info("audio devices", metadata: ["capture": "\(devices.capture)", "playback": "\(devices.playback)"])
         let speaker = try makeSpeaker(config: config, playback: devices.playback, latency: latency, logger: logger)
+        let appsService = AppsService(host: apps.host, off: appsOff, logger: Logger(label: "parley.apps")) {
+            await bridge.installExternalApps($0)
+            // Shortcuts are checked against the apps: one that runs an app
+            // just installed (or removed, or turned off) loads (or is refused) now.
+            await folder.load()
+        }
         var services: [any Service] = [
             boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }),
-            AppsService(host: apps.host, logger: Logger(label: "parley.apps")) {
-                await bridge.installExternalApps($0)
-                // Shortcuts are checked against the apps: one that runs an app
-                // just installed (or removed) loads (or is refused) now.
-                await folder.load()
-            },
-            folder,
+            appsService, folder,
         ]
         // The volume: stored level on the mixer control or the samples before anything plays.
         let volume = VolumeService(
@@ -106,7 +110,8 @@ public enum Wiring {
                                                         logger: Logger(label: "parley.wyoming"))
         if let satellite { services.append(satellite.service) }
         if config.adaptation.nightly {
-            services.append(NightlyAdaptation(room: room, at: config.adaptation.nightlyAt, logger: Logger(label: "parley.room")))
+            services.append(NightlyAdaptation(room: room, at: config.adaptation.nightlyAt, calendar: { localTime.calendar },
+                                              logger: Logger(label: "parley.room")))
         }
         bridge.setOutputs(outputs)
         let phrases = await bridge.grammarSize()
@@ -120,6 +125,10 @@ public enum Wiring {
             spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge), room: room)
         components.homeAssistant = satellite?.status
         components.volume = volume
+        components.apps = appsService
+        components.localTime = localTime
+        components.speaker = speaker
+        if let capture = listening?.capture { components.microphoneLevel = { capture.status.level } }
         return components
     }
 
@@ -146,12 +155,13 @@ public enum Wiring {
     /// built-in apps with them. A folder that breaks a rule is refused alone
     /// (logged); should the whole set still not register, the daemon starts
     /// with the built-in apps only.
-    static func externalApps(config: ParleyConfig) async throws -> (registry: AppRegistry, host: ExternalAppsHost) {
+    static func externalApps(config: ParleyConfig, off: Set<String> = []) async throws -> (registry: AppRegistry, host: ExternalAppsHost) {
         let logger = Logger(label: "parley.apps")
         let folder = URL(fileURLWithPath: config.appsFolderPath)
         AppsService.prepare(directory: folder, logger: logger)
         let host = ExternalAppsHost(directory: folder, builtIn: BundledApps.all.map(AppDescription.init),
                                     dataDirectory: URL(fileURLWithPath: config.resolvedPath("app-data")), logger: logger)
+        await host.setOff(off)
         await host.refresh()
         do {
             return (try AppRegistry(apps: BundledApps.all, external: await host.descriptions, primaryApp: config.primaryApp), host)
@@ -295,6 +305,8 @@ public enum Wiring {
         engine.confirmationTimeout = seconds(config.timeouts.confirmation)
         engine.performTimeLimit = seconds(config.timeouts.perform)
         engine.tipsEnabled = config.tips
+        // The loader checked the name against the system's zones.
+        if let name = config.timeZone, let zone = TimeZone(identifier: name) { engine.calendar.timeZone = zone }
         engine.suggestsOnIdlePress = board.button.whenIdle == .suggestion
         engine.buttonAvailable = buttonAvailable
         switch board.button.doublePress {

@@ -15,20 +15,41 @@ public final class ShortcutFolder: Service, Sendable {
     private let environment: @Sendable () async -> ShortcutEnvironment
     private let apply: @Sendable (ShortcutLibrary) async -> Void
     private let logger: Logger
-    /// The library last loaded, and the last one whose `apply` has returned.
-    private let current = Mutex((library: ShortcutLibrary(), applied: ShortcutLibrary?.none))
+    /// Shortcuts a person turned off (lowercased names): loaded and listed,
+    /// but left out of what is applied, so their phrases and triggers are gone.
+    public let off: SwitchedOff?
+    /// Everything last loaded, the part of it in force (without what is
+    /// off), and the last library whose `apply` has returned.
+    private let current = Mutex((loaded: ShortcutLibrary(), library: ShortcutLibrary(), applied: ShortcutLibrary?.none))
 
     /// `environment` is asked at each load (the custom phrases may have changed).
-    public init(directory: String, logger: Logger, environment: @escaping @Sendable () async -> ShortcutEnvironment,
+    public init(directory: String, logger: Logger, off: SwitchedOff? = nil,
+                environment: @escaping @Sendable () async -> ShortcutEnvironment,
                 apply: @escaping @Sendable (ShortcutLibrary) async -> Void) {
         self.directory = directory
         self.environment = environment
         self.apply = apply
         self.logger = logger
+        self.off = off
     }
 
-    /// The library last loaded.
+    /// The shortcuts in force: those last loaded, less the ones turned off.
     public var library: ShortcutLibrary { current.withLock { $0.library } }
+    /// Every shortcut last loaded, on or off.
+    public var loaded: ShortcutLibrary { current.withLock { $0.loaded } }
+
+    /// Whether the shortcut named `name` is turned off.
+    public func isOff(_ name: String) -> Bool { off?.contains(name.lowercased()) ?? false }
+
+    /// Turns a loaded shortcut off or on again (stored, then applied: its
+    /// phrases leave or rejoin the grammar); false when none has that name.
+    public func setEnabled(_ name: String, _ enabled: Bool) async throws -> Bool {
+        guard let off, loaded.shortcuts.contains(where: { $0.name.lowercased() == name.lowercased() }) else { return false }
+        try await off.set(name.lowercased(), off: !enabled)
+        logger.notice("shortcut \(enabled ? "turned on" : "turned off")", metadata: ["name": "\(name)"])
+        await load()
+        return true
+    }
 
     /// Creates the folder if needed, loads it and applies the result unless
     /// the same library was applied already (an apply still under way does
@@ -41,12 +62,15 @@ public final class ShortcutFolder: Service, Sendable {
     public func load() async -> ShortcutLibrary {
         createFolder()
         let environment = await environment()
-        let library = ShortcutLibrary.load(directory: directory, environment: environment)
-        for problem in library.problems { logger.error("\(problem)") }
+        let loaded = ShortcutLibrary.load(directory: directory, environment: environment)
+        for problem in loaded.problems { logger.error("\(problem)") }
+        let library = ShortcutLibrary(shortcuts: loaded.shortcuts.filter { !isOff($0.name) }, problems: loaded.problems)
         logger.info("shortcuts loaded", metadata: [
-            "folder": "\(directory)", "loaded": "\(library.shortcuts.count)", "problems": "\(library.problems.count)",
+            "folder": "\(directory)", "loaded": "\(loaded.shortcuts.count)", "problems": "\(loaded.problems.count)",
+            "off": "\(loaded.shortcuts.count - library.shortcuts.count)",
         ])
         let applied = current.withLock { state -> ShortcutLibrary? in
+            state.loaded = loaded
             state.library = library
             return state.applied
         }

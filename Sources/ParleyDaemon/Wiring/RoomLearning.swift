@@ -184,12 +184,14 @@ struct ForgettingDonations: DonationStore {
 struct NightlyAdaptation: Service {
     let room: RoomLearning
     let at: ParleyConfig.TimeOfDay
+    /// The calendar of `time_zone` now (the page may change it).
+    let calendar: @Sendable () -> Calendar
     let logger: Logger
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                let wait = Self.seconds(until: at, from: Date(), calendar: .current)
+                let wait = Self.seconds(until: at, from: Date(), calendar: calendar())
                 logger.info("nightly adaptation scheduled", metadata: ["in-seconds": "\(Int(wait))", "at": "\(at)"])
                 do { try await Task.sleep(for: .seconds(wait)) } catch { return }
                 await runOnce()

@@ -11,7 +11,15 @@ public struct ShortcutService: ShortcutPort, CustomStringConvertible, CustomDebu
     public func list() async -> [PersonalShortcut] {
         // The bridge's registry, not one taken at start: external apps come and go.
         let registry = bridge.registry
-        return folder.library.shortcuts.map { Self.describe($0, registry: registry) }
+        return folder.loaded.shortcuts.map { shortcut in
+            var described = Self.describe(shortcut, registry: registry)
+            described.enabled = !folder.isOff(shortcut.name)
+            return described
+        }
+    }
+
+    public func setEnabled(_ name: String, enabled: Bool) async throws -> Bool {
+        try await folder.setEnabled(name, enabled)
     }
 
     public func run(_ name: String) async -> HeardText? { await bridge.runShortcut(name) }

@@ -15,7 +15,8 @@ import Synchronization
 /// line has been queued for playback, so the engine goes on at once.
 public final class Speaker: Service, AudioPort, Sendable {
     public let playback: PlaybackService
-    private let synthesizer: SpeechSynthesizer
+    /// The voice, rate and loudness in use; `setVoice` changes them between lines.
+    private let synthesizer: Mutex<SpeechSynthesizer>
     private let queue = DispatchQueue(label: "parley-speaker")
     private let logger: Logger
 
@@ -36,9 +37,23 @@ public final class Speaker: Service, AudioPort, Sendable {
     public init(playback: PlaybackService, voice: ParleyConfig.Voice, latency: LatencyProbe, logger: Logger) throws {
         self.latency = latency
         self.playback = playback
-        self.synthesizer = try SpeechSynthesizer(
-            settings: VoiceSettings(voice: voice.name, rate: voice.rate, volume: voice.volume))
+        self.synthesizer = Mutex(try SpeechSynthesizer(
+            settings: VoiceSettings(voice: voice.name, rate: voice.rate, volume: voice.volume)))
         self.logger = logger
+    }
+
+    /// Speaks from the next line on with `voice` (a setting changed on the
+    /// page: no restart); throws, keeping the voice in use, when espeak-ng
+    /// refuses it.
+    public func setVoice(_ voice: ParleyConfig.Voice) async throws {
+        let next = try SpeechSynthesizer(settings: VoiceSettings(voice: voice.name, rate: voice.rate, volume: voice.volume))
+        // A voice espeak-ng does not have fails here, not at the next answer;
+        // tried on the speech queue (espeak-ng blocks), after the lines queued before.
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            queue.async { done.resume(with: Result { _ = try next.render16k("ok") }) }
+        }
+        synthesizer.withLock { $0 = next }
+        logger.notice("voice changed", metadata: ["voice": "\(voice.name)", "rate": "\(voice.rate)", "volume": "\(voice.volume)"])
     }
 
     /// Synthesises `text` and queues it for playback.
@@ -50,6 +65,7 @@ public final class Speaker: Service, AudioPort, Sendable {
             if lines.count > Self.recentLines { lines.removeFirst(lines.count - Self.recentLines) }
         }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let synthesizer = self.synthesizer.withLock { $0 }
             queue.async { [self, synthesizer, playback, logger, latency] in
                 defer { done.resume() }
                 func current() -> Bool { self.generation.load(ordering: .acquiring) == mine }
