@@ -102,6 +102,14 @@ public final class FrontEnd {
     public let settings: FrontEndSettings
     private let speex: SpeexFunctions
     private let state: OpaquePointer
+    /// The first frame, run once before it is processed for real: the
+    /// preprocessor hands each frame out a frame late (its overlap-add), so
+    /// its very first output would be 10 ms of near silence, from which the
+    /// endpointer learns a noise floor of zero and takes a noisy room for
+    /// speech (kitchen noise through `parley understand`: segments from
+    /// 0 s, several recordings misheard). Primed, the first frame is handed
+    /// out twice instead. Allocated at init.
+    private let primer = UnsafeMutablePointer<Int16>.allocate(capacity: FrontEnd.frameSamples)
 
     /// Frames processed so far.
     public private(set) var frames = 0
@@ -147,7 +155,10 @@ public final class FrontEnd {
         }
     }
 
-    deinit { speex.preprocessDestroy(state) }
+    deinit {
+        speex.preprocessDestroy(state)
+        primer.deallocate()
+    }
 
     /// Processes `samples` in place, one 10 ms frame after another; the
     /// count must be a whole number of frames (`FrontEndSource` keeps the
@@ -155,6 +166,10 @@ public final class FrontEnd {
     public func process(_ samples: UnsafeMutableBufferPointer<Int16>) {
         precondition(samples.count % Self.frameSamples == 0, "the front end takes whole 160-sample frames")
         guard let base = samples.baseAddress else { return }
+        if frames == 0 && samples.count > 0 {
+            primer.update(from: base, count: Self.frameSamples)
+            _ = speex.preprocessRun(state, primer)
+        }
         var offset = 0
         while offset < samples.count {
             _ = speex.preprocessRun(state, base + offset)

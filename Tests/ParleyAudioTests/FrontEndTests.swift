@@ -38,14 +38,18 @@ import ParleyTestKit
         #expect(mock.count("speex_preprocess_state_destroy") == 1)
     }
 
-    @Test func oneCallPerFrameInPlace() throws {
+    @Test func oneCallPerFrameInPlaceAfterPrimingWithTheFirst() throws {
         let mock = MockSpeex()
         let frontEnd = try FrontEnd(settings: FrontEndSettings(mode: .denoise), speex: mock.functions)
         var samples = [Int16](repeating: 7, count: 4 * 160)
         samples.withUnsafeMutableBufferPointer { frontEnd.process($0) }
-        #expect(mock.count("speex_preprocess_run") == 4)
+        // The first frame once more before it (the preprocessor's lag), then one call per frame.
+        #expect(mock.count("speex_preprocess_run") == 5)
         #expect(frontEnd.frames == 4)
         #expect(samples.allSatisfy { $0 == 8 }, "every sample went through the preprocessor once, in place")
+        var more = [Int16](repeating: 7, count: 2 * 160)
+        more.withUnsafeMutableBufferPointer { frontEnd.process($0) }
+        #expect(mock.count("speex_preprocess_run") == 7, "primed once, not per call")
     }
 
     @Test func failedInitIsAClearError() {
@@ -120,6 +124,18 @@ import ParleyTestKit
         // is suppressed by several dB (the setting allows up to 15).
         let ratio = energy(output[16_000...]) / energy(input[16_000...])
         #expect(ratio < 0.5, "energy kept: \(ratio)")
+    }
+
+    /// The room is in the very first frame handed out, not 10 ms of
+    /// silence (the preprocessor's lag): an endpointer calibrating on it
+    /// would otherwise take a noise floor of zero.
+    @Test func theFirstFrameHandedOutHoldsTheRoom() throws {
+        let input = noise(seconds: 0.1, amplitude: 2_000)
+        var output = input
+        let frontEnd = try #require(try FrontEnd(FrontEndSettings(mode: .denoise)))
+        output.withUnsafeMutableBufferPointer { frontEnd.process($0) }
+        let ratio = energy(output[0..<160]) / energy(input[0..<160])
+        #expect(ratio > 0.1, "energy of the first frame kept: \(ratio)")
     }
 
     @Test func automaticGainRaisesAQuietRecording() throws {
