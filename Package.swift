@@ -225,6 +225,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "ParleyWyomingTests", dependencies: ["ParleyWyoming", "ParleyApps", "ParleyCore", "ParleyTestKit"]),
+        .testTarget(
+            name: "ParleySocketTests",
+            dependencies: ["ParleySocket", "ParleyTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]
