@@ -8,8 +8,10 @@
 //                       ParleyCore -> ParleyIntents, ParleyDevice
 //   device wrappers     ParleyAudio (ALSA, speexdsp front end) ParleySpeech (PocketSphinx, espeak-ng) ParleyStore (SQLite, GRDB)
 //                       ParleyHardware (libgpiod) -> ParleyDevice, never ParleyCore
-//   between programs    ParleyConfiguration (parley.yaml: ParleyConfig, ConfigLoader) -> ParleySpeech, ParleyStore
-//                       ParleyControl (control protocol, client, socket, server) -> ParleyCore, ParleyConfiguration
+//   between programs    ParleySocket (socket calls and errors, Unix and TCP listening, the accept/stop loop)
+//                       ParleyConfiguration (parley.yaml: ParleyConfig, ConfigLoader) -> ParleySpeech, ParleyStore
+//                       ParleyControl (control protocol, client, socket, server) -> ParleyCore, ParleyConfiguration, ParleySocket
+//                       ParleyWyoming (Home Assistant) -> ParleyCore, ParleyExternal, ParleySocket
 //   wiring              ParleyDaemon -> all of the above; parleyd -> ParleyDaemon
 //   tools               parley -> ParleyControl, ParleyConfiguration and the wrappers: no daemon code
 //                       parley-bench -> ParleyDaemon only for the app-install benchmark
@@ -112,15 +114,19 @@ let package = Package(
         // MARK: Between programs: the control socket and the configuration file,
         // shared by the daemon and the `parley` tool (which links no daemon code).
         .target(name: "ParleyConfiguration", dependencies: ["ParleySpeech", "ParleyStore", "ParleyYAML"]),
+        // What the control socket and Wyoming's servers share: socket calls as
+        // errors, listening sockets, the accept thread and its stop. On swift-log
+        // alone, so neither server drags the other (or the daemon) into `parley`.
+        .target(name: "ParleySocket", dependencies: [.product(name: "Logging", package: "swift-log")]),
         // The client finds the socket through parley.yaml's control_socket.
         .target(
             name: "ParleyControl",
-            dependencies: ["ParleyCore", "ParleyConfiguration", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["ParleyCore", "ParleyConfiguration", "ParleySocket", .product(name: "Logging", package: "swift-log")]),
         // MARK: Home Assistant over the Wyoming protocol: framing, events, the
         // satellite and handle roles (plain POSIX sockets, as the control socket).
         .target(
             name: "ParleyWyoming",
-            dependencies: ["ParleyCore", "ParleyExternal", .product(name: "Logging", package: "swift-log")]),
+            dependencies: ["ParleyCore", "ParleyExternal", "ParleySocket", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: Wiring and executables.
         .target(
@@ -129,6 +135,7 @@ let package = Package(
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
                 "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
                 "ParleyConfiguration", "ParleyWyoming",
+                "ParleySocket",   // SystemdNotifier: the longest Unix socket path
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -198,6 +205,7 @@ let package = Package(
             name: "ParleyDaemonTests",
             dependencies: [
                 "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleySpeech", "ParleyRoom", "ParleyWyoming",
+                "ParleySocket",   // raw clients of the control socket (UnixSocket)
                 "ParleyTestKit",
                 // VolumeDaemonTests: the volume's output, store and board, the bridge in a service group.
                 "ParleyAudio", "ParleyCore", "ParleyHardware", "ParleyStore",
@@ -217,6 +225,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "ParleyWyomingTests", dependencies: ["ParleyWyoming", "ParleyApps", "ParleyCore", "ParleyTestKit"]),
+        .testTarget(
+            name: "ParleySocketTests",
+            dependencies: ["ParleySocket", "ParleyTestKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyConfiguration
+import ParleySocket
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import ParleySocket
 import Synchronization
 
 #if canImport(Glibc)
@@ -43,14 +44,9 @@ public final class ControlServer: Sendable {
     private let handler: any ControlHandling
     private let logger: Logger
     public let limits: ControlLimits
-    private let state = Mutex(State())
-    private let threads = DispatchGroup()
-
-    private struct State {
-        var listener: Int32 = -1
-        var clients: Set<Int32> = []
-        var stopping = false
-    }
+    /// Accepts and runs the connections (shared with Wyoming's server);
+    /// a connection is its descriptor.
+    private let server: SocketServer<Int32>
 
     public init(path: String, group: String? = nil, handler: any ControlHandling, logger: Logger,
                 limits: ControlLimits = ControlLimits()) {
@@ -59,52 +55,39 @@ public final class ControlServer: Sendable {
         self.group = group
         self.handler = handler
         self.logger = logger
+        server = SocketServer(
+            names: .init(acceptThread: "parley-control", connectionThread: "parley-control-client",
+                         acceptFailed: "control socket accept failed",
+                         busyAtShutdown: "control connections still busy at shutdown"),
+            maximumConnections: limits.maximumClients, logger: logger)
     }
 
     /// Creates the socket and starts accepting connections.
     public func start() throws {
         try prepareDirectory()
         try removeStaleSocket()
-        let fd = try UnixSocket.makeSocket(path)
-        do {
-            let bound = try UnixSocket.withAddress(path) { address, length in bind(fd, address, length) }
-            if bound < 0 { throw SystemCallError(call: "bind", path: path, errno: errno) }
-            try systemCall("chmod 0660", path) { chmod(path, 0o660) }
-            if let group { try applyGroup(group) }
-            try systemCall("listen", path) { listen(fd, 16) }
-        } catch {
-            close(fd)
-            throw error
-        }
-        state.withLock { $0.listener = fd }
-        threads.enter()
-        let thread = Thread { [self] in
-            acceptLoop(fd)
-            threads.leave()
-        }
-        thread.name = "parley-control"
-        thread.start()
+        let fd = try UnixSocket.listen(path: path, mode: 0o660, group: try group.map(groupID), backlog: 16)
+        let idleTimeout = limits.idleTimeout
+        server.start(
+            listener: fd,
+            handlers: .init(
+                open: { fd, _ in
+                    // A silent client, or one that never reads, is dropped (EAGAIN ends it).
+                    SocketOptions.setIdleTimeout(fd, idleTimeout)
+                    return fd
+                },
+                serve: { [self] fd in serve(fd) },
+                refuse: { [self] fd, maximum in refuse(fd, "too many control connections (\(maximum) open); try again") },
+                // Woken at stop; closed only once its thread is done with it.
+                interrupt: { fd in _ = shutdown(fd, Int32(SHUT_RDWR)) },
+                release: { fd in _ = close(fd) }))
         logger.info("control socket listening", metadata: ["path": "\(path)"])
     }
 
     /// Stops accepting, ends open connections, waits up to `timeout` for
     /// their threads and removes the socket file.
     public func stop(timeout: Duration = .seconds(1)) {
-        let (listener, clients) = state.withLock { s -> (Int32, Set<Int32>) in
-            s.stopping = true
-            return (s.listener, s.clients)
-        }
-        guard listener >= 0 else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
-        let millis = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        if threads.wait(timeout: .now() + .milliseconds(millis)) == .timedOut {
-            logger.warning("control connections still busy at shutdown")
-        }
-        state.withLock { s in
-            if s.listener >= 0 { close(s.listener) }
-            s.listener = -1
-        }
+        guard server.stop(timeout: timeout) else { return }
         unlink(path)
     }
 
@@ -130,66 +113,20 @@ public final class ControlServer: Sendable {
         unlink(path)
     }
 
-    private func applyGroup(_ name: String) throws {
+    /// The group `control_group` names, which the socket file is given.
+    private func groupID(_ name: String) throws -> (name: String, id: gid_t) {
         guard let entry = getgrnam(name) else {
             throw ControlServerError("control_group \"\(name)\" does not exist")
         }
-        let gid = entry.pointee.gr_gid
-        try systemCall("chown :\(name)", path) { chown(path, uid_t.max, gid) }
+        return (name, entry.pointee.gr_gid)
     }
 
-    private func acceptLoop(_ listener: Int32) {
-        while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                if !state.withLock({ $0.stopping }) {
-                    logger.error("control socket accept failed", metadata: ["errno": "\(errno)"])
-                }
-                return
-            }
-            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-            setTimeouts(client)
-            let maximum = limits.maximumClients
-            let admitted = state.withLock { s -> Bool? in
-                guard !s.stopping else { return nil }
-                guard s.clients.count < maximum else { return false }
-                s.clients.insert(client)
-                return true
-            }
-            guard let admitted else { close(client); return }
-            guard admitted else {
-                refuse(client, "too many control connections (\(maximum) open); try again")
-                continue
-            }
-            threads.enter()
-            let thread = Thread { [self] in
-                serve(client)
-                state.withLock { _ = $0.clients.remove(client) }
-                close(client)
-                threads.leave()
-            }
-            thread.name = "parley-control-client"
-            thread.start()
-        }
-    }
-
-    /// Reads and writes on `fd` give up after `idleTimeout` (EAGAIN ends the
-    /// connection), so a silent client or one that never reads is dropped.
-    private func setTimeouts(_ fd: Int32) {
-        let c = limits.idleTimeout.components
-        var value = timeval(tv_sec: Int(c.seconds), tv_usec: Int(c.attoseconds / 1_000_000_000_000))
-        _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-        _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
-    }
-
-    /// Answers a connection past the limit with one failure line and closes it.
+    /// Answers a connection past the limit with one failure line (the server then closes it).
     private func refuse(_ fd: Int32, _ message: String) {
         logger.warning("control connection refused", metadata: ["why": "\(message)"])
         if let line = try? ControlCoding.encode(ControlResponse.failure(message)) {
             try? UnixSocket.writeAll(fd, line, path: path)
         }
-        close(fd)
     }
 
     /// One connection: a response line for every request line until EOF.
@@ -202,7 +139,7 @@ public final class ControlServer: Sendable {
                 try UnixSocket.writeAll(fd, try ControlCoding.encode(response), path: path)
             }
         } catch {
-            if !state.withLock({ $0.stopping }) {
+            if !server.stopping {
                 logger.debug("control connection ended", metadata: ["error": "\(error)"])
             }
         }

@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import Logging
+import ParleySocket
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,15 +20,9 @@ public final class WyomingServer: Sendable {
     public let idleTimeout: Duration
     private let logger: Logger
     private let serve: @Sendable (WyomingConnection) -> Void
-    private let state = Mutex(State())
-    private let threads = DispatchGroup()
-
-    private struct State {
-        var listener: Int32 = -1
-        var port = 0
-        var connections: [ObjectIdentifier: WyomingConnection] = [:]
-        var stopping = false
-    }
+    /// Accepts and runs the connections (shared with the control socket).
+    private let server: SocketServer<WyomingConnection>
+    private let listeningPort = Atomic<Int>(0)
 
     /// `serve` runs on the connection's own thread until the connection ends.
     public init(host: String = "0.0.0.0", port: Int, maximumConnections: Int = 4, limits: WyomingLimits = WyomingLimits(),
@@ -40,86 +34,35 @@ public final class WyomingServer: Sendable {
         self.idleTimeout = idleTimeout
         self.logger = logger
         self.serve = serve
+        server = SocketServer(
+            names: .init(acceptThread: "parley-wyoming", connectionThread: "parley-wyoming-peer",
+                         acceptFailed: "wyoming accept failed", busyAtShutdown: "wyoming connections still busy at shutdown"),
+            maximumConnections: maximumConnections, logger: logger)
     }
 
     /// The port listened on (the one picked when 0 was asked), 0 before `start`.
-    public var port: Int { state.withLock { $0.port } }
+    public var port: Int { listeningPort.load(ordering: .acquiring) }
 
     public func start() throws {
         let (fd, port) = try TCPAddress.listen(host: host, port: requestedPort)
-        state.withLock {
-            $0.listener = fd
-            $0.port = port
-        }
-        threads.enter()
-        let thread = Thread { [self] in
-            acceptLoop(fd)
-            threads.leave()
-        }
-        thread.name = "parley-wyoming"
-        thread.start()
+        listeningPort.store(port, ordering: .releasing)
+        let (limits, idleTimeout, logger) = (self.limits, self.idleTimeout, self.logger)
+        server.start(
+            listener: fd,
+            handlers: .init(
+                open: { fd, peer in WyomingConnection(fd: fd, peer: peer, limits: limits, idleTimeout: idleTimeout) },
+                serve: serve,
+                refuse: { connection, maximum in
+                    logger.warning("wyoming connection refused: \(maximum) already open", metadata: ["peer": "\(connection.peer)"])
+                    try? connection.send(.error(text: "too many connections (\(maximum) open)", code: "busy"))
+                },
+                // close() is shutdown(2); the descriptor is closed when the connection goes.
+                interrupt: { $0.close() },
+                release: { $0.close() }))
         logger.info("wyoming listening", metadata: ["address": "\(host):\(port)"])
     }
 
     public func stop(timeout: Duration = .seconds(1)) {
-        let (listener, connections) = state.withLock { s in
-            s.stopping = true
-            return (s.listener, Array(s.connections.values))
-        }
-        guard listener >= 0 else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for connection in connections { connection.close() }
-        let millis = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        if threads.wait(timeout: .now() + .milliseconds(millis)) == .timedOut {
-            logger.warning("wyoming connections still busy at shutdown")
-        }
-        state.withLock { s in
-            if s.listener >= 0 { close(s.listener) }
-            s.listener = -1
-        }
-    }
-
-    private func acceptLoop(_ listener: Int32) {
-        while true {
-            var address = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let fd = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listener, $0, &length) }
-            }
-            if fd < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                if !state.withLock({ $0.stopping }) { logger.error("wyoming accept failed", metadata: ["errno": "\(errno)"]) }
-                return
-            }
-            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-            inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(text.count))
-            let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            let peer = "\(host):\(UInt16(bigEndian: address.sin_port))"
-            let connection = WyomingConnection(fd: fd, peer: peer, limits: limits, idleTimeout: idleTimeout)
-            let key = ObjectIdentifier(connection)
-            let maximum = maximumConnections
-            let admitted = state.withLock { s -> Bool? in
-                guard !s.stopping else { return nil }
-                guard s.connections.count < maximum else { return false }
-                s.connections[key] = connection
-                return true
-            }
-            guard let admitted else { connection.close(); return }
-            guard admitted else {
-                logger.warning("wyoming connection refused: \(maximum) already open", metadata: ["peer": "\(peer)"])
-                try? connection.send(.error(text: "too many connections (\(maximum) open)", code: "busy"))
-                connection.close()
-                continue
-            }
-            threads.enter()
-            let thread = Thread { [self] in
-                serve(connection)
-                connection.close()
-                state.withLock { _ = $0.connections.removeValue(forKey: key) }
-                threads.leave()
-            }
-            thread.name = "parley-wyoming-peer"
-            thread.start()
-        }
+        server.stop(timeout: timeout)
     }
 }

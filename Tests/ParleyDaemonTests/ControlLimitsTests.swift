@@ -1,5 +1,6 @@
 import Foundation
 @testable import ParleyControl
+import ParleySocket
 import ParleyTestKit
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import ParleyControl
+import ParleySocket
 
 #if canImport(Glibc)
     import Glibc
