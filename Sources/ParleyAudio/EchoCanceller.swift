@@ -72,7 +72,9 @@ public struct EchoSettings: Sendable, Equatable, CustomStringConvertible {
 /// state, but their small changes to a quiet room's audio cost the
 /// recogniser (kitchen noise, 18 dB: 108 → 105 of 111 right with the
 /// processed audio; BENCHMARKS.md, "Echo cancellation"). The switch
-/// between the two is a one-frame cross-fade.
+/// between the two is a one-frame cross-fade. Once passing through,
+/// speexdsp is not run at all until the device plays again: idle
+/// listening costs nothing for the canceller.
 ///
 /// Real-time safe: both states and the output frame are made at init;
 /// `process` allocates, locks and blocks nothing (the malloc-counting test
@@ -100,6 +102,9 @@ public final class EchoCanceller {
     private let quietFrames: Int
     /// Whether the last frame handed out was the microphone as captured.
     public private(set) var passingThrough = true
+    /// Frames passed through without running speexdsp at all (the device
+    /// quiet for longer than `quietFrames`).
+    public private(set) var skippedFrames = 0
 
     /// Frames processed so far.
     public private(set) var frames = 0
@@ -203,13 +208,20 @@ public final class EchoCanceller {
                 // room for speech.
                 previous.update(from: mic, count: n)
             }
-            speex.echoCancel(echo, mic + offset, played + offset, out)
-            if let residual { _ = speex.preprocessRun(residual, out) }
             // The microphone as captured, at the processed frame's stream
             // position: the previous frame after the preprocessor (`on`),
             // this one after the filter alone (`linear`).
             let raw = residual == nil ? mic + offset : previous
             let passing = silentFrames > quietFrames
+            if passing && passingThrough {
+                // A quiet device: nothing to cancel, and the filter's
+                // reference history is already silence. Idle listening
+                // pays nothing for the canceller (skippedFrames).
+                skippedFrames += 1
+            } else {
+                speex.echoCancel(echo, mic + offset, played + offset, out)
+                if let residual { _ = speex.preprocessRun(residual, out) }
+            }
             if passing != passingThrough {
                 // One frame from what was handed out to what will be.
                 for i in 0..<n {

@@ -197,7 +197,8 @@ struct EchoRoom: ParsableCommand {
             }
             if echoSettings.isActive,
                ListeningOutcome.gated(outcome, adapted: range.lowerBound >= adaptedAt, keptDecibels: { kept }, threshold: gate,
-                                      ownSpeech: OwnSpeech(saying(at: range.lowerBound)), wake: wake) == .ignored {
+                                      ownSpeech: OwnSpeech(saying(at: range.lowerBound)), wake: wake,
+                                      meetsBaseThreshold: decoded.result.confidence >= decoder.threshold) == .ignored {
                 return false
             }
             // Heard: it overlaps a person's event of its kind (a second of slack after it).

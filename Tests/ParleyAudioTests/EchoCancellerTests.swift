@@ -25,6 +25,30 @@ import ParleyTestKit
         ])
     }
 
+    /// A quiet device costs nothing: with a silent reference speexdsp is
+    /// not called; the first frame of the device's voice runs it again, and
+    /// it keeps running through the tail and a second of silence after.
+    @Test func aQuietDeviceRunsNoSpeexCall() throws {
+        let mock = MockSpeex()
+        let canceller = try EchoCanceller(settings: EchoSettings(mode: .on), speex: mock.functions)
+        var microphone = [Int16](repeating: 1_000, count: 160)
+        let silence = [Int16](repeating: 0, count: 160)
+        let voice = (0..<160).map { Int16($0 * 10 - 800) }
+        func frame(_ reference: [Int16]) {
+            microphone.withUnsafeMutableBufferPointer { mic in reference.withUnsafeBufferPointer { canceller.process(mic, reference: $0) } }
+        }
+        for _ in 0..<500 { frame(silence) }
+        #expect(mock.count("speex_echo_cancellation") == 0 && mock.count("speex_preprocess_run") == 0)
+        #expect(canceller.skippedFrames == 500)
+        frame(voice)
+        #expect(mock.count("speex_echo_cancellation") == 1 && mock.count("speex_preprocess_run") == 1)
+        // 128 ms of tail and a second of silence (112 frames) are still
+        // processed, then the fade frame, then nothing.
+        for _ in 0..<200 { frame(silence) }
+        #expect(mock.count("speex_echo_cancellation") == 1 + 112 + 1)
+        #expect(canceller.skippedFrames == 500 + 200 - 113)
+    }
+
     @Test func linearRunsTheFilterAlone() throws {
         let mock = MockSpeex()
         let canceller = try EchoCanceller(settings: EchoSettings(mode: .linear), speex: mock.functions)
@@ -35,7 +59,7 @@ import ParleyTestKit
             reference.withUnsafeBufferPointer { canceller.process(mic, reference: $0) }
         }
         #expect(mock.count("speex_echo_cancellation") == 3)
-        #expect(mock.count("speex_preprocess") == 0)
+        #expect(mock.count("speex_preprocess_run") == 0)
         #expect(canceller.frames == 3)
         // The scripted filter subtracts the reference: each microphone
         // sample went with the reference sample of the same position, in place.

@@ -269,6 +269,11 @@ import Testing
         // Adapted: the energy decides, whatever the device said.
         #expect(ListeningOutcome.gated(.interrupt(heard: "cancel that"), adapted: true, keptDecibels: { -10 },
                                        ownSpeech: own, wake: wake) == .interrupt(heard: "cancel that"))
+        // Below the threshold before its allowance for noise: the device's voice, before adapting only.
+        #expect(ListeningOutcome.gated(.interrupt(heard: "stop"), adapted: false, keptDecibels: { 0 },
+                                       meetsBaseThreshold: false) == .ignored)
+        #expect(ListeningOutcome.gated(.interrupt(heard: "stop"), adapted: true, keptDecibels: { -10 },
+                                       meetsBaseThreshold: false) == .interrupt(heard: "stop"))
         #expect(OwnSpeech([]).says(["stop"]) == false)
         #expect(OwnSpeech(["Stop."]).says(["stop"]))
     }

@@ -172,7 +172,8 @@ extension ListeningPipeline {
                 let before = outcome
                 outcome = ListeningOutcome.gated(outcome, adapted: echoAdapted, keptDecibels: {
                     pipeline.keptDecibels(utterance, cleaned: samples())
-                }, ownSpeech: OwnSpeech(pipeline.saying()), wake: pipeline.wakeGrammar)
+                }, ownSpeech: OwnSpeech(pipeline.saying()), wake: pipeline.wakeGrammar,
+                   meetsBaseThreshold: command.confidence >= pipeline.rejectionThreshold)
                 if outcome != before {
                     pipeline.logger.debug("ignored over the device's voice", metadata: [
                         "heard": "\(command.transcript)", "why": "\(echoAdapted ? "its own echo" : "the canceller has not adapted yet")",

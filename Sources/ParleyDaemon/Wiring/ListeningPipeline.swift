@@ -172,6 +172,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         -1.0 + (0.5 - min(1, max(0, sensitivity))) * 2
     }
 
+    /// The command decoder's threshold at the configured sensitivity.
+    var rejectionThreshold: Double { Self.rejectionThreshold(sensitivity: wake.sensitivity) }
+
     /// Called for the engine's `.listening` events. Returns once the grammar
     /// (or a newer one) is what the listen thread uses, or at once when the
     /// calling task is cancelled or stopping, or listening stops: the compile
