@@ -39,11 +39,11 @@ public struct ParleyConfig: Sendable, Equatable {
     /// on, the device also listens for the wake word and a new command
     /// while it speaks. In the simulated room `on` turns 1 of 30 "stop"s
     /// heard over the device's voice into 27 (BENCHMARKS.md, "Echo
-    /// cancellation (issue 28)"), but the canceller also runs while the
-    /// device is silent, and what that does to recognition is not measured
-    /// yet (the QEMU image's recorded order was not heard with it on): off
-    /// by default until it is.
-    public var echoCancel = EchoSettings.off
+    /// cancellation (issue 28)"); while the device is quiet the microphone
+    /// passes through it unchanged, so a person speaking to a quiet device
+    /// is heard as without it (kitchen noise, 111 recordings: within one or
+    /// two of `off` at every SNR). On by default.
+    public var echoCancel = EchoSettings(mode: .on)
     /// `adaptation`: whether the device learns its room from confirmed commands.
     public var adaptation = Adaptation()
     /// `web`: the speaker's page (see WebConfig.swift).

@@ -193,7 +193,7 @@ import Testing
     }
 
     @Test func echoCancellationIsReadAsWordOrBooleanAndCheckedWithFileAndLine() throws {
-        #expect(ParleyConfig().echoCancel == .off, "off until its effect on recognition is measured (README)")
+        #expect(ParleyConfig().echoCancel == EchoSettings(mode: .on), "on by default (README)")
         #expect(try parse("speech: {echo_cancel: on}").echoCancel.mode == .on)
         #expect(try parse("speech: {echo_cancel: off}").echoCancel == .off)
         #expect(try parse("speech: {echo_cancel: true}").echoCancel.mode == .on)
