@@ -21,7 +21,8 @@
 #   scripts/eval-echo.sh
 #
 # Environment: ECHO ("off on linear": the settings compared), SNRS ("0 -10 -20"),
-# MINUTES (80: 63 min of the device speaking, pauses between), MIX_MINUTES (12), EVENTS (60 per mixture),
+# MINUTES (80: 63 min of the device speaking, pauses between), SEED (28: the device's lines; another seed
+# is another hour of its speech, e.g. to check on speech nothing was chosen on), MIX_MINUTES (12), EVENTS (60 per mixture),
 # WORK (keep the room's files there), JOBS (2: runs at once).
 # Release build; run from the package root. Needs python3-numpy, python3-scipy.
 set -euo pipefail
@@ -35,10 +36,10 @@ snrs=${SNRS:-0 -10 -20}
 # 40 ms of the latency are what ALSA's delays report: the reference's place.
 offset=$((40 * 16))
 
-[ -s "$work/device.wav" ] || $bench audio device-speech --minutes "${MINUTES:-80}" --out "$work/device.wav" --lines "$work/device.tsv"
+[ -s "$work/device.wav" ] || $bench audio device-speech --minutes "${MINUTES:-80}" --seed "${SEED:-28}" --out "$work/device.wav" --lines "$work/device.tsv"
 [ -s "$work/room/echo.wav" ] || python3 scripts/echo/room.py --speech "$work/device.wav" --lines "$work/device.tsv" \
   --data "$PARLEY_SHARED_DATA" --out "$work/room" --snrs "$snrs" --mix-minutes "${MIX_MINUTES:-12}" --events "${EVENTS:-60}" \
-  --latency-ms 50 --known-ms 40
+  --latency-ms 50 --known-ms 40 --seed "${SEED:-28}"
 cat "$work/room/room.txt"
 
 # One line per run, in the background, JOBS at a time.
