@@ -299,6 +299,10 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     /// Home Assistant's link and when audio last left the device and why
     /// (nil when no Home Assistant role is on, or from an older daemon).
     public var homeAssistant: String?
+    /// Home Assistant's `handle` service (role 2): on, who is connected, the
+    /// last transcript, and that no audio leaves through it (nil when the
+    /// handler is off, or from an older daemon).
+    public var homeAssistantHandler: String?
 
     // Spelled out because the daemon, which fills it in, is another module
     // (a memberwise initialiser is internal).
@@ -306,7 +310,7 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
                 buttonProblem: String? = nil, configFile: String? = nil, stateDirectory: String, audio: AudioStatus,
                 recognitions: Int, lastIntents: [String], grammarSize: Int, donations: Int, customPhrases: Int,
                 notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil,
-                homeAssistant: String? = nil) {
+                homeAssistant: String? = nil, homeAssistantHandler: String? = nil) {
         self.version = version
         self.pid = pid
         self.uptimeSeconds = uptimeSeconds
@@ -327,6 +331,7 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         self.keepAudio = keepAudio
         self.roomTransform = roomTransform
         self.homeAssistant = homeAssistant
+        self.homeAssistantHandler = homeAssistantHandler
     }
 }
 

@@ -208,7 +208,8 @@ public struct DaemonController: ControlHandling {
             customPhrases: try await store.customPhrases().count,
             notWired: components.notWired,
             keptRecordings: components.room?.kept.count, keepAudio: components.room?.keepAudio,
-            roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?())
+            roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?(),
+            homeAssistantHandler: components.homeAssistantHandler?())
     }
 
     private func grammarSize() async -> Int {

@@ -98,9 +98,9 @@ public enum Wiring {
             services.append(listening)
         }
         // Home Assistant over Wyoming (off unless configured): the handle service.
-        if let handle = HomeAssistantServices.handler(config: config, stores: await engine.stores, registry: { bridge.registry },
-                                                      shortcuts: { folder.library },
-                                                      logger: Logger(label: "parley.wyoming")) { services.append(handle) }
+        let handle = HomeAssistantServices.handler(config: config, stores: await engine.stores, registry: { bridge.registry },
+                                                   shortcuts: { folder.library }, logger: Logger(label: "parley.wyoming"))
+        if let handle { services.append(handle.service) }
         // Home Assistant's satellite (off unless configured), fed by the listening pipeline's rejected commands.
         let satellite = HomeAssistantServices.satellite(config: config, speaker: speaker, listening: listening,
                                                         logger: Logger(label: "parley.wyoming"))
@@ -119,6 +119,7 @@ public enum Wiring {
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
             spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge), room: room)
         components.homeAssistant = satellite?.status
+        components.homeAssistantHandler = handle?.status
         components.volume = volume
         return components
     }
