@@ -75,6 +75,8 @@ public actor ExternalAppsHost {
     private let logger: Logger
     private var apps: [String: (app: ExternalApp, fingerprint: String)] = [:]
     private var refused: [String: (errors: ManifestErrors, fingerprint: String)] = [:]
+    private let primaryApp: String?
+    private var onOptionsChanged: (@Sendable () -> Void)?
 
     /// What one refresh did, folder names in order.
     public struct Changes: Sendable, Hashable {
@@ -93,8 +95,11 @@ public actor ExternalAppsHost {
 
     /// `dataDirectory`: where each handler keeps its data (`PARLEY_APP_DATA`,
     /// one folder per app identifier).
+    /// `primaryApp` (parley.yaml's `primary_app`): an external app with this
+    /// identifier, name or synonym may have phrases that do not name it.
     public init(directory: URL, builtIn: [AppDescription], limits: HandlerLimits = HandlerLimits(), dataDirectory: URL? = nil,
-                logger: Logger) {
+                primaryApp: String? = nil, logger: Logger) {
+        self.primaryApp = primaryApp
         self.directory = directory
         self.builtIn = builtIn
         self.limits = limits
@@ -130,9 +135,11 @@ public actor ExternalAppsHost {
             if let previous { await previous.app.handler.stop() }
             let others = builtIn + apps.keys.sorted().compactMap { apps[$0]?.app.description }
             do {
-                let app = try ExternalApp.load(folder: folder, installed: others, limits: limits, dataDirectory: dataDirectory, logger: logger)
+                let app = try ExternalApp.load(folder: folder, installed: others, limits: limits, dataDirectory: dataDirectory,
+                                               primaryApp: primaryApp, logger: logger)
                 apps[name] = (app, fingerprint)
                 refused[name] = nil
+                await app.handler.setOptionsChanged(onOptionsChanged)
                 await app.handler.start()
                 if previous == nil { changes.added.append(name) } else { changes.changed.append(name) }
                 logger.notice("apps: \(previous == nil ? "loaded" : "reloaded") '\(name)' (\(app.description.identifier))")
@@ -144,6 +151,13 @@ public actor ExternalAppsHost {
             }
         }
         return changes
+    }
+
+    /// What to do when a handler says its `options` changed (every app's,
+    /// loaded now or later).
+    public func setOptionsChanged(_ body: @escaping @Sendable () -> Void) async {
+        onOptionsChanged = body
+        for entry in apps.values { await entry.app.handler.setOptionsChanged(body) }
     }
 
     /// Stops every handler (the daemon is stopping), all at once: each gets

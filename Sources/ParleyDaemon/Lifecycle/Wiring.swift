@@ -152,7 +152,8 @@ public enum Wiring {
         let folder = URL(fileURLWithPath: config.appsFolderPath)
         AppsService.prepare(directory: folder, logger: logger)
         let host = ExternalAppsHost(directory: folder, builtIn: BundledApps.all.map(AppDescription.init),
-                                    dataDirectory: URL(fileURLWithPath: config.resolvedPath("app-data")), logger: logger)
+                                    dataDirectory: URL(fileURLWithPath: config.resolvedPath("app-data")),
+                                    primaryApp: config.primaryApp, logger: logger)
         await host.refresh()
         do {
             return (try AppRegistry(apps: BundledApps.all, external: await host.descriptions, primaryApp: config.primaryApp), host)
