@@ -24,7 +24,9 @@ port=18123
 url=http://127.0.0.1:$port
 started=$(date +%s)
 
-# 1. The root: Debian 13's Python 3.13 and Home Assistant in a venv (kept while present).
+# 1. The root: Debian 13's Python 3.13 and Home Assistant in a venv (kept while
+# present); a C compiler, as a few of its requirements (lru-dict) have no
+# wheel for Python 3.13 and are built.
 if [ ! -x "$root/opt/ha/bin/hass" ]; then
     rm -rf "$root"
     mkdir -p "$root"
@@ -32,7 +34,7 @@ if [ ! -x "$root/opt/ha/bin/hass" ]; then
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     # The host's CA bundle: pip's HTTPS may go through a proxy with its own CA.
     cp /etc/ssl/certs/ca-certificates.crt "$root/etc/host-ca.crt"
-    in_root "$root" sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends python3 python3-venv ca-certificates >/dev/null'
+    in_root "$root" sh -c 'apt-get update -qq && apt-get install -y -qq --no-install-recommends python3 python3-venv python3-dev gcc libc6-dev ca-certificates >/dev/null'
     in_root "$root" sh -c 'export PIP_CERT=/etc/host-ca.crt SSL_CERT_FILE=/etc/host-ca.crt
         python3 -m venv /opt/ha && /opt/ha/bin/pip install -q --upgrade pip && /opt/ha/bin/pip install -q homeassistant'
 fi
