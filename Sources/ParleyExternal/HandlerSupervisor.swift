@@ -95,6 +95,7 @@ public actor HandlerSupervisor {
     /// `limits.optionsChangeInterval`).
     private var onOptionsChanged: (@Sendable () -> Void)?
     private var optionsChangeDue = false
+    private var optionsChangeMissed = false
     private var lastOptionsChange: ContinuousClock.Instant?
     /// How many times the handler was restarted after a failure.
     public private(set) var restarts = 0
@@ -187,8 +188,14 @@ public actor HandlerSupervisor {
 
     /// What to do when the handler sends `options-changed` (the apps host
     /// recompiles the phrases, asking `options` again).
+    /// A notification that came before anyone listened (a handler quick to
+    /// fetch its names while the daemon still starts) is passed on now.
     public func setOptionsChanged(_ body: (@Sendable () -> Void)?) {
         onOptionsChanged = body
+        if body != nil, optionsChangeMissed {
+            optionsChangeMissed = false
+            optionsChanged()
+        }
     }
 
     // MARK: Events
@@ -251,7 +258,11 @@ public actor HandlerSupervisor {
     /// A handler that repeats the notification costs one recompilation per
     /// interval, never more: the ones in between fold into one at its end.
     private func optionsChanged() {
-        guard onOptionsChanged != nil, !optionsChangeDue else { return }
+        guard onOptionsChanged != nil else {
+            optionsChangeMissed = true
+            return
+        }
+        guard !optionsChangeDue else { return }
         optionsChangeDue = true
         let wait = lastOptionsChange.map { limits.optionsChangeInterval - (ContinuousClock.now - $0) } ?? .zero
         logger.info("[\(app)] handler says its options changed; compiling the phrases again")

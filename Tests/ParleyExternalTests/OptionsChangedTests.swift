@@ -50,6 +50,32 @@ import Testing
         #expect(await handler.restarts == 0, "\(log.all)")
     }
 
+    /// A notification sent before the daemon listens (the handler fetched
+    /// its names while the daemon was still starting) is passed on once it does.
+    @Test func aNotificationBeforeAnyoneListensIsPassedOnLater() async throws {
+        let folder = try AppFolder()
+        defer { folder.remove() }
+        try folder.write("handler.py", #"""
+            import json, sys
+            print(json.dumps({"jsonrpc": "2.0", "method": "options-changed"}), flush=True)
+            for line in sys.stdin:
+                m = json.loads(line)
+                if m.get("method") == "shutdown": break
+                print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"dialog": "Here."}}), flush=True)
+            """#)
+        var limits = HandlerLimits()
+        limits.stepTimeLimit = .seconds(60)
+        let handler = HandlerSupervisor(app: "Hub", argv: ["python3", "handler.py"], directory: folder.url, limits: limits,
+                                        logger: RecordedLog().logger)
+        await handler.start()
+        defer { Task { await handler.stop() } }
+        // Once it answers, its earlier line (the notification) has been read.
+        _ = try await handler.call(.perform, params: ["intent": "X", "parameters": [:]], timeLimit: .seconds(60))
+        let told = Atomic<Int>(0)
+        await handler.setOptionsChanged { told.add(1, ordering: .relaxed) }
+        try await Poll.until("the early notification passed on") { told.load(ordering: .relaxed) == 1 }
+    }
+
     /// A phrase that does not name the app is refused, unless the app is the
     /// primary one (parley.yaml's `primary_app`: identifier, name or synonym).
     @Test func thePrimaryExternalAppsPhrasesNeedNotNameIt() throws {

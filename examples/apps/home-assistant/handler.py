@@ -156,7 +156,7 @@ class HomeAssistant:
 
 
 def spoken(name):
-    """A name as it is said: lower case, words only ("Living Room RGBWW Lights" stays as is, lower case)."""
+    """A name as it is said: lower case, words only ("Kitchen Light #2" -> "kitchen light 2")."""
     return " ".join(re.sub(r"[^a-z0-9']+", " ", str(name).lower()).split())
 
 
