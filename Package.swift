@@ -217,7 +217,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(name: "ParleyWyomingTests", dependencies: ["ParleyWyoming", "ParleyApps", "ParleyCore", "ParleyTestKit"]),
-        .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleyExternalTests", dependencies: [
+            "ParleyExternal", "ParleyApps", "ParleyIntents", "ParleyCore", "ParleyTestKit", .product(name: "Logging", package: "swift-log"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )
