@@ -85,6 +85,7 @@ import Testing
     @Test func namesArriveAfterAFaultAndEveryFaultIsSaid() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let replay = try await Replay.start(dir, mode: "unauthorized")
+        defer { replay.process.terminate() }
         let process = try await Self.startDaemon(dir, replay: replay, timeout: 1, settings: "audio: {capture: \"file:capture.wav\"}")
         defer { process.terminate() }
         let socket = dir.file("parley.sock")
@@ -131,7 +132,7 @@ import Testing
         try await EndToEndTests.run("/usr/bin/sox", [dir.file("light-raw.wav"), "-r", "16000", "-c", "1", "-b", "16", dir.file("light.wav")])
         try await EndToEndTests.run("/usr/bin/sox", [LiveMicrophoneTests.computer, dir.file("light.wav"), dir.file("command.wav"), "pad", "0", "1"])
         let replay = try await Replay.start(dir, mode: "ok")
-        defer { Task { await replay.stop() } }
+        defer { replay.process.terminate() }
         let process = try await Self.startDaemon(dir, replay: replay, settings: "wake: {hey_optional: true, window: 6s}")
         defer { process.terminate() }
         let socket = dir.file("parley.sock")

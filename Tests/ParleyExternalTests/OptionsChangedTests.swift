@@ -10,6 +10,20 @@ import Testing
 /// The `options-changed` notification (dynamic entity values: names a
 /// handler fetches from a hub after it starts) and the primary external app.
 @Suite struct OptionsChangedTests {
+    /// A handler that sends `options-changed` `notifications` times at
+    /// start, then answers every request with `answer`.
+    static func handler(notifications: Int, answer: String) -> String {
+        #"""
+        import json, sys
+        for n in range(\#(notifications)):
+            print(json.dumps({"jsonrpc": "2.0", "method": "options-changed"}), flush=True)
+        for line in sys.stdin:
+            m = json.loads(line)
+            if m.get("method") == "shutdown": break
+            print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"dialog": "\#(answer)"}}), flush=True)
+        """#
+    }
+
     @Test func theNotificationIsReadAndOtherNotificationsAreNot() {
         #expect(JSONRPC.reply(to: Data(#"{"jsonrpc":"2.0","method":"options-changed"}"#.utf8)) == .optionsChanged)
         #expect(JSONRPC.reply(to: Data(#"{"method":"options-changed","params":{"parameter":"target"}}"#.utf8)) == .optionsChanged)
@@ -26,15 +40,7 @@ import Testing
     @Test func aRepeatedNotificationIsFoldedAndNotAFlood() async throws {
         let folder = try AppFolder()
         defer { folder.remove() }
-        try folder.write("handler.py", #"""
-            import json, sys
-            for n in range(200):
-                print(json.dumps({"jsonrpc": "2.0", "method": "options-changed"}), flush=True)
-            for line in sys.stdin:
-                m = json.loads(line)
-                if m.get("method") == "shutdown": break
-                print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"dialog": "Still here."}}), flush=True)
-            """#)
+        try folder.write("handler.py", Self.handler(notifications: 200, answer: "Still here."))
         let log = RecordedLog()
         var limits = HandlerLimits()
         limits.stepTimeLimit = .seconds(60)
@@ -55,14 +61,7 @@ import Testing
     @Test func aNotificationBeforeAnyoneListensIsPassedOnLater() async throws {
         let folder = try AppFolder()
         defer { folder.remove() }
-        try folder.write("handler.py", #"""
-            import json, sys
-            print(json.dumps({"jsonrpc": "2.0", "method": "options-changed"}), flush=True)
-            for line in sys.stdin:
-                m = json.loads(line)
-                if m.get("method") == "shutdown": break
-                print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"dialog": "Here."}}), flush=True)
-            """#)
+        try folder.write("handler.py", Self.handler(notifications: 1, answer: "Here."))
         var limits = HandlerLimits()
         limits.stepTimeLimit = .seconds(60)
         let handler = HandlerSupervisor(app: "Hub", argv: ["python3", "handler.py"], directory: folder.url, limits: limits,
