@@ -55,7 +55,9 @@ setsid bash -c ". scripts/lib/device-build.sh; in_root '$root' env SSL_CERT_FILE
     /opt/ha/bin/hass -c /srv/ha-config" \
     > out/ha/hass.log 2>&1 &
 hass_group=$!
-trap 'kill -- -$hass_group 2>/dev/null || true; wait $hass_group 2>/dev/null || true' EXIT
+# Home Assistant stops gracefully on SIGTERM, taking a few seconds: waited for.
+trap 'kill -- -$hass_group 2>/dev/null || true
+    for _ in $(seq 60); do kill -0 -- -$hass_group 2>/dev/null || break; sleep 0.5; done' EXIT
 for _ in $(seq 1 600); do
     curl -fsS "$url/api/onboarding" >/dev/null 2>&1 && break
     kill -0 $hass_group 2>/dev/null || { tail -20 out/ha/hass.log; die "Home Assistant exited"; }

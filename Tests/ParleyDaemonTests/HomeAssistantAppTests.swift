@@ -103,6 +103,7 @@ import Testing
         }
         #expect(try await Self.understood("turn on the kitchen light", socket: socket)?.values == ["target": "light.kitchen_light"])
         #expect(try await Self.understood("is the back door locked", socket: socket)?.values == ["lock": "lock.back_door"])
+        #expect(try await Self.understood("turn off the lights in the living room", socket: socket)?.values == ["area": "living_room"])
         #expect(try await Self.say("turn on the kitchen light", socket: socket) == ["Done. The kitchen light is on."])
         let call = try #require(try replay.received().last)
         #expect(call.method == "POST" && call.path == "/api/services/light/turn_on" && call.body == #"{"entity_id":"light.kitchen_light"}"#)

@@ -145,14 +145,15 @@ class HomeAssistant:
                 switchable.append(option)
             elif domain == "lock":
                 locks.append(option)
+        rooms = []
         for area in areas:
             if not isinstance(area, dict) or not any(str(e).startswith("light.") for e in area.get("entities", [])):
                 continue
             name = spoken(area.get("name") or "")
             if name:
-                # "turn on the kitchen lights": every light of the area.
-                switchable.append({"value": "area:" + str(area.get("id")), "display": name + " lights"})
-        return {"target": dedupe(switchable), "lock": dedupe(locks)}
+                # "turn on the lights in the kitchen": every light of the area.
+                rooms.append({"value": str(area.get("id")), "display": name})
+        return {"target": dedupe(switchable), "area": dedupe(rooms), "lock": dedupe(locks)}
 
 
 def spoken(name):
@@ -173,7 +174,7 @@ class App:
     def __init__(self, write):
         self.write = write
         self.lock = threading.Lock()
-        self.options = {"target": [], "lock": []}
+        self.options = {"target": [], "area": [], "lock": []}
         self.problem = None
         try:
             self.config = read_config(CONFIG)
@@ -194,7 +195,8 @@ class App:
                     changed = names != self.options
                     self.options = names
                 if changed:
-                    log("names fetched: %d to switch, %d locks" % (len(names["target"]), len(names["lock"])))
+                    log("names fetched: %d to switch, %d areas with lights, %d locks"
+                        % (len(names["target"]), len(names["area"]), len(names["lock"])))
                     self.write({"jsonrpc": "2.0", "method": "options-changed"})
                 wait = self.config["refresh"]
             except Problem as problem:
@@ -237,12 +239,14 @@ class App:
             action = "turn_on" if intent == "TurnOn" else "turn_off"
             word = "on" if intent == "TurnOn" else "off"
             name = self.display("target", target)
-            if target.startswith("area:"):
-                self.hub.request("POST", "/api/services/light/" + action, {"area_id": target[5:]})
-                return {"dialog": "Done.", "detail": "The %s are %s." % (name, word)}
             domain = target.split(".", 1)[0]
             self.hub.request("POST", "/api/services/%s/%s" % (domain, action), {"entity_id": target})
             return {"dialog": "Done.", "detail": "The %s is %s." % (name, word), "output": {"on": intent == "TurnOn"}}
+        if intent in ("AreaOn", "AreaOff"):
+            area = values["area"]
+            word = "on" if intent == "AreaOn" else "off"
+            self.hub.request("POST", "/api/services/light/turn_" + word, {"area_id": area})
+            return {"dialog": "Done.", "detail": "The lights in the %s are %s." % (self.display("area", area), word)}
         if intent == "IsLocked":
             lock = values["lock"]
             state = self.hub.request("GET", "/api/states/" + lock)

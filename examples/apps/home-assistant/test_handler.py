@@ -120,7 +120,9 @@ class ReplayTests(unittest.TestCase):
         targets = handler.call("options", {"intent": "TurnOn", "parameter": "target"})["result"]["options"]
         self.assertIn({"value": "light.kitchen_light", "display": "kitchen light"}, targets)
         self.assertIn({"value": "switch.coffee_machine", "display": "coffee machine"}, targets)
-        self.assertIn({"value": "area:living_room", "display": "living room lights"}, targets)
+        areas = handler.call("options", {"intent": "AreaOn", "parameter": "area"})["result"]["options"]
+        self.assertIn({"value": "living_room", "display": "living room"}, areas)
+        self.assertIn({"value": "kitchen", "display": "kitchen"}, areas)
         self.assertFalse(any(o["value"].startswith("input_boolean.") for o in targets), targets)
         locks = handler.call("options", {"intent": "IsLocked", "parameter": "lock"})["result"]["options"]
         self.assertEqual(sorted(o["display"] for o in locks), ["back door", "front door"])
@@ -135,8 +137,8 @@ class ReplayTests(unittest.TestCase):
         last = self.recorded()[-1]
         self.assertEqual((last["method"], last["path"], last["body"], last["authorized"]),
                          ("POST", "/api/services/light/turn_on", {"entity_id": "light.kitchen_light"}, True))
-        reply = handler.call("perform", {"intent": "TurnOn", "parameters": {"target": "area:living_room"}})
-        self.assertEqual(reply["result"]["detail"], "The living room lights are on.")
+        reply = handler.call("perform", {"intent": "AreaOn", "parameters": {"area": "living_room"}})
+        self.assertEqual(reply["result"]["detail"], "The lights in the living room are on.")
         self.assertEqual(self.recorded()[-1]["body"], {"area_id": "living_room"})
 
     def test_a_lock_is_asked_about_and_locked(self):
@@ -225,8 +227,8 @@ class LiveTests(unittest.TestCase):
             self.assertEqual(reply["result"]["dialog"], "The back door is locked.", reply)
             handler.call("perform", {"intent": "Unlock", "parameters": {"lock": "lock.back_door"}})
             self.assertEqual(state("lock.back_door"), "unlocked")
-            reply = handler.call("perform", {"intent": "TurnOff", "parameters": {"target": "area:kitchen"}})
-            self.assertEqual(reply["result"]["detail"], "The kitchen lights are off.", reply)
+            reply = handler.call("perform", {"intent": "AreaOff", "parameters": {"area": "kitchen"}})
+            self.assertEqual(reply["result"]["detail"], "The lights in the kitchen are off.", reply)
             self.assertEqual(state("light.kitchen_light"), "off")
         finally:
             log = handler.close()
