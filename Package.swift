@@ -228,7 +228,9 @@ let package = Package(
         .testTarget(
             name: "ParleySocketTests",
             dependencies: ["ParleySocket", "ParleyTestKit", .product(name: "Logging", package: "swift-log")]),
-        .testTarget(name: "ParleyExternalTests", dependencies: ["ParleyExternal", "ParleyApps", "ParleyTestKit"]),
+        .testTarget(name: "ParleyExternalTests", dependencies: [
+            "ParleyExternal", "ParleyApps", "ParleyIntents", "ParleyCore", "ParleyTestKit", .product(name: "Logging", package: "swift-log"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

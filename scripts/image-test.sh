@@ -2,7 +2,7 @@
 # Boots the device image and talks to it from outside, as a person would.
 #
 #   scripts/image-test.sh qemu   amd64 image under qemu-system-x86_64 (KVM
-#                                when /dev/kvm works, else TCG): checks 1-4
+#                                when /dev/kvm works, else TCG): checks 1-7
 #   scripts/image-test.sh pi4    the Pi image without booting it (partition
 #                                table, boot files, config.txt, cmdline root,
 #                                parleyd's libraries), then its own kernel and
@@ -229,6 +229,51 @@ check_web() {
     vm_ssh parley web tokens | grep -q "paired" || { echo "parley web tokens lists no paired browser"; return 1; }
 }
 
+# --- 7. Home Assistant finds the satellite (docs/home-assistant.md) --------
+# As an owner turns it on: avahi-daemon enabled, `home_assistant.satellite:
+# true`, parleyd restarted. QEMU's user-mode network carries no multicast to
+# the host, so the mDNS announcement is browsed inside the guest
+# (avahi-browse, as any machine on the LAN sees it); the Wyoming port is
+# reached from the host through its forwarded port and answers `describe`
+# with `info` naming a satellite. The settings are put back afterwards.
+check_wyoming() {
+    local announced reply
+    vm_ssh_again "systemctl enable --now avahi-daemon >/dev/null 2>&1 &&
+        cp /etc/parley/parley.yaml /etc/parley/parley.yaml.before-wyoming &&
+        sed -i -E '/^home_assistant:/,/^[a-z]/ { s/^(  satellite:) *false/\\1 true/; s/^(  name:) *Parley( |\$)/\\1 ParleyImageTest\\2/ }' /etc/parley/parley.yaml &&
+        grep -Eq '^  satellite: true' /etc/parley/parley.yaml && grep -Eq '^  name: ParleyImageTest' /etc/parley/parley.yaml &&
+        systemctl restart parleyd && systemctl is-active parleyd" >/dev/null \
+        || { echo "could not turn the satellite on and restart parleyd: $(vm_ssh_again 'journalctl -u parleyd -n 3 --no-pager' | tail -n 3 | tr '\n' ' ')"; return 1; }
+    announced=$(vm_ssh_again "for i in \$(seq 60); do avahi-browse -rtp _wyoming._tcp 2>/dev/null | grep '^=' | grep -q ';10700;' && break; sleep 2; done
+        avahi-browse -rtp _wyoming._tcp 2>/dev/null | grep '^=' | head -n 1")
+    echo "$announced" | grep -q ';ParleyImageTest;_wyoming._tcp;local;.*;10700;' \
+        || { echo "no _wyoming._tcp announcement of 'ParleyImageTest' on port 10700 (avahi-browse: ${announced:-nothing})"; return 1; }
+    reply=$(python3 - "$VM_WYOMING_PORT" <<'PY'
+import json, socket, sys, time
+# Wyoming 1.9 framing: a JSON header line, then data_length bytes of JSON data.
+for attempt in range(30):
+    try:
+        link = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+        break
+    except OSError:
+        time.sleep(2)
+else:
+    sys.exit("cannot connect to the forwarded Wyoming port")
+link.sendall(b'{"type": "describe", "version": "1.9.0"}\n')
+stream = link.makefile("rb")
+header = json.loads(stream.readline())
+data = header.get("data") or {}
+if header.get("data_length"):
+    data.update(json.loads(stream.read(header["data_length"])))
+print(header.get("type"), json.dumps(data.get("satellite", {}).get("name")))
+PY
+    ) || { echo "the Wyoming client failed: $reply"; return 1; }
+    vm_ssh_again "mv /etc/parley/parley.yaml.before-wyoming /etc/parley/parley.yaml && systemctl disable --now avahi-daemon >/dev/null 2>&1;
+        systemctl restart parleyd" >/dev/null || true
+    [ "$reply" = 'info "ParleyImageTest"' ] || { echo "describe answered: $reply"; return 1; }
+    echo "announced ($(echo "$announced" | cut -d';' -f4,8,9 | tr ';' ' ')); describe from the host: $reply"
+}
+
 # --- idle memory (a figure for BENCHMARKS.md, "Image and cross build") ----
 # Once parleyd listens and the boot has settled: the whole guest from
 # /proc/meminfo (used = MemTotal - MemAvailable, as free(1) counts it) and
@@ -289,6 +334,9 @@ if check "1-boot-to-ready" check_ready; then
         check "4-listeners" check_listeners || true
         check "5-web" check_web || true
         check "6-volume" check_volume || true
+        check "7-wyoming" check_wyoming || true
+        # Last: it boots the VM again in its subshell, so the ports this
+        # shell knows are the old VM's.
         check "3-power-cut" check_power_cut || true
     fi
 fi

@@ -21,3 +21,4 @@ swift test --skip-build --filter WebBrowserTests 2>&1
 # The example external apps' own tests (their handlers through their protocol).
 python3 examples/apps/kitchen-lights/test_handler.py
 examples/apps/shopping-list/test.sh
+python3 examples/apps/home-assistant/test_handler.py

@@ -373,6 +373,10 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     public var homeAssistant: String?
     /// The time zone the daemon's clock times are in ("Europe/Paris"); nil from an older daemon.
     public var timeZone: String?
+    /// Home Assistant's `handle` service (role 2): on, who is connected, the
+    /// last transcript, and that no audio leaves through it (nil when the
+    /// handler is off, or from an older daemon).
+    public var homeAssistantHandler: String?
 
     // Spelled out because the daemon, which fills it in, is another module
     // (a memberwise initialiser is internal).
@@ -380,7 +384,7 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
                 buttonProblem: String? = nil, configFile: String? = nil, stateDirectory: String, audio: AudioStatus,
                 recognitions: Int, lastIntents: [String], grammarSize: Int, donations: Int, customPhrases: Int,
                 notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil,
-                homeAssistant: String? = nil, timeZone: String? = nil) {
+                homeAssistant: String? = nil, homeAssistantHandler: String? = nil, timeZone: String? = nil) {
         self.timeZone = timeZone
         self.version = version
         self.pid = pid
@@ -402,6 +406,7 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
         self.keepAudio = keepAudio
         self.roomTransform = roomTransform
         self.homeAssistant = homeAssistant
+        self.homeAssistantHandler = homeAssistantHandler
     }
 }
 

@@ -78,6 +78,8 @@ public actor ExternalAppsHost {
     /// Identifiers of apps a person turned off: loaded and checked (their
     /// phrases stay reserved), but no handler runs and the engine is not given them.
     private var off: Set<String> = []
+    private let primaryApp: String?
+    private var onOptionsChanged: (@Sendable () -> Void)?
 
     /// What one refresh did, folder names in order.
     public struct Changes: Sendable, Hashable {
@@ -96,8 +98,11 @@ public actor ExternalAppsHost {
 
     /// `dataDirectory`: where each handler keeps its data (`PARLEY_APP_DATA`,
     /// one folder per app identifier).
+    /// `primaryApp` (parley.yaml's `primary_app`): an external app with this
+    /// identifier, name or synonym may have phrases that do not name it.
     public init(directory: URL, builtIn: [AppDescription], limits: HandlerLimits = HandlerLimits(), dataDirectory: URL? = nil,
-                logger: Logger) {
+                primaryApp: String? = nil, logger: Logger) {
+        self.primaryApp = primaryApp
         self.directory = directory
         self.builtIn = builtIn
         self.limits = limits
@@ -173,9 +178,11 @@ public actor ExternalAppsHost {
             if let previous { await previous.app.handler.stop() }
             let others = builtIn + apps.keys.sorted().compactMap { apps[$0]?.app.description }
             do {
-                let app = try ExternalApp.load(folder: folder, installed: others, limits: limits, dataDirectory: dataDirectory, logger: logger)
+                let app = try ExternalApp.load(folder: folder, installed: others, limits: limits, dataDirectory: dataDirectory,
+                                               primaryApp: primaryApp, logger: logger)
                 apps[name] = (app, fingerprint)
                 refused[name] = nil
+                await app.handler.setOptionsChanged(onOptionsChanged)
                 if !off.contains(app.description.identifier) { await app.handler.start() }
                 if previous == nil { changes.added.append(name) } else { changes.changed.append(name) }
                 logger.notice("apps: \(previous == nil ? "loaded" : "reloaded") '\(name)' (\(app.description.identifier))")
@@ -187,6 +194,13 @@ public actor ExternalAppsHost {
             }
         }
         return changes
+    }
+
+    /// What to do when a handler says its `options` changed (every app's,
+    /// loaded now or later).
+    public func setOptionsChanged(_ body: @escaping @Sendable () -> Void) async {
+        onOptionsChanged = body
+        for entry in apps.values { await entry.app.handler.setOptionsChanged(body) }
     }
 
     /// Stops every handler (the daemon is stopping), all at once: each gets

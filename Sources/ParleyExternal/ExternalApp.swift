@@ -61,12 +61,18 @@ public struct ExternalApp: Sendable {
     /// Loads and checks an app folder against the apps already installed:
     /// the manifest's own rules, then every rule of app registration. The
     /// handler is not started.
+    /// `primaryApp` (an identifier, name or synonym): when it names this
+    /// app, its phrases need not name it, as the primary app's.
     public static func load(folder: URL, installed: [AppDescription], limits: HandlerLimits = HandlerLimits(),
-                            dataDirectory: URL? = nil, logger: Logger) throws(ManifestErrors) -> ExternalApp {
+                            dataDirectory: URL? = nil, primaryApp: String? = nil, logger: Logger) throws(ManifestErrors) -> ExternalApp {
         let manifest = try ManifestLoader.load(folder: folder)
         let app = ExternalApp(manifest: manifest, limits: limits, dataDirectory: dataDirectory, logger: logger)
+        let primary = primaryApp.flatMap { wanted in
+            app.description.allNames.map(PhraseText.normalised).contains(PhraseText.normalised(wanted))
+                || wanted == manifest.identifier ? manifest.identifier : nil
+        }
         let before = Set(RegistrationValidator.problems(of: installed, primaryApp: nil).map(\.description))
-        let problems = RegistrationValidator.problems(of: installed + [app.description], primaryApp: nil)
+        let problems = RegistrationValidator.problems(of: installed + [app.description], primaryApp: primary)
             .filter { !before.contains($0.description) }
         guard problems.isEmpty else {
             throw ManifestErrors(problems.map { manifest.error(for: $0) }

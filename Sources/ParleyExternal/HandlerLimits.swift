@@ -27,6 +27,9 @@ public struct HandlerLimits: Sendable, Hashable {
     public var shutdownGrace: Duration = .milliseconds(500)
     /// Waits before each restart after a failure; the last repeats.
     public var restartDelays: [Duration] = [.milliseconds(100), .milliseconds(500), .seconds(1), .seconds(2), .seconds(5), .seconds(10), .seconds(30)]
+    /// At most one `options-changed` notification per interval recompiles
+    /// the phrases; those in between are folded into one at its end.
+    public var optionsChangeInterval: Duration = .seconds(2)
     /// A handler that ran this long before failing starts the back-off again.
     public var stableRun: Duration = .seconds(60)
 

@@ -102,6 +102,12 @@ public actor HandlerSupervisor {
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var lastFailure = "not started"
     private var stopping = false
+    /// Told when the handler says its options changed (at most once per
+    /// `limits.optionsChangeInterval`).
+    private var onOptionsChanged: (@Sendable () -> Void)?
+    private var optionsChangeDue = false
+    private var optionsChangeMissed = false
+    private var lastOptionsChange: ContinuousClock.Instant?
     /// How many times the handler was restarted after a failure.
     public private(set) var restarts = 0
     public private(set) var status = Status.notStarted
@@ -191,6 +197,18 @@ public actor HandlerSupervisor {
         return try result.get()
     }
 
+    /// What to do when the handler sends `options-changed` (the apps host
+    /// recompiles the phrases, asking `options` again).
+    /// A notification that came before anyone listened (a handler quick to
+    /// fetch its names while the daemon still starts) is passed on now.
+    public func setOptionsChanged(_ body: (@Sendable () -> Void)?) {
+        onOptionsChanged = body
+        if body != nil, optionsChangeMissed {
+            optionsChangeMissed = false
+            optionsChanged()
+        }
+    }
+
     // MARK: Events
 
     private func launch() {
@@ -232,6 +250,8 @@ public actor HandlerSupervisor {
                 request.timeout.cancel()
                 answeredSinceStart = true
                 request.continuation.resume(returning: outcome)
+            case .optionsChanged:
+                optionsChanged()
             case .answer, .unsolicited:
                 unsolicited += 1
                 if unsolicited > limits.maximumUnsolicitedLines {
@@ -245,6 +265,29 @@ public actor HandlerSupervisor {
         case .exited(let exit):
             fail(.exited(exit), why: "\(exit)")
         }
+    }
+
+    /// A handler that repeats the notification costs one recompilation per
+    /// interval, never more: the ones in between fold into one at its end.
+    private func optionsChanged() {
+        guard onOptionsChanged != nil else {
+            optionsChangeMissed = true
+            return
+        }
+        guard !optionsChangeDue else { return }
+        optionsChangeDue = true
+        let wait = lastOptionsChange.map { limits.optionsChangeInterval - (ContinuousClock.now - $0) } ?? .zero
+        logger.info("[\(app)] handler says its options changed; compiling the phrases again")
+        Task { [weak self] in
+            if wait > .zero { try? await Task.sleep(for: wait) }
+            await self?.fireOptionsChanged()
+        }
+    }
+
+    private func fireOptionsChanged() {
+        optionsChangeDue = false
+        lastOptionsChange = .now
+        onOptionsChanged?()
     }
 
     private func timedOut(id: Int, generation: Int, limit: Duration) {

@@ -9,6 +9,12 @@ public enum JSONRPC {
         case shutdown
     }
 
+    /// The one notification a handler sends Parley: the values its `options`
+    /// method gives have changed (names fetched from a hub after it came
+    /// back), so the phrases are compiled again. Added to the protocol
+    /// for dynamic entity values; no params.
+    public static let optionsChanged = "options-changed"
+
     /// "Method not found": the handler leaves this step to Parley.
     public static let methodNotFound = -32601
 
@@ -30,14 +36,16 @@ public enum JSONRPC {
         var id: JSONValue?
         var result: JSONValue?
         var error: ErrorObject?
+        var method: String?
 
-        enum CodingKeys: String, CodingKey { case jsonrpc, id, result, error }
+        enum CodingKeys: String, CodingKey { case jsonrpc, id, result, error, method }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             jsonrpc = try container.decodeIfPresent(String.self, forKey: .jsonrpc)
             id = try container.decodeIfPresent(JSONValue.self, forKey: .id)
             error = try container.decodeIfPresent(ErrorObject.self, forKey: .error)
+            method = try? container.decodeIfPresent(String.self, forKey: .method)
             // A present `"result": null` is a result; a missing one is not.
             result = container.contains(.result) ? try container.decode(JSONValue.self, forKey: .result) : nil
         }
@@ -49,6 +57,8 @@ public enum JSONRPC {
         case answer(id: Int, Result<JSONValue, HandlerFailure>)
         /// A JSON object that answers no numbered request (a notification or a stray id).
         case unsolicited
+        /// The handler's `options-changed` notification (no id).
+        case optionsChanged
         /// Not a JSON-RPC response object; `excerpt` is the start of the line, for the log.
         case notJSON(excerpt: String)
     }
@@ -59,7 +69,9 @@ public enum JSONRPC {
         guard let response = try? JSONDecoder().decode(Response.self, from: line) else {
             return .notJSON(excerpt: String(decoding: line.prefix(80), as: UTF8.self))
         }
-        guard let id = response.id.flatMap({ $0.canonicalString }).flatMap(Int.init) else { return .unsolicited }
+        guard let id = response.id.flatMap({ $0.canonicalString }).flatMap(Int.init) else {
+            return response.id == nil && response.method == optionsChanged ? .optionsChanged : .unsolicited
+        }
         if let error = response.error {
             return .answer(id: id, .failure(error.code == methodNotFound
                 ? .notImplemented : .appError(code: error.code, message: error.message)))

@@ -63,7 +63,7 @@ enum Pages {
 
     static func status(_ s: DaemonStatus?, heard: [String], settings: [SettingsFile.Key: String]?, level: Int?, visit: WebPage.Visit) -> String {
         guard let s else { return layout("Status", note("The daemon did not answer.")) }
-        let rows: [(String, String, String)] = [
+        var rows: [(String, String, String)] = [
             ("State", "state", s.state), ("Lights", "led", s.led ?? "no board"),
             ("Speaking", "speaking", (s.audio.speaking ?? false) ? "yes" : "no"),
             ("Microphone", "audio", s.audio.state + (s.audio.problem.map { " (\($0))" } ?? "")),
@@ -72,6 +72,9 @@ enum Pages {
             ("Understood since start", "recognitions", String(s.recognitions)),
             ("Last performed", "last", s.lastIntents.first ?? "nothing yet"),
         ]
+        // The privacy rule: the page says when audio last left the device and why.
+        if let link = s.homeAssistant { rows.append(("Home Assistant satellite", "home-assistant", link)) }
+        if let handler = s.homeAssistantHandler { rows.append(("Home Assistant handler", "home-assistant-handler", handler)) }
         var table = rows.map { "<tr><th>\($0.0)</th><td id=\"\($0.1)\">\(esc($0.2))</td></tr>" }.joined()
         if let level {
             // The meter spans -60 dB (a quiet room) to 0 dB (full scale); live.js moves it.

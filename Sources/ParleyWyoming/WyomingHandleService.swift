@@ -10,6 +10,11 @@ public enum WyomingHandleOutcome: Sendable, Equatable {
     /// Not Parley's, or refused; the text is said by the other satellite.
     case notHandled(String)
 
+    var isHandled: Bool {
+        if case .handled = self { return true }
+        return false
+    }
+
     var event: WyomingEvent {
         switch self {
         case .handled(let text): .handled(text: text)
@@ -23,13 +28,62 @@ public protocol WyomingTranscriptHandling: Sendable {
     func handle(transcript: String) async -> WyomingHandleOutcome
 }
 
+/// What the `handle` service has seen, for `parley status`: who is
+/// connected and the last transcript. Shared by its connections' threads.
+public final class WyomingHandleLink: Sendable {
+    /// A transcript received: when, from whom, and whether Parley handled it.
+    public struct Transcript: Sendable, Equatable {
+        public var at: Date
+        public var peer: String
+        public var handled: Bool
+
+        public init(at: Date, peer: String, handled: Bool) {
+            self.at = at
+            self.peer = peer
+            self.handled = handled
+        }
+    }
+
+    public struct Status: Sendable, Equatable {
+        /// "host:port" of each connected client, in the order they came.
+        public var peers: [String]
+        public var lastTranscript: Transcript?
+
+        public init(peers: [String] = [], lastTranscript: Transcript? = nil) {
+            self.peers = peers
+            self.lastTranscript = lastTranscript
+        }
+    }
+
+    private let state = Mutex(Status())
+
+    public init() {}
+
+    public var status: Status { state.withLock { $0 } }
+
+    func connected(_ peer: String) { state.withLock { $0.peers.append(peer) } }
+
+    func disconnected(_ peer: String) {
+        state.withLock { status in
+            if let index = status.peers.firstIndex(of: peer) { status.peers.remove(at: index) }
+        }
+    }
+
+    func transcript(from peer: String, handled: Bool, at date: Date = Date()) {
+        state.withLock { $0.lastTranscript = Transcript(at: date, peer: peer, handled: handled) }
+    }
+}
+
 /// One connection of the `handle` service: `describe` → `info` with Parley
 /// as a handle program, `ping` → `pong`, `transcript` → `handled` or
 /// `not-handled`. Other events are ignored; a malformed one gets an
 /// `error` event naming what was wrong, and the connection is closed.
 public enum WyomingHandleSession {
+    /// `link`, when given, is told of the connection and its transcripts.
     public static func run(_ connection: WyomingConnection, info: WyomingInfo, handler: any WyomingTranscriptHandling,
-                           logger: Logger) {
+                           link: WyomingHandleLink? = nil, logger: Logger) {
+        link?.connected(connection.peer)
+        defer { link?.disconnected(connection.peer) }
         do {
             while let event = try connection.receive() {
                 switch event {
@@ -38,6 +92,7 @@ public enum WyomingHandleSession {
                 case .transcript(let text, _):
                     let outcome = waitFor { await handler.handle(transcript: text) }
                     logger.info("wyoming transcript", metadata: ["text": "\(text)", "outcome": "\(outcome)"])
+                    link?.transcript(from: connection.peer, handled: outcome.isHandled)
                     try connection.send(outcome.event)
                 default: continue
                 }

@@ -58,6 +58,8 @@ struct AppsCheckCommand: ParsableCommand {
         discussion: "Exit status 0 when the app would load; 1 with one FILE:LINE:COLUMN: reason line per problem.")
     @Argument(help: "The app folder (it holds manifest.yaml).") var folder: String
     @Option(help: "Also check against the apps in this apps folder (clashes with them).") var apps: String?
+    @Option(help: "The primary app (parley.yaml's primary_app): when it names this app, its phrases need not name it.")
+    var primaryApp: String?
 
     func run() throws {
         let url = URL(fileURLWithPath: folder)
@@ -67,7 +69,7 @@ struct AppsCheckCommand: ParsableCommand {
                 .loaded.filter { $0.manifest.folder.standardizedFileURL != url.standardizedFileURL }.map(\.description)
         }
         do {
-            let app = try ExternalApp.load(folder: url, installed: installed, logger: Logger(label: "parley.apps") { _ in SwiftLogNoOpLogHandler() })
+            let app = try ExternalApp.load(folder: url, installed: installed, primaryApp: primaryApp, logger: Logger(label: "parley.apps") { _ in SwiftLogNoOpLogHandler() })
             let phrases = app.description.shortcuts.reduce(0) { $0 + $1.phrases.count }
             print("\(app.manifest.file): ok: \(app.description.identifier) (\(app.description.name)), "
                 + "\(app.description.intents.count) intents, \(app.description.shortcuts.count) shortcuts, \(phrases) phrases")

@@ -169,7 +169,7 @@ struct Chat: AsyncParsableCommand {
         let data = URL(fileURLWithPath: stateDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("parley-chat-\(getpid())").path)
             .appendingPathComponent("app-data")
         let host = ExternalAppsHost(directory: URL(fileURLWithPath: appsFolder), builtIn: BundledApps.all.map(AppDescription.init),
-                                    dataDirectory: data, logger: logger)
+                                    dataDirectory: data, primaryApp: primaryApp.lowercased() == "none" ? nil : primaryApp, logger: logger)
         await host.refresh()
         for (name, errors) in await host.refusals.sorted(by: { $0.key < $1.key }) {
             ConsoleSink.log("parley chat: app folder '\(name)' refused:\n\(errors.description)")

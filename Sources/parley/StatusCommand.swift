@@ -38,6 +38,7 @@ struct StatusCommand: ParsableCommand {
             lines.append("adaptation:   \(kept) kept recordings (keeping \(s.keepAudio == true ? "on" : "off")), \(transform)")
         }
         if let link = s.homeAssistant { lines.append("home assistant: \(link)") }
+        if let handler = s.homeAssistantHandler { lines.append("home assistant: \(handler)") }
         if let problem = s.audio.problem { lines.insert("microphone:   \(problem)", at: 4) }
         if !s.notWired.isEmpty { lines.append("not wired:    \(s.notWired.joined(separator: ", "))") }
         return lines.joined(separator: "\n")

@@ -48,19 +48,23 @@ import Testing
     /// Starts parleyd on `dir`; its standard error (the log) is collected
     /// while it runs.
     /// `settings`: more YAML (the defaults here: the input WAV read once, a 2 s confirmation).
+    /// `primaryApp`: parley.yaml's `primary_app`; `environment`: added to the test's for parleyd.
     static func startDaemon(
         _ dir: TemporaryDirectory,
-        settings: String = "audio: {capture: \"file:capture.wav\"}\ntimeouts: {confirmation: 2s}"
+        settings: String = "audio: {capture: \"file:capture.wav\"}\ntimeouts: {confirmation: 2s}",
+        primaryApp: String = "Coffee Maker", environment: [String: String] = [:]
     ) async throws -> ChildProcess {
         try """
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("parley.sock"))
-            primary_app: Coffee Maker
+            primary_app: \(primaryApp)
             log_level: debug
             speech: {acoustic_model: stock}
 
             """.appending(settings).write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
-        return try await Executables.start("parleyd", ["--config", dir.file("parley.yaml")])
+        return try await Executables.start("parleyd", ["--config", dir.file("parley.yaml")],
+                                           environment: environment.isEmpty ? nil
+                                               : ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 
     /// Polls `status` (by attempts, not time) until `done` holds.

@@ -102,4 +102,16 @@ import Testing
         #expect(!announcement.isAnnouncing)
         announcement.stop()
     }
+
+    @Test func theHandlersLineSaysWhoIsConnectedTheLastTranscriptAndThatNoAudioLeaves() {
+        var status = WyomingHandleLink.Status()
+        #expect(HomeAssistantServices.handlerStatusLine(status, port: 10_800, satelliteOn: false)
+            == "handler on (port 10800), Home Assistant not connected; no transcript yet; "
+            + "no audio has left the device (text in, text out; the satellite is off)")
+        status.peers = ["192.168.1.10:40000"]
+        status.lastTranscript = .init(at: Date(timeIntervalSince1970: 0), peer: "192.168.1.10:40000", handled: true)
+        let line = HomeAssistantServices.handlerStatusLine(status, port: 10_800, satelliteOn: true)
+        #expect(line.hasPrefix("handler on (port 10800), connected: 192.168.1.10:40000; last transcript "))
+        #expect(line.hasSuffix(" from 192.168.1.10:40000, handled; no audio leaves the device through it (text in, text out)"))
+    }
 }

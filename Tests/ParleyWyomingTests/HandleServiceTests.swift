@@ -65,11 +65,14 @@ import Testing
     }
 
     /// The real `wyoming` package (PyPI, pinned in scripts/setup.sh) as the client.
+    /// The link (`parley status`) sees the client come and go and the last transcript.
     @Test func theRealWyomingPackageDescribesAndGetsAnswers() async throws {
+        let link = WyomingHandleLink()
         let server = WyomingServer(host: "127.0.0.1", port: 0, logger: Logger(label: "test"), serve: { [handler = try Self.handler()] in
             WyomingHandleSession.run($0, info: WyomingInfo(handle: [WyomingHandleProgram(name: "parley")]), handler: handler,
-                                     logger: Logger(label: "test"))
+                                     link: link, logger: Logger(label: "test"))
         })
+        #expect(link.status == WyomingHandleLink.Status())
         try server.start()
         defer { server.stop() }
         let lines = try await WyomingPython.run("handle_client.py", ["127.0.0.1", "\(server.port)",
@@ -80,6 +83,10 @@ import Testing
         #expect(lines.dropFirst().map { $0["type"] as? String } == ["handled", "not-handled", "not-handled"])
         #expect(lines.dropFirst().allSatisfy { $0["pong"] as? String == "p" })
         #expect(lines[2]["text"] as? String == EngineTranscriptHandler.confirmationRefusal)
+        // The last of the three was not Parley's; the client has gone once its thread ends.
+        #expect(link.status.lastTranscript?.handled == false)
+        #expect(link.status.lastTranscript?.peer.hasPrefix("127.0.0.1:") == true)
+        try await Poll.until("the client gone from the link") { link.status.peers.isEmpty }
     }
 
     @Test func malformedInputGetsAnErrorEventAndAClosedConnection() async throws {

@@ -26,7 +26,9 @@ image_target() {
 
 # find_deb ARCH: the newest out/deb/parley_*_ARCH.deb.
 find_deb() {
-    ls -1 out/deb/parley_*_"$1".deb 2>/dev/null | sort -V | tail -n 1
+    # No package yet is an empty answer, not a failure: under pipefail ls's
+    # status would end image-build.sh before it builds the package.
+    { ls -1 out/deb/parley_*_"$1".deb 2>/dev/null || true; } | sort -V | tail -n 1
 }
 
 # The sources of the image: Debian 13, its updates and security suites.

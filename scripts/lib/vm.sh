@@ -41,12 +41,15 @@ vm_prepare_disk() {
 }
 
 # vm_boot N: starts QEMU on $DISK in the background (console in
-# $WORK/console-N.log); sets VM_PID, VM_PORT, VM_WEB_PORT, VM_START (epoch seconds, ns).
+# $WORK/console-N.log); sets VM_PID, VM_PORT, VM_WEB_PORT, VM_WYOMING_PORT,
+# VM_START (epoch seconds, ns).
 vm_boot() {
     local n=$1 cmdline
     VM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     # The speaker's page (guest port 80 on its LAN address, 10.0.2.15 here), forwarded too.
     VM_WEB_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    # The Wyoming satellite's port (10700), as Home Assistant on the LAN would reach it.
+    VM_WYOMING_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     VM_CONSOLE=$WORK/console-$n.log
     : >"$VM_CONSOLE"
     # The image's own command line (root=...), with the console on the
@@ -56,7 +59,7 @@ vm_boot() {
     cmdline="$(tr -d '\r\n' <"$WORK/cmdline.txt") systemd.default_timeout_start_sec=900"
     local common=(-m 1024 -smp 2 -kernel "$WORK/vmlinuz" -initrd "$WORK/initrd.img"
         -drive "file=$DISK,format=raw,if=virtio,cache=writeback"
-        -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$VM_PORT-:22,hostfwd=tcp:127.0.0.1:$VM_WEB_PORT-:80" -device virtio-net-pci,netdev=n0
+        -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$VM_PORT-:22,hostfwd=tcp:127.0.0.1:$VM_WEB_PORT-:80,hostfwd=tcp:127.0.0.1:$VM_WYOMING_PORT-:10700" -device virtio-net-pci,netdev=n0
         -device virtio-rng-pci -display none -monitor none -serial "file:$VM_CONSOLE" -no-reboot)
     VM_START=$(date +%s.%N)
     if [ "$ARCH" = amd64 ]; then

@@ -20,6 +20,9 @@ public final class AppsService: Service, Sendable {
     private let watchers = Mutex<[String: DirectoryWatcher]>([:])
     private let pokes: AsyncStream<Void>
     private let poke: AsyncStream<Void>.Continuation
+    /// A handler said its options changed: the phrases are compiled again
+    /// even when no folder changed.
+    private let optionsChanged = Mutex(false)
 
     public init(host: ExternalAppsHost, off: SwitchedOff? = nil, quietPeriod: Duration = .milliseconds(150), logger: Logger,
                 onChange: @escaping @Sendable ([AppDescription]) async -> Void) {
@@ -44,12 +47,22 @@ public final class AppsService: Service, Sendable {
 
     public func run() async throws {
         watch()
+        await host.setOptionsChanged { [weak self] in
+            self?.optionsChanged.withLock { $0 = true }
+            self?.poke.yield()
+        }
         await withGracefulShutdownHandler {
             for await _ in pokes {
                 let changes = await host.refresh()
                 watch()
-                guard !changes.isEmpty else { continue }
-                logger.notice("apps: added \(changes.added), changed \(changes.changed), removed \(changes.removed), refused \(changes.refused)")
+                let options = optionsChanged.withLock { flag in
+                    defer { flag = false }
+                    return flag
+                }
+                guard !changes.isEmpty || options else { continue }
+                if !changes.isEmpty {
+                    logger.notice("apps: added \(changes.added), changed \(changes.changed), removed \(changes.removed), refused \(changes.refused)")
+                }
                 await onChange(await host.descriptions)
             }
         } onGracefulShutdown: {

@@ -10,17 +10,39 @@ import ServiceLifecycle
 public enum HomeAssistantServices {
     /// Role 2: Parley's engine as a `handle` service for the house's other
     /// satellites. Its own engine over the same apps and stores.
+    /// Returns the service and `parley status`'s line for it.
     public static func handler(config: ParleyConfig, stores: ParleyStores, registry: @escaping @Sendable () -> AppRegistry,
-                               shortcuts: @escaping @Sendable () -> ShortcutLibrary, logger: Logger) -> (any Service)? {
+                               shortcuts: @escaping @Sendable () -> ShortcutLibrary,
+                               logger: Logger) -> (service: any Service, status: @Sendable () -> String)? {
         let settings = config.homeAssistant
         guard settings.handler else { return nil }
         let handler = EngineTranscriptHandler(stores: stores, clock: SystemClock(), registry: { registry() }, initial: registry(),
                                               shortcuts: { shortcuts() })
         let info = WyomingInfo(handle: [WyomingHandleProgram(name: settings.name.lowercased())])
+        let link = WyomingHandleLink()
         let server = WyomingServer(host: settings.listen, port: settings.handlerPort, logger: logger) { connection in
-            WyomingHandleSession.run(connection, info: info, handler: handler, logger: logger)
+            WyomingHandleSession.run(connection, info: info, handler: handler, link: link, logger: logger)
         }
-        return WyomingServerService(server: server, logger: logger)
+        let satelliteOn = settings.satellite
+        return (WyomingServerService(server: server, logger: logger),
+                { handlerStatusLine(link.status, port: settings.handlerPort, satelliteOn: satelliteOn) })
+    }
+
+    /// `parley status`'s line for the handle service: on, who is connected,
+    /// the last transcript, and (the privacy rule) that no audio leaves
+    /// through it; with the satellite off, that none leaves at all.
+    static func handlerStatusLine(_ status: WyomingHandleLink.Status, port: Int, satelliteOn: Bool) -> String {
+        let link = status.peers.isEmpty
+            ? "handler on (port \(port)), Home Assistant not connected"
+            : "handler on (port \(port)), connected: \(status.peers.joined(separator: ", "))"
+        let last = status.lastTranscript.map { record in
+            "last transcript \(record.at.formatted(date: .abbreviated, time: .standard)) from \(record.peer), "
+                + (record.handled ? "handled" : "not handled")
+        } ?? "no transcript yet"
+        let audio = satelliteOn
+            ? "no audio leaves the device through it (text in, text out)"
+            : "no audio has left the device (text in, text out; the satellite is off)"
+        return [link, last, audio].joined(separator: "; ")
     }
 }
 

@@ -262,6 +262,7 @@ public struct DaemonController: ControlHandling {
             notWired: components.notWired,
             keptRecordings: components.room?.kept.count, keepAudio: components.room?.keepAudio,
             roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?(),
+            homeAssistantHandler: components.homeAssistantHandler?(),
             timeZone: (components.localTime?.timeZone ?? .current).identifier)
     }
 

@@ -107,6 +107,8 @@ public struct DaemonComponents: Sendable {
     public var room: RoomLearning?
     /// Home Assistant's satellite for `parley status` (nil when off).
     public var homeAssistant: (@Sendable () -> String)?
+    /// Home Assistant's handle service for `parley status` (nil when off).
+    public var homeAssistantHandler: (@Sendable () -> String)?
     /// The speaker's volume (`parley volume`).
     public var volume: VolumeService?
     /// The apps folder's service: handler states, apps turned off and on.

@@ -102,9 +102,9 @@ public enum Wiring {
             services.append(listening)
         }
         // Home Assistant over Wyoming (off unless configured): the handle service.
-        if let handle = HomeAssistantServices.handler(config: config, stores: await engine.stores, registry: { bridge.registry },
-                                                      shortcuts: { folder.library },
-                                                      logger: Logger(label: "parley.wyoming")) { services.append(handle) }
+        let handle = HomeAssistantServices.handler(config: config, stores: await engine.stores, registry: { bridge.registry },
+                                                   shortcuts: { folder.library }, logger: Logger(label: "parley.wyoming"))
+        if let handle { services.append(handle.service) }
         // Home Assistant's satellite (off unless configured), fed by the listening pipeline's rejected commands.
         let satellite = HomeAssistantServices.satellite(config: config, speaker: speaker, listening: listening,
                                                         logger: Logger(label: "parley.wyoming"))
@@ -124,6 +124,7 @@ public enum Wiring {
             conversation: bridge, catalog: bridge, audio: listening ?? speaker, recogniser: listening, board: boardBridge,
             spool: spool, services: services, shortcuts: ShortcutService(folder: folder, bridge: bridge), room: room)
         components.homeAssistant = satellite?.status
+        components.homeAssistantHandler = handle?.status
         components.volume = volume
         components.apps = appsService
         components.localTime = localTime
@@ -160,7 +161,8 @@ public enum Wiring {
         let folder = URL(fileURLWithPath: config.appsFolderPath)
         AppsService.prepare(directory: folder, logger: logger)
         let host = ExternalAppsHost(directory: folder, builtIn: BundledApps.all.map(AppDescription.init),
-                                    dataDirectory: URL(fileURLWithPath: config.resolvedPath("app-data")), logger: logger)
+                                    dataDirectory: URL(fileURLWithPath: config.resolvedPath("app-data")),
+                                    primaryApp: config.primaryApp, logger: logger)
         await host.setOff(off)
         await host.refresh()
         do {
