@@ -31,30 +31,47 @@ extension WebPage {
     /// minutes (the browser reconnects) and at the daemon's stop.
     func events() -> Response {
         let (handler, level, interval) = (self.handler, self.microphoneLevel, self.levelInterval)
+        // The loop lives in `stream` (a plain async function): as one closure
+        // Swift 6.2's type checker, the image's compiler, gave up on it.
         let body = ResponseBody { writer in
-            for tick in 0..<2_400 {
-                if Task.isCancelled || Task.isShuttingDownGracefully { break }
-                var payload: [String: String] = [:]
-                if let level { payload["level"] = String(Self.decibels(level())) }
-                if tick % 4 == 0 {
-                    let status = await handler.handle(.status).status
-                    let heard = Self.lastHeard(await handler.handle(.logs(limit: 300)).logs ?? []).first ?? ""
-                    payload.merge([
-                        "state": status?.state ?? "unknown", "led": status?.led ?? "", "audio": status?.audio.state ?? "",
-                        "speaking": (status?.audio.speaking ?? false) ? "yes" : "no",
-                        "recognitions": String(status?.recognitions ?? 0),
-                        "last": status?.lastIntents.first ?? "", "heard": heard,
-                    ]) { _, new in new }
-                }
-                if !payload.isEmpty {
-                    let json = (try? JSONEncoder().encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-                    try await writer.write(ByteBuffer(string: "data: \(json)\n\n"))
-                }
-                try? await Task.sleep(for: interval)
-            }
-            try await writer.finish(nil)
+            try await Self.stream(to: &writer, handler: handler, level: level, interval: interval)
         }
         return Response(status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"], body: body)
+    }
+
+    private static func stream(to writer: inout any ResponseBodyWriter, handler: any ControlHandling,
+                               level: (@Sendable () -> Int)?, interval: Duration) async throws {
+        for tick in 0..<2_400 {
+            if Task.isCancelled || Task.isShuttingDownGracefully { break }
+            var payload: [String: String] = [:]
+            if let level { payload["level"] = String(decibels(level())) }
+            if tick % 4 == 0 {
+                let state = await statePayload(handler)
+                payload.merge(state) { _, new in new }
+            }
+            if !payload.isEmpty {
+                let json = (try? JSONEncoder().encode(payload)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+                try await writer.write(ByteBuffer(string: "data: \(json)\n\n"))
+            }
+            try? await Task.sleep(for: interval)
+        }
+        try await writer.finish(nil)
+    }
+
+    /// The status fields the page updates live.
+    private static func statePayload(_ handler: any ControlHandling) async -> [String: String] {
+        let status = await handler.handle(.status).status
+        let heard: String = lastHeard(await handler.handle(.logs(limit: 300)).logs ?? []).first ?? ""
+        let speaking: Bool = status?.audio.speaking ?? false
+        var payload: [String: String] = [:]
+        payload["state"] = status?.state ?? "unknown"
+        payload["led"] = status?.led ?? ""
+        payload["audio"] = status?.audio.state ?? ""
+        payload["speaking"] = speaking ? "yes" : "no"
+        payload["recognitions"] = String(status?.recognitions ?? 0)
+        payload["last"] = status?.lastIntents.first ?? ""
+        payload["heard"] = heard
+        return payload
     }
 
     /// A level 0...32767 in decibels below full scale, rounded, from -90 (silence) to 0.
