@@ -64,17 +64,14 @@ public struct EchoSettings: Sendable, Equatable, CustomStringConvertible {
 /// each frame out one frame (10 ms) later than it came in (its
 /// overlap-add, measured), as `FrontEnd`'s does; the filter adds no delay.
 ///
-/// While the device has been silent for longer than the echo tail (and
-/// before it first speaks), nothing it played can still be in the
-/// microphone, and the canceller hands the microphone out as captured
+/// While the device has been silent for longer than the echo tail and a
+/// second (and before it first speaks), nothing it played can still be in
+/// the microphone: the canceller hands the microphone out as captured
 /// (with the preprocessor's one-frame lag, so stream positions never
-/// shift): its residual suppression and filter still run, keeping their
-/// state, but their small changes to a quiet room's audio cost the
-/// recogniser (kitchen noise, 18 dB: 108 → 105 of 111 right with the
-/// processed audio; BENCHMARKS.md, "Echo cancellation"). The switch
-/// between the two is a one-frame cross-fade. Once passing through,
-/// speexdsp is not run at all until the device plays again: idle
-/// listening costs nothing for the canceller.
+/// shift) and does not run speexdsp at all until the device plays again,
+/// so a person speaking to a quiet device is heard as without it and idle
+/// listening costs nothing for it (BENCHMARKS.md, "Echo cancellation").
+/// The switch between the two is a one-frame cross-fade.
 ///
 /// Real-time safe: both states and the output frame are made at init;
 /// `process` allocates, locks and blocks nothing (the malloc-counting test

@@ -164,7 +164,7 @@ struct EchoRoom: ParsableCommand {
         func saying(at position: Int64) -> [String] {
             let reference = position - Int64(referenceOffset)
             let upTo = spoken.lastIndex { $0.start <= reference }.map { $0 + 1 } ?? 0
-            return spoken[max(0, upTo - 3)..<upTo].map(\.text)
+            return spoken[max(0, upTo - OwnSpeech.lines)..<upTo].map(\.text)
         }
         let model = cancelOnly ? Self.wake.bargeIn : try Self.bargeInModel()
         let wake = Self.wake

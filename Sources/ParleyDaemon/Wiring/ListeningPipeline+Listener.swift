@@ -140,11 +140,10 @@ extension ListeningPipeline {
             let spokenEnd = ContinuousClock.now - .milliseconds(Int64(age * 1000))
             let decided = Decided(spokenEnd: spokenEnd, startSample: utterance.lowerBound, endSample: utterance.upperBound,
                                   decidedSample: ring.writePosition, decodeStart: ContinuousClock.now)
-            let afterWake = wokeAt.map { utterance.lowerBound - $0 < Self.windowSamples(pipeline.wake.window, pipeline) } ?? false
+            let window = Self.windowSamples(pipeline.wake.window, pipeline)
+            let afterWake = wokeAt.map { utterance.lowerBound - $0 < window } ?? false
             wokeAt = nil
-            let wakeBefore = wakeBeforePause.flatMap { before in
-                utterance.lowerBound - before.upperBound < Self.windowSamples(pipeline.wake.window, pipeline) ? before : nil
-            }
+            let wakeBefore = wakeBeforePause.flatMap { utterance.lowerBound - $0.upperBound < window ? $0 : nil }
             wakeBeforePause = nil
             guard let (kind, streamed, dictated) = decode(current.kind, afterWake: afterWake, samples: samples) else {
                 open = nil

@@ -24,10 +24,8 @@ public final class Speaker: Service, AudioPort, Sendable {
     /// Bumped by `interrupt()`: lines queued or being synthesised under an
     /// older generation are dropped.
     private let generation = Atomic<Int>(0)
-    /// The last lines asked for, newest last (`saying`).
+    /// The last `OwnSpeech.lines` lines asked for, newest last (`saying`).
     private let recent = Mutex<[String]>([])
-    /// How many lines `saying` keeps: one answer may be queued as a few.
-    static let recentLines = 3
 
     /// What the device has just been saying: its last few lines. The
     /// listener tells the device's own "cancel that" from a person's by it
@@ -62,7 +60,7 @@ public final class Speaker: Service, AudioPort, Sendable {
         let asked = ContinuousClock.now
         recent.withLock { lines in
             lines.append(text)
-            if lines.count > Self.recentLines { lines.removeFirst(lines.count - Self.recentLines) }
+            if lines.count > OwnSpeech.lines { lines.removeFirst(lines.count - OwnSpeech.lines) }
         }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let synthesizer = self.synthesizer.withLock { $0 }

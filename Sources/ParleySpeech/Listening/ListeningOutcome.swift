@@ -136,6 +136,9 @@ extension ListeningOutcome {
 /// (`ListeningOutcome.gated`).
 public struct OwnSpeech: Sendable, Equatable {
     public let words: [String]
+    /// How many of the device's last lines count (the Speaker keeps them,
+    /// `parley-bench audio echo-room` picks them): one answer may be queued as a few.
+    public static let lines = 3
 
     public init(_ texts: [String]) {
         words = texts.flatMap { PhraseText.normalise($0) }
