@@ -44,6 +44,13 @@ public struct ParleyConfig: Sendable, Equatable {
     /// is heard as without it (kitchen noise, 111 recordings: within one or
     /// two of `off` at every SNR). On by default.
     public var echoCancel = EchoSettings(mode: .on)
+    /// `speech.ask_unsure`: whether a command the recogniser accepted with
+    /// low confidence is asked back ("Did you say: ...?") before it runs
+    /// (`AskRule`). In kitchen noise at 6 dB it turns 37 wrong actions of
+    /// 111 into 3, at the cost of a question for most commands there and for
+    /// about one in four in a quiet room
+    /// (BENCHMARKS.md, "Asking when unsure (issue 26 item 3)"). On by default.
+    public var askUnsure = true
     /// `adaptation`: whether the device learns its room from confirmed commands.
     public var adaptation = Adaptation()
     /// `web`: the speaker's page (see WebConfig.swift).

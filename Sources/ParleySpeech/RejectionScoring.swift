@@ -17,6 +17,19 @@ public struct RejectionEvidence: Sendable, Equatable {
     public var snr: Double
     /// The ratio threshold applied (the base threshold relaxed for noise).
     public var threshold: Double
+    /// The lowest per-frame ratio of any one recognised word: a slot value
+    /// misheard in noise ("medium" for "large") drags its own word down
+    /// while the utterance's ratio, spread over every word, hardly moves.
+    /// 0 when no word was scored. What the ask rule reads beside `ratio`.
+    public var weakestWord: Double = 0
+
+    public init(ratio: Double, absorbedSpeech: Double, snr: Double, threshold: Double, weakestWord: Double = 0) {
+        self.ratio = ratio
+        self.absorbedSpeech = absorbedSpeech
+        self.snr = snr
+        self.threshold = threshold
+        self.weakestWord = weakestWord
+    }
 
     /// Why the policy rejects this evidence, or nil when it passes.
     public func rejection(policy: RejectionPolicy) -> String? {
@@ -47,11 +60,13 @@ enum CommandScoring {
         var difference = 0.0
         var frames = 0
         var wordFrames = 0
+        var weakest = Double.infinity
         for w in words where isScored(w, count: frameCount) {
             let span = w.startFrame...w.endFrame
             let d = span.reduce(0.0) { $0 + command[$1].score - reference[$1].score }
             if !w.isFiller {
                 wordFrames += span.count
+                weakest = min(weakest, d / Double(span.count))
             } else if d / Double(span.count) >= threshold {
                 continue  // silence or noise that the loop fits no better
             }
@@ -62,7 +77,7 @@ enum CommandScoring {
         for f in 0..<frameCount where !command[f].speech && reference[f].speech { absorbed += 1 }
         return RejectionEvidence(ratio: frames == 0 ? 0 : difference / Double(frames),
                                  absorbedSpeech: wordFrames == 0 ? 0 : Double(absorbed) / Double(wordFrames),
-                                 snr: snr, threshold: threshold)
+                                 snr: snr, threshold: threshold, weakestWord: weakest.isFinite ? weakest : 0)
     }
 
     private static func isScored(_ s: SphinxDecoder.Segment, count: Int) -> Bool {

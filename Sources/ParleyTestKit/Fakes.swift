@@ -78,6 +78,15 @@ public struct EngineHarness: Sendable {
         return await spokenSinceDrain()
     }
 
+    /// Says a line the recogniser accepted with low confidence (`AskRule`)
+    /// and returns what the device said in reply.
+    @discardableResult
+    public func sayUnsure(_ text: String) async -> [String] {
+        _ = await sink.drain()
+        await engine.hear(text, unsure: true)
+        return await spokenSinceDrain()
+    }
+
     /// Presses the button and returns what the device said.
     @discardableResult
     public func press(_ gesture: ButtonGesture = .press) async -> [String] {

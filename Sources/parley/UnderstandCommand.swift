@@ -109,6 +109,12 @@ struct Understand: AsyncParsableCommand {
                 "accepted": result?.match != nil, "builtin": builtin,
                 // JSON has no infinity (nothing decoded scores -inf): null then.
                 "confidence": result.flatMap { $0.confidence.isFinite ? $0.confidence : nil } ?? NSNull(),
+                // What the rejection and ask rules read (scripts/eval-confidence.sh):
+                // the threshold after the noise allowance, the estimated SNR
+                // and the weakest word's ratio.
+                "threshold": result?.evidence.map { $0.threshold } ?? NSNull(),
+                "snr": result?.evidence.map { $0.snr } ?? NSNull(),
+                "weakest_word": result?.evidence.map { $0.weakestWord } ?? NSNull(),
                 // Where each decoded segment began and ended (seconds): an
                 // end before the last word is a command cut short.
                 "segments": segments.map { [Double($0.range.lowerBound), Double($0.range.upperBound)].map { $0 / Double(PCMAudio.sampleRate) } },

@@ -205,6 +205,15 @@ import Testing
         #expect(bad?.reason.contains("off, on or linear") == true)
     }
 
+    @Test func askingWhenUnsureIsOnByDefaultAndReadAsABoolean() throws {
+        #expect(ParleyConfig().askUnsure, "on by default (README)")
+        #expect(try parse("speech: {ask_unsure: off}").askUnsure == false)
+        #expect(try parse("speech: {ask_unsure: on}").askUnsure)
+        let bad = refusal("speech:\n  ask_unsure: sometimes\n")
+        #expect(bad?.key == "speech.ask_unsure" && bad?.line == 2)
+        #expect(bad?.description.contains("sometimes") == true)
+    }
+
     @Test func theCaptureFormatIsCheckedWithFileAndLine() throws {
         let buffer = refusal("""
             audio:

@@ -528,6 +528,47 @@ import Testing
         #expect(try await h.engine.stores.donations.donations(app: nil, intent: nil, limit: nil).isEmpty)
     }
 
+    @Test func anUnsureCommandIsAskedBackAndRunsOnYes() async throws {
+        let h = try harness()
+        #expect(await h.sayUnsure("serve chili with chili shack") == ["Did you say: serve chili with chili shack?"])
+        #expect(await h.sink.performed.isEmpty)
+        guard case .followUp = await h.engine.listeningMode else { Issue.record("expected the yes/no grammar"); return }
+        #expect(await h.say("yes") == ["Which chili? Beef or veggie?"])
+        #expect(await h.say("beef") == ["Served. One bowl of beef chili."])
+        #expect(await h.sink.performed.first?.parameters == ["pot": "beef"])
+        // A press answers yes too.
+        await h.sayUnsure("serve chili with chili shack")
+        #expect(await h.press() == ["Which chili? Beef or veggie?"])
+    }
+
+    @Test func anUnsureCommandAnsweredNoDoesNothingAndListensAgainWithoutTheWakeWord() async throws {
+        let h = try harness()
+        #expect(await h.sayUnsure("give me a small latte") == ["Did you say: give me a small latte?"])
+        #expect(await h.say("no") == ["Okay. Say it again."])
+        #expect(await h.sink.performed.isEmpty)
+        #expect(await h.donations.rows.isEmpty)
+        #expect(await h.engine.listeningMode == .window)
+        #expect(await h.say("give me a large latte").first?.hasPrefix("A large latte") == true)
+        // "cancel" ends it as anywhere else; silence is asked once, then nothing is done.
+        await h.press(.longPress)
+        await h.sayUnsure("give me a small latte")
+        #expect(await h.say("cancel") == ["Cancelled."])
+        #expect(await h.engine.listeningMode == .commands)
+        await h.sayUnsure("give me a small latte")
+        #expect(await h.wait(8) == ["Did you say: give me a small latte?"])
+        #expect(await h.wait(8) == ["No answer heard, so nothing was done."])
+        #expect(await h.sink.performed.isEmpty)
+    }
+
+    @Test func anUnsureCommandForTheDeviceItselfIsNotAskedBack() async throws {
+        let h = try harness()
+        #expect(await h.sayUnsure("what can i say").first?.hasPrefix("Did you say") == false)
+        await h.sayUnsure("order soup with soup chef")
+        // An answer to a question is never asked back, even when unsure.
+        #expect(await h.sayUnsure("yes") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        #expect(await h.sayUnsure("tomato") == ["How many soups do you want?"])
+    }
+
     @Test func theNamedWakeOpensAWindowForACommandWithoutTheWakeWord() async throws {
         let h = try harness()
         await h.engine.woken(window: 4)

@@ -75,7 +75,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
                       speaking: @escaping @Sendable () -> Bool = { false },
                       interrupt: @escaping @Sendable () -> Void = {},
                       compile: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
-                      grammarWait: Duration = ListeningPipeline.defaultGrammarWait)
+                      grammarWait: Duration = ListeningPipeline.defaultGrammarWait, askRule: AskRule? = nil)
         async throws -> Running {
         let wav = URL(fileURLWithPath: dir.file("in.wav"))
         try WAVFile.write(SyntheticSpeech.samples(seconds: seconds, words: words), sampleRate: 16_000, to: wav)
@@ -92,7 +92,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
                 ListeningDecoders(command: commands, wake: wakeDecoder) {
                     throw SpeechError.badSetting(name: "dictation", value: "scripted", expected: "no dictation in this test")
                 }
-            })
+            }, askRule: askRule)
         let task = Task { try await pipeline.run() }
         return Running(pipeline: pipeline, harness: harness, task: task)
     }
@@ -203,6 +203,35 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         #expect(decided)
         #expect(commands.utterances.count == 2, "nothing decoded again")
         #expect(recognitions == 0)
+    }
+
+    /// The ask rule on the listener's side: a command accepted below the
+    /// rule's confidence reaches the engine as unsure and is asked back, a
+    /// confident one runs.
+    @Test func aCommandAcceptedWithLowConfidenceIsAskedBackNotRun() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        func order(_ confidence: Double) -> CommandResult {
+            var result = Self.heard("hey make toast with toaster", .intent(app: "Toaster", intent: "MakeToast", fixed: [:]))
+            result.confidence = confidence
+            result.evidence = RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: 12, threshold: -2.8, weakestWord: confidence - 1)
+            return result
+        }
+        // The confident one first: while the question is open the next words are an answer.
+        let commands = ScriptedCommands([.init(.complete, order(0.4)), .init(.complete, order(-0.6))],
+                                        otherwise: .init(.incomplete, Self.nothing))
+        let running = try await Self.start(words: [2.0...3.2, 5.0...6.2], seconds: 9, in: dir, named: false,
+                                           commands: commands, askRule: AskRule())
+        let asked = try await Poll.holds("the unsure command asked back") {
+            await running.harness.sink.spoken.contains("Did you say: make toast with toaster?")
+        }
+        let performed = try await Poll.holds("the confident command performed") {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        await running.stop()
+        #expect(asked)
+        #expect(performed, "only the first, confident one ran")
+        #expect(MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1)
     }
 
     @Test func aRejectedUtteranceReachesNothing() async throws {

@@ -38,6 +38,43 @@ import Testing
         #expect(CommandRecognizer.acousticRatio(words, garbage: loop(50, perFrame: -2)) < with.ratio)
     }
 
+    @Test func theWeakestWordIsTheLowestWordRatioFillersLeftOut() {
+        // "large" as good as the loop, "latte" 4 per frame worse; the
+        // utterance's ratio is their mean, the weakest word is "latte".
+        let words = [
+            Segment(word: "large", startFrame: 0, endFrame: 24, acoustic: -50),
+            Segment(word: "<sil>", startFrame: 25, endFrame: 29, acoustic: -10),
+            Segment(word: "latte", startFrame: 30, endFrame: 54, acoustic: -150),
+        ]
+        let evidence = CommandScoring.evidence(words, loop: loop(55, perFrame: -2), threshold: -1, snr: 60)
+        #expect(abs(evidence.weakestWord - -4) < 1e-9, "\(evidence.weakestWord)")
+        #expect(abs(evidence.ratio - -2) < 1e-9, "(0·25 − 4·25) / 50: \(evidence.ratio)")
+        #expect(CommandScoring.evidence([], loop: loop(10, perFrame: -2), threshold: -1, snr: 60).weakestWord == 0)
+    }
+
+    @Test func theAskRuleChecksOnlyAcceptedCommandsBelowItsBandsLines() {
+        let rule = AskRule(noisy: .init(confidence: -0.3, weakestWord: -2.5), quiet: .init(confidence: 0, weakestWord: -8),
+                           splitSNR: 20)
+        let match = PhraseMatch(ruleID: "r", target: .builtin(.cancel), slots: [:])
+        func result(_ confidence: Double, weakest: Double = 0, snr: Double = 30, match: PhraseMatch? = match,
+                    rejection: String? = nil, measured: Bool = true) -> CommandResult {
+            CommandResult(transcript: "cancel", confidence: confidence, match: match, rejection: rejection,
+                          evidence: measured ? RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: snr, threshold: -2,
+                                                                 weakestWord: weakest) : nil)
+        }
+        // Quiet band (20 dB and up): the lines are 0 and -8.
+        #expect(rule.asks(result(-0.1)))
+        #expect(!rule.asks(result(0)), "at the line: acted on")
+        #expect(rule.asks(result(0.5, weakest: -9)), "one word far below")
+        #expect(!rule.asks(result(0.5, weakest: -3)))
+        // Noisy band: -0.3 and -2.5.
+        #expect(!rule.asks(result(-0.1, snr: 19.9)))
+        #expect(rule.asks(result(-0.4, snr: 12)))
+        #expect(rule.asks(result(0.5, weakest: -3, snr: 12)))
+        #expect(!rule.asks(result(-0.5, match: nil, rejection: "confidence below")), "rejected: not asked, not acted on")
+        #expect(!rule.asks(result(-0.5, measured: false)), "rejection off: nothing measured")
+    }
+
     @Test func silenceThatHidesSpeechCountsAgainstTheCommand() {
         // 50 frames of words as good as the loop, then 100 frames the command
         // path calls silence while the loop decodes phones.

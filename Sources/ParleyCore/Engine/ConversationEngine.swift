@@ -113,7 +113,9 @@ public actor ConversationEngine {
     }
 
     /// An utterance (a transcript from the recogniser, or a console line).
-    public func hear(_ text: String, confidence: Double? = nil) async {
+    /// `unsure`: the recogniser accepted it with low confidence (`AskRule`):
+    /// a command that would act is asked back before it runs.
+    public func hear(_ text: String, confidence: Double? = nil, unsure: Bool = false) async {
         await prepare()
         if muted { await log("muted, ignored: \(text)"); return }
         if let confidence, confidence < configuration.minimumConfidence {
@@ -122,7 +124,11 @@ public actor ConversationEngine {
         }
         switch phase {
         case .idle, .pushToTalk:
-            await command(text, trigger: configuration.voiceTrigger)
+            if unsure {
+                await check(text)
+            } else {
+                await command(text, trigger: configuration.voiceTrigger)
+            }
         case .waiting(let waiting):
             if let resolution = waiting.resolver.resolve(text), case .builtin(let builtin) = resolution.target, builtin.isVolume {
                 // The volume, not an answer: the wait stays open, with its window from now.
@@ -136,6 +142,7 @@ public actor ConversationEngine {
             case .confirmation(let run, let voiceAllowed): await confirmationAnswer(text, run: run, voiceAllowed: voiceAllowed, waiting)
             case .forget: await forgetAnswer(text, waiting)
             case .shortcutQuestion(let question): await shortcutAnswer(text, question, waiting)
+            case .check(let heard): await checkAnswer(text, heard: heard, waiting)
             }
         case .busy:
             // Only "cancel" and the volume are heard while a run works: cancel stops the run.
@@ -221,6 +228,9 @@ public actor ConversationEngine {
                     await perform(run)
                 case .suggestion(let run): await perform(run)
                 case .forget: await forgetHistory()
+                case .check(let heard):
+                    phase = .idle
+                    await command(heard, trigger: configuration.voiceTrigger)
                 case .question, .shortcutQuestion: await log("press ignored while a question is open")
                 }
             case .idle:
@@ -327,7 +337,7 @@ public actor ConversationEngine {
         return false
     }
 
-    private func command(_ text: String, trigger: Trigger) async {
+    func command(_ text: String, trigger: Trigger) async {
         guard let resolution = commandResolver?.resolve(text) else {
             await log("not understood: \(text)")
             return

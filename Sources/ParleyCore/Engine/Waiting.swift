@@ -14,6 +14,9 @@ struct Waiting: Sendable {
         case forget
         /// A shortcut's `ask:` or `choose:` (docs/shortcuts.md).
         case shortcutQuestion(FollowUpQuestion)
+        /// "Did you say ...?": a command heard with low confidence, run on
+        /// "yes" or a press, dropped on "no" (`hear(_:confidence:unsure:)`).
+        case check(heard: String)
     }
 
     struct Question: Sendable {
@@ -61,6 +64,7 @@ struct Waiting: Sendable {
         case .forget: FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: false))
         case .shortcutQuestion(let question): question
         case .suggestion: FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: false))
+        case .check: FollowUpQuestion(prompt: line, expectation: .confirmation(voiceAllowed: true))
         }
     }
 
@@ -71,7 +75,7 @@ struct Waiting: Sendable {
         switch kind {
         case .question(let question): question.run
         case .confirmation(let run, _), .suggestion(let run): run
-        case .forget, .shortcutQuestion: nil
+        case .forget, .shortcutQuestion, .check: nil
         }
     }
 
@@ -82,7 +86,7 @@ struct Waiting: Sendable {
     var awaitsButton: Bool {
         switch kind {
         case .question, .shortcutQuestion: false
-        case .confirmation, .suggestion, .forget: true
+        case .confirmation, .suggestion, .forget, .check: true
         }
     }
 

@@ -295,7 +295,7 @@ public enum Wiring {
             isSpeaking: { speaker?.playback.isSpeaking ?? false }, saying: { speaker?.saying ?? [] },
             interruptSpeech: { speaker?.interrupt() },
             showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
-            echo: reference.map { (config.echoCancel, $0) })
+            echo: reference.map { (config.echoCancel, $0) }, askRule: config.askUnsure ? AskRule() : nil)
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

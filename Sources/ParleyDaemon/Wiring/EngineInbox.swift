@@ -6,6 +6,8 @@ import Synchronization
 enum Heard: Sendable, Equatable {
     /// A recognised utterance, as text without the wake words.
     case text(String)
+    /// A command accepted with low confidence (`AskRule`): asked back first.
+    case unsure(String)
     /// "hey <name>" alone, confirmed by the wake detector: open a window.
     case woken(window: TimeInterval)
 }
@@ -43,6 +45,7 @@ extension ConversationEngine {
         Task {
             switch heard {
             case .text(let text): await self.hear(text, confidence: nil)
+            case .unsure(let text): await self.hear(text, confidence: nil, unsure: true)
             case .woken(let window): await self.woken(window: window)
             }
         }

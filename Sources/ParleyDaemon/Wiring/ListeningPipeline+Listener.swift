@@ -188,7 +188,10 @@ extension ListeningPipeline {
                                        utterance: utterance, spokenEnd: spokenEnd) {
                 return nil
             }
-            pipeline.act(outcome, command: command, decided: decided)
+            // Only a command said with nothing open is asked back: an answer
+            // to a question is already one turn of a conversation.
+            let unsure = (kind == .commands || kind == .window) && pipeline.askRule?.asks(command) == true
+            pipeline.act(outcome, command: command, decided: decided, unsure: unsure)
             if case .text(_, dictated: false) = outcome {
                 // After the hand-over: copying the audio must not delay the answer.
                 pipeline.onHeard?(samples(), ring.sampleRate, command.transcript)
@@ -361,7 +364,8 @@ extension ListeningPipeline {
     }
 
     /// Carries out an utterance's outcome: counts, log lines, the engine.
-    func act(_ outcome: ListeningOutcome, command: CommandResult, decided: Decided) {
+    /// `unsure`: the command is asked back before it runs (`AskRule`).
+    func act(_ outcome: ListeningOutcome, command: CommandResult, decided: Decided, unsure: Bool = false) {
         switch outcome {
         case .ignored:
             break
@@ -382,11 +386,11 @@ extension ListeningPipeline {
             shared.withLock { $0.recognitions += 1 }
             let now = ContinuousClock.now
             logger.info("heard", metadata: [
-                "text": "\(text)", "confidence": "\(command.confidence)",
+                "text": "\(text)", "confidence": "\(command.confidence)", "unsure": "\(unsure)",
                 "latency-ms": "\(LatencyProbe.milliseconds(now - decided.spokenEnd))", "end-sample": "\(decided.endSample)",
                 "decided-sample": "\(decided.decidedSample)", "decode-ms": "\(LatencyProbe.milliseconds(now - decided.decodeStart))",
             ])
-            hand(text, spokenEnd: decided.spokenEnd)
+            hand(text, spokenEnd: decided.spokenEnd, unsure: unsure)
         case .woken:
             logger.info("woken", metadata: ["name": "\(wake.name)"])
             inbox.send(.woken(window: Wiring.seconds(wake.window)))
@@ -401,9 +405,9 @@ extension ListeningPipeline {
 
     /// Hands text to the engine without waiting for it: the listen thread
     /// goes on listening (a "cancel" must be heard while an app performs).
-    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?) {
+    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?, unsure: Bool = false) {
         if let spokenEnd { latency.commandEnded(at: spokenEnd) }
-        inbox.send(.text(text))
+        inbox.send(unsure ? .unsure(text) : .text(text))
     }
 }
 

@@ -68,6 +68,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// voice is taken out of what is heard, so while it speaks the wake
     /// word and a command are listened for too (`Listener.bargeIn`).
     let echo: (settings: EchoSettings, reference: EchoReference)?
+    /// When an accepted command is asked back before it runs
+    /// (`speech.ask_unsure`; nil: every accepted command is acted on).
+    let askRule: AskRule?
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
@@ -125,8 +128,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
                 grammarWait: Duration = ListeningPipeline.defaultGrammarWait,
                 decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none,
-                echo: (settings: EchoSettings, reference: EchoReference)? = nil) {
+                echo: (settings: EchoSettings, reference: EchoReference)? = nil, askRule: AskRule? = nil) {
         self.frontEnd = frontEnd
+        self.askRule = askRule
         self.echo = echo?.settings.isActive == true ? echo : nil
         makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake)
         self.showFault = showFault

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Asking when unsure (issue 26 item 3): every coffee order of
+# ../shared/data/coffee-maker decoded by `parley understand` (the daemon's
+# path: endpointer, streaming decoder, rejection) clean, in the training
+# noises (babble, pink, clatter at 6, 12 and 18 dB) and in kitchen noise
+# (6, 12, 18 dB: reported only, never used for choosing), then
+# scripts/confidence/ask_rule.py: each recording right, wrong or rejected;
+# the ask rule (`AskRule`) chosen on five folds of the training noises,
+# reported held out as right (acted on), right after the question (task
+# success within one extra turn), wrong actions, wrong ones averted by the
+# question, rejected. Also prints which rule the daemon should ship.
+#
+#   scripts/eval-confidence.sh
+#
+# Environment: WORK (keep mixes and decodes there; reused by later runs),
+# MODEL (stock). Release build; run from the package root.
+set -euo pipefail
+main() {
+cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
+if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
+  swift build -c release --product parley >/dev/null
+  swift build -c release --product parley-bench >/dev/null
+fi
+if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+export WORK=$work PARLEY_SKIP_BUILD=1 FRONT_ENDS=none REMOVE_NOISE=yes ECHO=off MODEL=${MODEL:-stock}
+NOISES="babble pink clatter" SNRS="6 12 18" scripts/eval-front-end.sh
+NOISES=kitchen SNRS="clean 6 12 18" scripts/eval-front-end.sh
+d=$work/decodes
+/usr/bin/python3 scripts/confidence/ask_rule.py "$PARLEY_SHARED_DATA/coffee-maker/labels.json" \
+  --tune "$d"/babble-{6,12,18}-none-yes.jsonl "$d"/pink-{6,12,18}-none-yes.jsonl "$d"/clatter-{6,12,18}-none-yes.jsonl \
+         "$d"/kitchen-clean-none-yes.jsonl \
+  --report "$d"/kitchen-{6,12,18}-none-yes.jsonl
+}
+main "$@"
