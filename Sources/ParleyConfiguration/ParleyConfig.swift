@@ -47,8 +47,8 @@ public struct ParleyConfig: Sendable, Equatable {
     /// `speech.ask_unsure`: whether a command the recogniser accepted with
     /// low confidence is asked back ("Did you say: ...?") before it runs
     /// (`AskRule`). In kitchen noise at 6 dB it turns 37 wrong actions of
-    /// 111 into 3, at the cost of a question for most commands there and for
-    /// about one in four in a quiet room
+    /// 111 into 8, at the cost of a question for most commands there and for
+    /// 7% in a quiet room
     /// (BENCHMARKS.md, "Asking when unsure (issue 26 item 3)"). On by default.
     public var askUnsure = true
     /// `adaptation`: whether the device learns its room from confirmed commands.
