@@ -6,18 +6,19 @@ import Foundation
 /// back as a question; "yes" (or a press) runs it as heard, "no" drops it
 /// and opens a window to say it again without the wake word.
 extension ConversationEngine {
-    /// The question for an unsure command; commands that only touch the
-    /// device (volume, help, cancel, repeat) run at once: asking costs a
-    /// turn and a wrong one is undone by saying it again.
+    /// The question for an unsure command. "cancel" and "repeat" run at
+    /// once (stopping must never wait for a question, and a repeated line
+    /// costs nothing); everything else, help and the volume included, is
+    /// asked: in noise a misheard "help" is a long list said for nothing.
     func check(_ text: String) async {
         switch commandResolver?.resolve(text)?.target {
-        case .intent?, .shortcut?, .customPhrase?:
+        case nil, .builtin(.cancel)?, .builtin(.repeat)?, .builtin(.wake)?, .answer?:
+            await command(text, trigger: configuration.voiceTrigger)
+        default:
             await log("unsure, asking back: \(text)")
             phase = .waiting(Waiting(.check(heard: text), line: Self.checkLine(text), window: configuration.answerTimeout,
                                      from: clock.instant))
             await sayOpenLine()
-        default:
-            await command(text, trigger: configuration.voiceTrigger)
         }
     }
 
