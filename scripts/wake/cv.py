@@ -195,13 +195,40 @@ def det_points(pos, neg):
     return out
 
 
-def plot(path, curves, tuned, default, title):
+def det_axes(salt, size):
+    """A DET figure (matplotlib, no display): (figure, axes, the false-alarm
+    rate drawn for none)."""
     import matplotlib
     matplotlib.use("Agg")
-    matplotlib.rcParams["svg.hashsalt"] = "parley-wake-det"
+    matplotlib.rcParams["svg.hashsalt"] = salt
     import matplotlib.pyplot as plt
-    floor = 0.01  # false alarms per hour drawn at the axis' floor when none
-    fig, ax = plt.subplots(figsize=(7, 4.6))
+    fig, ax = plt.subplots(figsize=size)
+    return fig, ax, 0.01
+
+
+def save_det(fig, ax, path, title, target, xlabel, columns=1):
+    """Log axes, the target's lines (`target`: (false alarms/h, miss %, its
+    label)), labels and legend; written without a date so the same figures
+    give the same file."""
+    fa, miss, label = target
+    ax.axvline(fa, color="grey", linestyle=":", linewidth=1)
+    ax.axhline(miss, color="grey", linestyle=":", linewidth=1)
+    ax.text(fa * 1.04, miss * 1.1, label, color="grey", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.01 * 0.8, 200)
+    ax.set_ylim(0.1, 100)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("miss rate (%)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="upper right", ncol=columns)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None, "Creator": None})
+
+
+def plot(path, curves, tuned, default, title):
+    fig, ax, floor = det_axes("parley-wake-det", (7, 4.6))  # floor: false alarms per hour drawn when none
     for (label, curve), colour in zip(curves, ["#1f77b4", "#aaaaaa"]):
         ax.step([max(floor, fa) for _, _, fa in curve], [max(0.1, 100 * miss) for _, miss, _ in curve], where="post",
                 color=colour, label=label)
@@ -209,20 +236,7 @@ def plot(path, curves, tuned, default, title):
             label="tuned on 4 folds, measured on the 5th (targets 0.1-5 FA/h)")
     dm, dfa, dlabel = default
     ax.plot([max(floor, dfa)], [max(0.1, 100 * dm)], "r*", markersize=14, label=dlabel)
-    ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
-    ax.axhline(3, color="grey", linestyle=":", linewidth=1)
-    ax.text(0.52, 3.3, "target: 3% at 0.5/h", color="grey", fontsize=8)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(floor * 0.8, 200)
-    ax.set_ylim(0.1, 100)
-    ax.set_xlabel("false alarms per hour (none drawn at 0.01)")
-    ax.set_ylabel("miss rate (%)")
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Date": None, "Creator": None})
+    save_det(fig, ax, path, title, (0.5, 3, "target: 3% at 0.5/h"), "false alarms per hour (none drawn at 0.01)")
 
 
 def sensitivity_table(pos, neg, kinds, threshold_at):

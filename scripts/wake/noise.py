@@ -58,32 +58,15 @@ def pooled(configs_list):
 
 
 def plot(path, curves, title):
-    import matplotlib
-    matplotlib.use("Agg")
-    matplotlib.rcParams["svg.hashsalt"] = "parley-wake-det-noise"
-    import matplotlib.pyplot as plt
-    floor = 0.01
+    fig, ax, floor = cv.det_axes("parley-wake-det-noise", (7.5, 5))
     colours = {"clean": "#1f77b4", "babble": "#ff7f0e", "pink": "#2ca02c", "clatter": "#9467bd", "kitchen": "#d62728"}
     styles = ["-", "--", ":"]
-    fig, ax = plt.subplots(figsize=(7.5, 5))
     for (noise, front, fronts, curve) in curves:
         ax.step([max(floor, fa) for _, _, fa in curve], [max(0.1, 100 * miss) for _, miss, _ in curve], where="post",
                 color=colours.get(noise, "black"), linestyle=styles[fronts.index(front) % 3],
                 label=f"{noise}, front end {front}")
-    ax.axvline(0.1, color="grey", linestyle=":", linewidth=1)
-    ax.axhline(3, color="grey", linestyle=":", linewidth=1)
-    ax.text(0.105, 3.3, "target: 3% at 0.1/h (noise), 2% clean", color="grey", fontsize=8)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(floor * 0.8, 200)
-    ax.set_ylim(0.1, 100)
-    ax.set_xlabel("false wakes per hour (none drawn at 0.01)")
-    ax.set_ylabel("miss rate (%)")
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper right", ncol=2)
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Date": None, "Creator": None})
+    cv.save_det(fig, ax, path, title, (0.1, 3, "target: 3% at 0.1/h in noise (2% clean)"),
+                "false wakes per hour (none drawn at 0.01)", columns=2)
 
 
 def main():
