@@ -37,6 +37,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ left beside the scripts
 import cv  # noqa: E402
 
 TRAINING = ["babble", "pink", "clatter"]
