@@ -206,7 +206,7 @@ def det_axes(salt, size):
     return fig, ax, 0.01
 
 
-def save_det(fig, ax, path, title, target, xlabel, columns=1):
+def save_det(fig, ax, path, title, target, xlabel, columns=1, legend_at="upper right"):
     """Log axes, the target's lines (`target`: (false alarms/h, miss %, its
     label)), labels and legend; written without a date so the same figures
     give the same file."""
@@ -222,7 +222,7 @@ def save_det(fig, ax, path, title, target, xlabel, columns=1):
     ax.set_ylabel("miss rate (%)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper right", ncol=columns)
+    ax.legend(fontsize=7, loc=legend_at, ncol=columns)
     fig.tight_layout()
     fig.savefig(path, metadata={"Date": None, "Creator": None})
 

@@ -67,7 +67,7 @@ def plot(path, curves, title):
                 color=colours.get(noise, "black"), linestyle=styles[fronts.index(front) % 3],
                 label=f"{noise}, front end {front}")
     cv.save_det(fig, ax, path, title, (0.1, 3, "target: 3% at 0.1/h in noise (2% clean)"),
-                "false wakes per hour (none drawn at 0.01)", columns=2)
+                "false wakes per hour (none drawn at 0.01)", columns=2, legend_at="lower left")
 
 
 def main():
