@@ -28,6 +28,10 @@
 # with neither knob set the layout (and the default plot) is as before.
 # With a knob set the plot is written only when PLOT is given; PLOT="" writes none.
 # scripts/eval-wake-noise.sh runs every condition and compares them.
+# SET: decoder overrides for every decode, space-separated name=value (as
+# `--set`), e.g. SET="hmm=.build/model/en-us-adapted" (scripts/shipped-model.sh)
+# for the adapted acoustic model; its scores are cached apart
+# (scripts/wake/scores-key.sh).
 #
 # Every file is decoded once per stage-1 threshold (`parley-bench
 # speech-wake-scores`: all stage-1 candidates with their stage-2 scores); the
@@ -61,9 +65,10 @@ case $noise in
      [ -f "$work/noise/$noise.wav" ] || { echo "NOISE=$noise: expected none, kitchen or a noise of scripts/adapt/make-noises.py" >&2; exit 2; }
      noise_args="--noise $work/noise/$noise.wav --snr $snr" ;;
 esac
-# Cached scores are keyed by the detector's source: a change to stage 1 or
-# stage 2 scores everything again.
-key=$(cat Sources/ParleySpeech/WakeDetector.swift Sources/ParleySpeech/WakeVerifier.swift | sha256sum | cut -c1-12)
+# Cached scores are keyed by the detector's source (and SET).
+. scripts/wake/scores-key.sh
+set_args=""
+for o in ${SET:-}; do set_args="$set_args --set $o"; done
 front_dir=$([ "$front" = none ] || echo "/front-$front")
 neg_scores="$work/scores/$key$front_dir"
 pos_scores="$work/scores/$key$([ "$noise" = none ] || echo "/$noise-${snr}dB")$front_dir"
@@ -73,9 +78,9 @@ for ct in $thresholds; do
   # the model once), negatives one stream per job. At most $jobs at a time.
   {
     half=$(( (${#positives[@]} + 1) / 2 ))
-    echo "$pos_scores/$ct/positives-a --pad-seconds 0.5 $noise_args ${positives[*]:0:$half}"
-    echo "$pos_scores/$ct/positives-b --pad-seconds 0.5 $noise_args ${positives[*]:$half}"
-    cut -f1 "$work/negatives/manifest.tsv" | while read -r f; do echo "$neg_scores/$ct/$(basename "$f" .wav) $f"; done
+    echo "$pos_scores/$ct/positives-a --pad-seconds 0.5 $set_args $noise_args ${positives[*]:0:$half}"
+    echo "$pos_scores/$ct/positives-b --pad-seconds 0.5 $set_args $noise_args ${positives[*]:$half}"
+    cut -f1 "$work/negatives/manifest.tsv" | while read -r f; do echo "$neg_scores/$ct/$(basename "$f" .wav) $set_args $f"; done
   } | while read -r name args; do
     [ -s "$name.jsonl" ] || echo "$name $args"
   done | CT=$ct FRONT=$front xargs -r -P "$jobs" -L 1 sh -c 'name=$1; shift

@@ -11,9 +11,10 @@
 # only reported, never tuned on) and every front end, then prints the table
 # and the rule's verdict (scripts/wake/noise.py) and writes
 # docs/wake-det-noise.svg (one DET curve per condition).
-# Environment: as eval-wake-cv.sh (WORK, JOBS), and NOISES ("clean babble
+# Environment: as eval-wake-cv.sh (WORK, JOBS, SET), and NOISES ("clean babble
 # pink clatter kitchen"), FRONT_ENDS ("none denoise"; the first is the
-# baseline of the verdict), SNR (10), PLOT (docs/wake-det-noise.svg).
+# baseline of the verdict), SNR (10), PLOT (docs/wake-det-noise.svg; with
+# SET none unless given).
 set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
@@ -23,17 +24,19 @@ work=${WORK:-.build/wake-cv}
 noises=${NOISES:-clean babble pink clatter kitchen}
 fronts=${FRONT_ENDS:-none denoise}
 snr=${SNR:-10}
+. scripts/wake/scores-key.sh
+# The committed plot is the shipped model's; with SET only when PLOT is given.
+plot=${PLOT-$([ -n "${SET:-}" ] || echo docs/wake-det-noise.svg)}
 # The negatives first, per front end (the longest decodes), with the clean positives.
 for front in $fronts; do
   for noise in $noises; do
     n=$noise; [ "$noise" != clean ] || n=none
     echo "== $noise, front end $front" >&2
-    PARLEY_SKIP_BUILD=1 NOISE=$n SNR=$snr FRONT_END=$front PLOT="" scripts/eval-wake-cv.sh > "$work/cv-$noise-$snr-$front.txt"
+    PARLEY_SKIP_BUILD=1 NOISE=$n SNR=$snr FRONT_END=$front PLOT="" scripts/eval-wake-cv.sh > "$work/cv-$noise-$snr-$front${SET:+-$key}.txt"
   done
 done
-key=$(cat Sources/ParleySpeech/WakeDetector.swift Sources/ParleySpeech/WakeVerifier.swift | sha256sum | cut -c1-12)
 /usr/bin/python3 scripts/wake/noise.py --work "$work" --scores "$work/scores/$key" \
   --positives "$PARLEY_SHARED_DATA/wake-computer/clean" --noises "$noises" --front-ends "$fronts" --snr "$snr" \
-  --range=-21,59 --plot "${PLOT:-docs/wake-det-noise.svg}"
+  --range=-21,59 --plot "$plot"
 }
 main "$@"
