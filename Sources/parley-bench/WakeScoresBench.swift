@@ -65,7 +65,13 @@ struct SpeechWakeScores: ParsableCommand {
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             var samples = pad + audio.samples + pad
-            if let noiseSamples {
+            if let noiseSamples, let noise {
+                guard noiseSamples.count >= samples.count else {
+                    throw ValidationError("""
+                        --noise \(noise): \(noiseSamples.count) samples, shorter than \(file) with its padding \
+                        (\(samples.count)); expected noise at least as long as every file
+                        """)
+                }
                 // Seeded by the file's name, not its place in the list: the
                 // same file gets the same slice of noise however the files
                 // are split between jobs.
