@@ -14,6 +14,25 @@
 # them on the training folds), PLOT (output, default docs/wake-det.svg),
 # JOBS (parallel decodes, default 2).
 #
+# Noise and the capture front end (issue 27): NOISE (none by default; a
+# training noise of scripts/adapt/make-noises.py, e.g. babble, pink, clatter,
+# for tuning, or `kitchen`, ../shared/data/noise/kitchen.wav, only to report),
+# SNR (dB, default 10): every positive, with its padding, is mixed with that
+# noise at that SNR (`speech-wake-scores --noise`; the negatives already hold
+# noisy audio and are not mixed again). FRONT_END (none by default; denoise,
+# denoise+agc, as speech.front_end): positives and negatives both go through
+# the capture front end before the detector (`speech-wake-scores
+# --front-end`). Positives' scores are cached under
+# scores/<detector>[/<noise>-<snr>dB][/front-<front end>]/<stage-1 threshold>,
+# the negatives' under scores/<detector>[/front-<front end>]/<stage-1 threshold>;
+# with neither knob set the layout (and the default plot) is as before.
+# With a knob set the plot is written only when PLOT is given; PLOT="" writes none.
+# scripts/eval-wake-noise.sh runs every condition and compares them.
+# SET: decoder overrides for every decode, space-separated name=value (as
+# `--set`), e.g. SET="hmm=.build/model/en-us-adapted" (scripts/shipped-model.sh)
+# for the adapted acoustic model; its scores are cached apart
+# (scripts/wake/scores-key.sh).
+#
 # Every file is decoded once per stage-1 threshold (`parley-bench
 # speech-wake-scores`: all stage-1 candidates with their stage-2 scores); the
 # threshold sweeps and the cross-validation (scripts/wake/cv.py) only read
@@ -28,6 +47,9 @@ work=${WORK:-.build/wake-cv}
 data=$PARLEY_SHARED_DATA
 thresholds=${CANDIDATE_THRESHOLDS:-1e-60}
 jobs=${JOBS:-2}
+noise=${NOISE:-none}
+snr=${SNR:-10}
+front=${FRONT_END:-none}
 mkdir -p "$work"
 # Debian's python3 (numpy, matplotlib from scripts/setup.sh), not a user's.
 py=/usr/bin/python3
@@ -35,28 +57,42 @@ py=/usr/bin/python3
 [ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-negatives.py "$work/negatives" "$data" 5
 
 positives=("$data"/wake-computer/clean/*.wav)
-# Cached scores are keyed by the detector's source: a change to stage 1 or
-# stage 2 scores everything again.
-key=$(cat Sources/ParleySpeech/WakeDetector.swift Sources/ParleySpeech/WakeVerifier.swift | sha256sum | cut -c1-12)
+noise_args=""
+case $noise in
+  none) ;;
+  kitchen) noise_args="--noise $data/noise/kitchen.wav --snr $snr" ;;
+  *) [ -f "$work/noise/$noise.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null
+     [ -f "$work/noise/$noise.wav" ] || { echo "NOISE=$noise: expected none, kitchen or a noise of scripts/adapt/make-noises.py" >&2; exit 2; }
+     noise_args="--noise $work/noise/$noise.wav --snr $snr" ;;
+esac
+# Cached scores are keyed by the detector's source (and SET).
+. scripts/wake/scores-key.sh
+set_args=""
+for o in ${SET:-}; do set_args="$set_args --set $o"; done
+front_dir=$([ "$front" = none ] || echo "/front-$front")
+neg_scores="$work/scores/$key$front_dir"
+pos_scores="$work/scores/$key$([ "$noise" = none ] || echo "/$noise-${snr}dB")$front_dir"
 for ct in $thresholds; do
-  out="$work/scores/$key/$ct"
-  mkdir -p "$out"
+  mkdir -p "$pos_scores/$ct" "$neg_scores/$ct"
   # One job per output file; positives in two halves (each decoder loads
   # the model once), negatives one stream per job. At most $jobs at a time.
   {
     half=$(( (${#positives[@]} + 1) / 2 ))
-    echo "positives-a --pad-seconds 0.5 ${positives[*]:0:$half}"
-    echo "positives-b --pad-seconds 0.5 ${positives[*]:$half}"
-    cut -f1 "$work/negatives/manifest.tsv" | while read -r f; do echo "$(basename "$f" .wav) $f"; done
+    echo "$pos_scores/$ct/positives-a --pad-seconds 0.5 $set_args $noise_args ${positives[*]:0:$half}"
+    echo "$pos_scores/$ct/positives-b --pad-seconds 0.5 $set_args $noise_args ${positives[*]:$half}"
+    cut -f1 "$work/negatives/manifest.tsv" | while read -r f; do echo "$neg_scores/$ct/$(basename "$f" .wav) $set_args $f"; done
   } | while read -r name args; do
-    [ -s "$out/$name.jsonl" ] || echo "$name $args"
-  done | OUT=$out CT=$ct xargs -r -P "$jobs" -L 1 sh -c 'name=$1; shift
-      nice -n 10 .build/release/parley-bench speech-wake-scores --candidate-threshold "$CT" "$@" > "$OUT/$name.jsonl.part" &&
-      mv "$OUT/$name.jsonl.part" "$OUT/$name.jsonl"' sh-job
+    [ -s "$name.jsonl" ] || echo "$name $args"
+  done | CT=$ct FRONT=$front xargs -r -P "$jobs" -L 1 sh -c 'name=$1; shift
+      nice -n 10 .build/release/parley-bench speech-wake-scores --candidate-threshold "$CT" --front-end "$FRONT" "$@" > "$name.jsonl.part" &&
+      mv "$name.jsonl.part" "$name.jsonl"' sh-job
 done
+plot=${PLOT-}
+[ "$noise$front" != nonenone ] || plot=${PLOT-docs/wake-det.svg}
 # --range and --default-ct repeat WakeDetector.verificationRange and
 # .candidateThreshold (the fixed-sensitivity table and the plot's star).
-"$py" scripts/wake/cv.py --work "$work" --scores "$work/scores/$key" --positives "$data/wake-computer/clean" --thresholds "$thresholds" \
-  --default-ct 1e-60 --range=-21,59 --plot "${PLOT:-docs/wake-det.svg}"
+"$py" scripts/wake/cv.py --work "$work" --scores "$pos_scores" --negative-scores "$neg_scores" \
+  --positives "$data/wake-computer/clean" --thresholds "$thresholds" \
+  --default-ct 1e-60 --range=-21,59 ${plot:+--plot "$plot"}
 }
 main "$@"

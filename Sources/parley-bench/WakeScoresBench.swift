@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ParleyAudio
 import ParleySpeech
 
 /// Every stage-1 candidate of the wake detector in each file, with its
@@ -7,6 +8,12 @@ import ParleySpeech
 /// depend on the sensitivity, so scripts/eval-wake-cv.sh decodes each file
 /// once, caches these lines and sweeps thresholds (and cross-validates them)
 /// without decoding again.
+///
+/// `--noise`/`--snr` mix each file (with its padding) with a seeded slice of
+/// noise, as `parley-bench audio mix` does, so the noise also covers the
+/// silence around the phrase; `--front-end` then runs the capture front end
+/// over it (`FrontEndSource.processed`, the listen thread's blocks) before
+/// the detector, a fresh state per file.
 struct SpeechWakeScores: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "speech-wake-scores",
@@ -20,6 +27,12 @@ struct SpeechWakeScores: ParsableCommand {
     var padSeconds = 0.0
     @Option(name: .customLong("set"), help: "Decoder setting override name=value (repeatable).")
     var overrides: [String] = []
+    @Option(help: "Noise WAV (16 kHz mono) mixed into each padded file at --snr.")
+    var noise: String?
+    @Option(help: "SNR in dB of --noise (peak-frame definition, as `audio mix`).")
+    var snr = 10.0
+    @Option(help: "Capture front end before the detector: none, denoise or denoise+agc (optionally :dB, as speech.front_end).")
+    var frontEnd = "none"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono); each is streamed from a fresh detector state.")
     var files: [String]
 
@@ -28,16 +41,46 @@ struct SpeechWakeScores: ParsableCommand {
         guard candidateThreshold > 0, candidateThreshold < 1 else {
             throw ValidationError("--candidate-threshold \(candidateThreshold): expected a probability between 0 and 1")
         }
+        guard snr.isFinite, (-20...60).contains(snr) else { throw ValidationError("--snr \(snr): expected dB from -20 to 60") }
+        _ = try frontEndSettings()
+    }
+
+    /// FNV-1a of the file's name.
+    static func seed(_ file: String) -> UInt64 {
+        URL(fileURLWithPath: file).lastPathComponent.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    }
+
+    func frontEndSettings() throws -> FrontEndSettings {
+        do { return try FrontEndSettings(parsing: frontEnd) } catch {
+            throw ValidationError("--front-end \(frontEnd): \(error)")
+        }
     }
 
     func run() throws {
         let detector = try WakeDetector(mode: .named(wake, heyOptional: true), settings: decoderSettings(overrides),
                                         candidateThreshold: candidateThreshold)
         let pad = [Int16](repeating: 0, count: Int(padSeconds * 16_000))
+        let settings = try frontEndSettings()
+        let noiseSamples = try noise.map { try PCMAudio.read(URL(fileURLWithPath: $0)).samples }
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
+            var samples = pad + audio.samples + pad
+            if let noiseSamples, let noise {
+                guard noiseSamples.count >= samples.count else {
+                    throw ValidationError("""
+                        --noise \(noise): \(noiseSamples.count) samples, shorter than \(file) with its padding \
+                        (\(samples.count)); expected noise at least as long as every file
+                        """)
+                }
+                // Seeded by the file's name, not its place in the list: the
+                // same file gets the same slice of noise however the files
+                // are split between jobs.
+                samples = NoiseMixer.mix(speech: samples, noise: noiseSamples, snrDB: snr, seed: Self.seed(file))
+            }
             let start = DispatchTime.now().uptimeNanoseconds
-            let candidates = try detector.candidates(in: PCMAudio(samples: pad + audio.samples + pad))
+            // Timed with the detector: the front end runs on the device too.
+            samples = try FrontEndSource.processed(samples, settings: settings)
+            let candidates = try detector.candidates(in: PCMAudio(samples: samples))
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             let audioSeconds = Double(audio.samples.count + 2 * pad.count) / 16_000
             // -infinity (no path) is written as null: JSON has no infinities.
@@ -47,7 +90,9 @@ struct SpeechWakeScores: ParsableCommand {
                 [round($0.time * 1000) / 1000, nats($0.score), $0.phraseFrames, $0.withHey, nats($0.likelihoodRatio)]
             }
             let line: [String: Any] = ["file": file, "seconds": audioSeconds, "pad": padSeconds,
-                                       "rtf": (seconds / audioSeconds * 10_000).rounded() / 10_000, "candidates": rows]
+                                       "rtf": (seconds / audioSeconds * 10_000).rounded() / 10_000, "candidates": rows,
+                                       "front_end": settings.description, "noise": noise ?? NSNull(),
+                                       "snr": noise == nil ? NSNull() : snr]
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])
             emit(String(decoding: data, as: UTF8.self))
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ParleyAudio
 import ParleySpeech
 
 /// `parley detect-wake --wake "<phrase>" [--sensitivity S] FILE.wav...`:
@@ -15,11 +16,20 @@ struct DetectWake: ParsableCommand {
     var sensitivity: Double = 0.5
     @Option(help: "Acoustic model: stock (Debian's en-us, the default, as the daemon's speech.wake_acoustic_model), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
     var acousticModel = "stock"
+    @Option(help: "Capture front end before the detector: none, denoise or denoise+agc (optionally :dB, as speech.front_end); a fresh state per file.")
+    var frontEnd = "none"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
     func validate() throws {
         guard (0...1).contains(sensitivity) else { throw ValidationError("--sensitivity \(sensitivity): expected a number from 0 to 1") }
+        _ = try frontEndSettings()
+    }
+
+    func frontEndSettings() throws -> FrontEndSettings {
+        do { return try FrontEndSettings(parsing: frontEnd) } catch {
+            throw ValidationError("--front-end \(frontEnd): \(error)")
+        }
     }
 
     func run() throws {
@@ -31,9 +41,11 @@ struct DetectWake: ParsableCommand {
         }
         let detector = try WakeDetector(mode: .named(words.joined(separator: " "), heyOptional: true), sensitivity: sensitivity,
                                         settings: settings)
+        let frontEnd = try frontEndSettings()
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
-            let times = try detector.detections(in: audio).map { ($0 * 1000).rounded() / 1000 }
+            let heard = PCMAudio(samples: try FrontEndSource.processed(audio.samples, settings: frontEnd))
+            let times = try detector.detections(in: heard).map { ($0 * 1000).rounded() / 1000 }
             let data = try JSONSerialization.data(withJSONObject: ["file": file, "detections": times] as [String: Any],
                                                   options: [.sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))

@@ -54,4 +54,21 @@ import Testing
         let range = try await run(["detect-wake", "--wake", "computer", "--sensitivity", "3", files[0]])
         #expect(range.status != 0 && range.stderr.contains("--sensitivity"))
     }
+
+    /// `--front-end`: `none` is the detector alone; `denoise` runs the
+    /// capture front end first and still finds the wake word in clean
+    /// recordings; a bad value is named with what is expected.
+    @Test func detectWakeRunsTheFrontEndFirst() async throws {
+        let files = try Fixtures.wavFiles(in: Fixtures.wakeComputer, atLeast: 3).prefix(3).map(\.path)
+        let plain = try await run(["detect-wake", "--wake", "computer"] + files)
+        let none = try await run(["detect-wake", "--wake", "computer", "--front-end", "none"] + files)
+        #expect(plain.status == 0 && none.status == 0, "\(plain.stderr)\(none.stderr)")
+        #expect(none.lines.map { $0["detections"] as? [Double] } == plain.lines.map { $0["detections"] as? [Double] })
+        let denoised = try await run(["detect-wake", "--wake", "computer", "--front-end", "denoise"] + files)
+        #expect(denoised.status == 0, "\(denoised.stderr)")
+        #expect(denoised.lines.map { $0["file"] as? String } == files)
+        #expect(denoised.lines.filter { !(($0["detections"] as? [Double]) ?? []).isEmpty }.count >= 2)
+        let bad = try await run(["detect-wake", "--wake", "computer", "--front-end", "loud", files[0]])
+        #expect(bad.status != 0 && bad.stderr.contains("--front-end loud") && bad.stderr.contains("denoise+agc"))
+    }
 }

@@ -56,6 +56,25 @@ import Testing
         #expect(source.samples(tail) == Array(output[Int(tail.lowerBound)...]), "samples(_:) answers with processed audio")
     }
 
+    /// What `parley detect-wake --front-end` and `parley-bench
+    /// speech-wake-scores --front-end` give the detector: the recording as
+    /// the listen thread hands it out through this source.
+    @Test(arguments: [FrontEndSettings(mode: .denoise), FrontEndSettings(mode: .denoiseAGC, noiseSuppressDecibels: -25)])
+    func aRecordingProcessedWholeIsTheStreamThroughTheSource(settings: FrontEndSettings) throws {
+        let input = Array(Self.speech[0..<(Self.speech.count - 77)])   // ends in a partial frame
+        let output = try FrontEndSource.processed(input, settings: settings)
+        #expect(output.count == input.count)
+        #expect(output == (try processedAtOnce(input, settings)))
+        #expect(output != input)
+        // A fresh state per call: the same recording twice gives the same samples.
+        #expect(try FrontEndSource.processed(input, settings: settings) == output)
+    }
+
+    @Test func noFrontEndGivesTheRecordingBackUntouched() throws {
+        let input = Array(Self.speech[0..<12_345])
+        #expect(try FrontEndSource.processed(input, settings: .none) == input)
+    }
+
     @Test func historyFloorFollowsTheNewestSample() throws {
         let stage = try #require(try FrontEnd(FrontEndSettings(mode: .denoise)))
         var source = FrontEndSource(SampleArraySource(Self.speech), frontEnd: stage, historySamples: 32_000)

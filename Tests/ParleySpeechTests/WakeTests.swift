@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 import ParleyTestKit
 import Testing
 @testable import ParleySpeech
@@ -85,6 +86,28 @@ import Testing
         #expect(decoder.cepstralMean.count == 13)
         decoder.cepstralMeanMode = .batch
         #expect(decoder.cepstralMeanMode == .batch)
+    }
+
+    /// The front end before the detector (issue 27): with noise
+    /// suppression the wake word in kitchen noise at 10 dB still scores as
+    /// the wake word, and the denoised input is what the detector is given
+    /// (its candidates differ from those of the raw mix).
+    @Test func theDetectorHearsTheWakeWordThroughTheDenoiser() throws {
+        let detector = try WakeDetector(mode: .named("computer", heyOptional: true))
+        let noise = try PCMAudio.read(Fixtures.kitchenNoise).samples
+        let pad = [Int16](repeating: 0, count: 8_000)
+        var woken = 0, differs = 0
+        let positives = try Self.positives(4)
+        for (i, audio) in positives.enumerated() {
+            let mixed = NoiseMixer.mix(speech: pad + audio.samples + pad, noise: noise, snrDB: 10, seed: UInt64(i))
+            let denoised = try FrontEndSource.processed(mixed, settings: FrontEndSettings(mode: .denoise))
+            let heard = try detector.candidates(in: PCMAudio(samples: denoised))
+            let raw = try detector.candidates(in: PCMAudio(samples: mixed))
+            if heard.map(\.score) != raw.map(\.score) { differs += 1 }
+            if heard.contains(where: { $0.score >= WakeDetector.verificationThreshold(sensitivity: 0.5) }) { woken += 1 }
+        }
+        #expect(differs == positives.count, "the detector was given the denoised audio")
+        #expect(woken >= 3, "\(woken) of \(positives.count) woke through the denoiser")
     }
 
     @Test func sensitivityHalfIsTheCrossValidatedThreshold() {

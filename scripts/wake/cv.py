@@ -72,11 +72,14 @@ def nats(x):
     return -math.inf if x is None else x
 
 
-def load(work, scores, ct, positive_folds):
+def load(work, scores, ct, positive_folds, negative_scores=None):
     """Cached candidates of one stage-1 threshold: positives as (fold, name,
     candidates), negatives as (fold, kind, hours, candidates); a candidate is
-    (code's score, phrase frames, likelihood ratio)."""
+    (code's score, phrase frames, likelihood ratio). The negatives' scores
+    may be in a folder of their own (a noise condition of the positives
+    shares the negatives of its front end)."""
     folder = os.path.join(scores, ct)
+    negative_folder = os.path.join(negative_scores or scores, ct)
 
     def rows(line):
         # [time, score, frames, hey, likelihood ratio]
@@ -90,7 +93,7 @@ def load(work, scores, ct, positive_folds):
     with open(os.path.join(work, "negatives", "manifest.tsv")) as m:
         for row in m:
             path, fold, kind, _ = row.rstrip("\n").split("\t")
-            line = load_jsonl(os.path.join(folder, os.path.basename(path)[:-4] + ".jsonl"))[0]
+            line = load_jsonl(os.path.join(negative_folder, os.path.basename(path)[:-4] + ".jsonl"))[0]
             neg.append((int(fold), kind, line["seconds"] / 3600, rows(line)))
     return pos, neg
 
@@ -126,16 +129,35 @@ def tuned_threshold(neg, target):
     return bar + 0.01
 
 
-def cross_validate(configs, target):
+def configurations(raw, phones):
+    """The ways of scoring the cross-validation chooses among: each stage-1
+    threshold scored ({ct: (pos, neg)} from `load`), with the duration prior
+    off or on with its two values from a small grid. Cost breaks ties: no
+    prior, then weaker. Returns (all of them, those without the prior)."""
+    grid = [(0.0, 0.0)] + [(f, p) for f in (6.0, 6.5, 7.0, 7.5) for p in (0.5, 1.0, 2.0, 4.0)]
+    configs, plain = {}, {}
+    for ct, r in raw.items():
+        for f, pen in grid:
+            name = f"{ct}, no prior" if pen == 0 else f"{ct}, prior {f:g}/phone x {pen:g}"
+            configs[name] = scored(r, prior(f, pen, phones)) + (pen + f / 100,)
+            if pen == 0:
+                plain[name] = configs[name]
+    return configs, plain
+
+
+def cross_validate(configs, target, tuning=None):
     """configs: {name: (pos, neg, cost)}, each a way of scoring (stage-1
     threshold, duration prior). For each fold left out, the configuration
     with the fewest training misses at its tuned threshold (ties: lowest
-    cost) is measured on that fold. Returns pooled held-out counts and rows."""
+    cost) is measured on that fold. `tuning` (same names): the data the
+    choice is made on, when it is not the data measured (the kitchen noise
+    is measured with what the training noises chose). Returns pooled
+    held-out counts and rows."""
     rows = []
     total = [0, 0, 0, 0.0]
     for k in range(FOLDS):
         best = None
-        for name, (pos, neg, cost) in configs.items():
+        for name, (pos, neg, cost) in (tuning or configs).items():
             train_pos = [p for p in pos if p[0] != k]
             train_neg = [n for n in neg if n[0] != k]
             t = tuned_threshold(train_neg, target)
@@ -173,13 +195,40 @@ def det_points(pos, neg):
     return out
 
 
-def plot(path, curves, tuned, default, title):
+def det_axes(salt, size):
+    """A DET figure (matplotlib, no display): (figure, axes, the false-alarm
+    rate drawn for none)."""
     import matplotlib
     matplotlib.use("Agg")
-    matplotlib.rcParams["svg.hashsalt"] = "parley-wake-det"
+    matplotlib.rcParams["svg.hashsalt"] = salt
     import matplotlib.pyplot as plt
-    floor = 0.01  # false alarms per hour drawn at the axis' floor when none
-    fig, ax = plt.subplots(figsize=(7, 4.6))
+    fig, ax = plt.subplots(figsize=size)
+    return fig, ax, 0.01
+
+
+def save_det(fig, ax, path, title, target, xlabel, columns=1, legend_at="upper right"):
+    """Log axes, the target's lines (`target`: (false alarms/h, miss %, its
+    label)), labels and legend; written without a date so the same figures
+    give the same file."""
+    fa, miss, label = target
+    ax.axvline(fa, color="grey", linestyle=":", linewidth=1)
+    ax.axhline(miss, color="grey", linestyle=":", linewidth=1)
+    ax.text(fa * 1.04, miss * 1.1, label, color="grey", fontsize=8)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(0.01 * 0.8, 200)
+    ax.set_ylim(0.1, 100)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("miss rate (%)")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc=legend_at, ncol=columns)
+    fig.tight_layout()
+    fig.savefig(path, metadata={"Date": None, "Creator": None})
+
+
+def plot(path, curves, tuned, default, title):
+    fig, ax, floor = det_axes("parley-wake-det", (7, 4.6))  # floor: false alarms per hour drawn when none
     for (label, curve), colour in zip(curves, ["#1f77b4", "#aaaaaa"]):
         ax.step([max(floor, fa) for _, _, fa in curve], [max(0.1, 100 * miss) for _, miss, _ in curve], where="post",
                 color=colour, label=label)
@@ -187,20 +236,7 @@ def plot(path, curves, tuned, default, title):
             label="tuned on 4 folds, measured on the 5th (targets 0.1-5 FA/h)")
     dm, dfa, dlabel = default
     ax.plot([max(floor, dfa)], [max(0.1, 100 * dm)], "r*", markersize=14, label=dlabel)
-    ax.axvline(0.5, color="grey", linestyle=":", linewidth=1)
-    ax.axhline(3, color="grey", linestyle=":", linewidth=1)
-    ax.text(0.52, 3.3, "target: 3% at 0.5/h", color="grey", fontsize=8)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(floor * 0.8, 200)
-    ax.set_ylim(0.1, 100)
-    ax.set_xlabel("false alarms per hour (none drawn at 0.01)")
-    ax.set_ylabel("miss rate (%)")
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper right")
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Date": None, "Creator": None})
+    save_det(fig, ax, path, title, (0.5, 3, "target: 3% at 0.5/h"), "false alarms per hour (none drawn at 0.01)")
 
 
 def sensitivity_table(pos, neg, kinds, threshold_at):
@@ -231,6 +267,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--work", required=True)
     ap.add_argument("--scores", required=True, help="folder of cached scores, one subfolder per stage-1 threshold")
+    ap.add_argument("--negative-scores", help="folder of the negatives' cached scores (default: --scores)")
     ap.add_argument("--positives", required=True)
     ap.add_argument("--thresholds", default="1e-60", help="stage-1 thresholds scored (space-separated)")
     ap.add_argument("--default-ct", default="1e-60", help="the code's stage-1 threshold")
@@ -247,7 +284,7 @@ def main():
     positive_folds = {name: fold_of(g[0]) for g in groups for name in g}
     print(f"positives: {len(positive_folds)} files, {len(groups)} takes; files per fold:",
           [sum(1 for v in positive_folds.values() if v == k) for k in range(FOLDS)])
-    raw = {ct: load(a.work, a.scores, ct, positive_folds) for ct in a.thresholds.split()}
+    raw = {ct: load(a.work, a.scores, ct, positive_folds, a.negative_scores) for ct in a.thresholds.split()}
     default_raw = raw.get(a.default_ct) or next(iter(raw.values()))
     pos, neg = scored(default_raw, lambda c: c[0])  # the code's own scores
     hours = sum(h for _, _, h, _ in neg)
@@ -270,14 +307,7 @@ def main():
     # Configurations the cross-validation chooses among: the stage-1
     # thresholds scored, each with the duration prior off or on with its
     # two values from a small grid. Cost breaks ties: no prior, then weaker.
-    grid = [(0.0, 0.0)] + [(f, p) for f in (6.0, 6.5, 7.0, 7.5) for p in (0.5, 1.0, 2.0, 4.0)]
-    configs, plain = {}, {}
-    for ct, r in raw.items():
-        for f, pen in grid:
-            name = f"{ct}, no prior" if pen == 0 else f"{ct}, prior {f:g}/phone x {pen:g}"
-            configs[name] = scored(r, prior(f, pen, a.phones)) + (pen + f / 100,)
-            if pen == 0:
-                plain[name] = configs[name]
+    configs, plain = configurations(raw, a.phones)
     old_miss, old_fa = print_cv("Likelihood ratio alone (the previous detector), threshold cross-validated", plain, 0.5)
     print_cv("Duration prior and threshold both cross-validated", configs, 0.5)
     tuned = []

@@ -20,6 +20,12 @@ OUT_DIR/manifest.tsv (file, fold, kind, seconds), and next to each stream a
                     100-400 ms apart
   espeak-kitchen10  other espeak-ng sentences in kitchen noise at 10 dB
   kitchen           the kitchen noise alone (a fifth of it per fold)
+  tv                television-like audio: espeak-ng voices reading long
+                    prose (paragraphs of the Python library's documentation,
+                    one voice, rate and pitch per paragraph, as talkers take
+                    turns) over synthetic music (chords of harmonic notes,
+                    a beat of noise bursts) at 5-15 dB, with music-only
+                    interludes; none of it kitchen noise (issue 27)
 Folds: a coffee recording goes to fold int(sha256(name)[:8], 16) % FOLDS (as
 scripts/eval-adapt.sh splits them); espeak sentence i to fold i % FOLDS.
 Sentences come from Debian's /usr/share/common-licenses texts and from
@@ -27,6 +33,8 @@ household templates that include near-misses of the wake word ("commuter",
 "cucumber", "complete", "computing", "hey ..."); no sentence holds the word
 "computer" itself.
 """
+import ast
+import glob
 import hashlib
 import io
 import os
@@ -135,6 +143,81 @@ VOICES = ["en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbclan", "e
 VARIANTS = ["", "+f1", "+f2", "+f3", "+f4", "+f5", "+m1", "+m2", "+m3", "+m4", "+m5", "+m6", "+m7"]
 
 
+def prose_paragraphs():
+    """Paragraphs of running English from the docstrings of the Python
+    library (Debian's python3): no code, no word "computer", 12-120 words."""
+    out = []
+    for path in sorted(glob.glob(os.path.join(os.path.dirname(os.__file__), "*.py"))):
+        try:
+            tree = ast.parse(open(path, encoding="utf-8", errors="replace").read())
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef)):
+                continue
+            doc = ast.get_docstring(node) or ""
+            for para in re.split(r"\n\s*\n", doc):
+                if ">>>" in para or re.search(r"[(){}\[\]=_`*#<>|\\/]", para):
+                    continue
+                text = re.sub(r"\s+", " ", para).strip()
+                words = text.split()
+                if 12 <= len(words) <= 120 and text[0].isalpha() and "computer" not in text.lower() and text[-1:] in ".?!":
+                    out.append(text)
+    return out
+
+
+def music(rng, n):
+    """A synthetic music bed: three-note chords of harmonic tones (notes of a
+    major scale, 0.2-0.8 s each, with attack and decay) over a beat of
+    filtered noise bursts, n samples long."""
+    out = numpy.zeros(n)
+    scale = [0, 2, 4, 5, 7, 9, 11]
+    at = 0
+    while at < n:
+        length = int(rng.uniform(0.2, 0.8) * RATE)
+        t = numpy.arange(min(length, n - at)) / RATE
+        envelope = numpy.minimum(1, t / 0.02) * numpy.exp(-t / rng.uniform(0.2, 0.6))
+        root = 48 + scale[rng.integers(len(scale))]
+        for step in (0, 4, 7):
+            f = 440 * 2 ** ((root + step + 12 * rng.integers(0, 2) - 69) / 12)
+            tone = sum(numpy.sin(2 * numpy.pi * f * h * t) / h ** 1.5 for h in range(1, 6) if f * h < RATE / 2)
+            out[at:at + len(t)] += envelope * tone
+        at += length
+    beat = int(RATE * 60 / rng.uniform(80, 130))
+    burst = numpy.convolve(rng.standard_normal(1600) * numpy.exp(-numpy.arange(1600) / 300), numpy.ones(4) / 4, "same")
+    for b in range(0, n - 1600, beat):
+        out[b:b + 1600] += 0.8 * burst
+    return out
+
+
+def television(rng, paragraphs, seconds):
+    """One stream of television-like audio about `seconds` long, and what
+    each part is."""
+    parts, labels, total = [], [], 0
+    while total < seconds * RATE:
+        if rng.random() < 0.15:
+            x = music(rng, int(rng.uniform(5, 20) * RATE))
+            parts.append(x / (numpy.max(numpy.abs(x)) + 1e-9) * 0.3 * 32767)
+            labels.append("music alone")
+        else:
+            text = paragraphs[rng.integers(len(paragraphs))]
+            voice = VOICES[rng.integers(len(VOICES))] + VARIANTS[rng.integers(len(VARIANTS))]
+            rate, pitch = int(rng.integers(130, 211)), int(rng.integers(20, 81))
+            x = trim(espeak(text, voice, rate, pitch), keep=0.02)
+            x = numpy.concatenate([x, numpy.zeros(int(rng.uniform(0.3, 1.5) * RATE))])
+            snr = rng.uniform(5, 15)
+            bed = music(rng, len(x))
+            gain = peak_frame_rms(x) / (peak_frame_rms(bed) * 10 ** (snr / 20))
+            y = x + gain * bed
+            parts.append(y * (0.5 * 32767 / (numpy.max(numpy.abs(y)) + 1e-9)))
+            labels.append(f"{voice} -s {rate} -p {pitch}, music at {snr:.1f} dB: {text}")
+        total += len(parts[-1])
+    return parts, labels
+
+
+TV_SECONDS_PER_FOLD = 480
+
+
 def main():
     out_dir, data = sys.argv[1], sys.argv[2]
     folds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
@@ -182,6 +265,14 @@ def main():
     for k in range(folds):
         streams[("kitchen", k)] = [noise[k * part:(k + 1) * part]]
         labels[("kitchen", k)] = [f"kitchen.wav {k * part / RATE:.2f}-{(k + 1) * part / RATE:.2f} s"]
+
+    # Television (issue 27), from a generator of its own: the streams above
+    # keep their bytes (and their cached scores).
+    tv = numpy.random.default_rng(20261127)
+    paragraphs = prose_paragraphs()
+    paragraphs = [paragraphs[j] for j in tv.permutation(len(paragraphs))]
+    for k in range(folds):
+        streams[("tv", k)], labels[("tv", k)] = television(tv, paragraphs[k::folds], TV_SECONDS_PER_FOLD)
 
     with open(os.path.join(out_dir, "manifest.tsv"), "w") as m:
         for (kind, k), parts in sorted(streams.items()):

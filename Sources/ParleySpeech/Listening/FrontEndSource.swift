@@ -143,3 +143,29 @@ public struct EchoStage {
         self.reference = reference
     }
 }
+
+extension FrontEndSource where Base == SampleArraySource {
+    /// A whole recording through the capture front end as the listen thread
+    /// runs it (in the daemon's 100 ms blocks, through this source), for
+    /// tools that score files: `parley detect-wake --front-end`, `parley-bench
+    /// speech-wake-scores --front-end`. A fresh front-end state per call;
+    /// `none` gives the samples back untouched. Same length as `samples`.
+    public static func processed(_ samples: [Int16], settings: FrontEndSettings,
+                                 blockSamples: Int = 1_600) throws(FrontEndError) -> [Int16] {
+        guard let stage = try FrontEnd(settings) else { return samples }
+        var source = FrontEndSource(SampleArraySource(samples, blockSamples: blockSamples), frontEnd: stage,
+                                    historySamples: 16_000)
+        var out: [Int16] = []
+        out.reserveCapacity(samples.count)
+        var buffer = [Int16](repeating: 0, count: max(blockSamples, FrontEnd.frameSamples) + FrontEnd.frameSamples)
+        while true {
+            let block = buffer.withUnsafeMutableBufferPointer { source.next(into: $0) }
+            switch block {
+            case .ended: return out
+            // Only a block shorter than a frame waits (held for the next one).
+            case .waiting: continue
+            case .samples(_, let count): out.append(contentsOf: buffer[0..<count])
+            }
+        }
+    }
+}
