@@ -29,8 +29,11 @@ are voices, each from a feature the clustering did not use:
   - background: the mean log spectrum of the recording's non-speech frames
     (the room and microphone without the voice); distance to the nearest
     recording in the same cluster against the nearest in another.
-Deterministic (no random start): the same files give the same folds.
+It also prints how many recordings the folds by recording hash leave with a
+recording of their own cluster in training. Deterministic (no random
+start): the same files give the same folds.
 """
+import hashlib
 import os
 import sys
 import wave
@@ -110,14 +113,18 @@ def pitch(x, speech):
     return float(numpy.median(RATE / lag[voiced])) if voiced.sum() >= 5 else float("nan")
 
 
+def clusters(feats):
+    z = numpy.array(feats)
+    z = (z - z.mean(0)) / (z.std(0) + 1e-9)
+    return fcluster(linkage(z, "ward"), CLUSTERS, "maxclust")
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit("usage: voice_folds.py FOLDS FILE.wav ...")
     folds, files = int(sys.argv[1]), sorted(sys.argv[2:])
     feats, backs, f0 = zip(*(analyse(p) for p in files))
-    z = numpy.array(feats)
-    z = (z - z.mean(0)) / (z.std(0) + 1e-9)
-    cluster = fcluster(linkage(z, "ward"), CLUSTERS, "maxclust")
+    cluster = clusters(feats)
     members = {c: [i for i in range(len(files)) if cluster[i] == c] for c in sorted(set(cluster))}
     # Largest clusters first, each to the emptiest fold (ties: lowest fold).
     order = sorted(members, key=lambda c: (-len(members[c]), min(members[c])))
@@ -133,6 +140,14 @@ def main():
     log(f"{len(files)} recordings, {len(members)} clusters (Ward, CLUSTERS={CLUSTERS}); sizes:",
         " ".join(str(len(members[c])) for c in order))
     log("fold sizes:", " ".join(map(str, size)))
+    # What these folds stop: eval-adapt.sh's FOLD_BY=recording split (the
+    # file name's hash), where a cluster's recordings land in several folds.
+    by_hash = [int(hashlib.sha256(os.path.basename(p).encode()).hexdigest()[:8], 16) % folds for p in files]
+    leaks = sum(any(cluster[j] == cluster[i] and by_hash[j] != by_hash[i] for j in range(len(files)))
+                for i in range(len(files)))
+    log(f"folds by recording hash: {leaks} of {len(files)} recordings have a recording of their cluster"
+        f" in their training folds; {sum(len({by_hash[i] for i in m}) > 1 for m in members.values())}"
+        f" of {len(members)} clusters are split")
     # Check 1: pitch. Semitones, so a man's and a woman's spread weigh alike.
     st = 12 * numpy.log2(numpy.array(f0) / 100.0)
     ok = ~numpy.isnan(st)
@@ -156,4 +171,5 @@ def main():
         " recordings (%.1f expected by chance)" % (closer, len(paired), nearest_same, len(files), chance))
 
 
-main()
+if __name__ == "__main__":
+    main()
