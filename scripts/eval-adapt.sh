@@ -17,7 +17,9 @@
 # FOLD_BY=voice: recordings grouped by voice (scripts/adapt/voice_folds.py:
 # Ward clustering of their mean and spread of MFCCs over speech, CLUSTERS
 # clusters, default 24), whole clusters to folds; its models and decodes are
-# kept apart in WORK (voicefoldK), so the two can share WORK. Each fold's models are adapted
+# kept apart in WORK (voicefoldK), so the two can share WORK. A fold's models
+# and decodes in WORK are reused as they are: change FOLDS or CLUSTERS with a
+# fresh WORK. Each fold's models are adapted
 # (scripts/adapt-model.sh) on the other folds only, then every variant is run
 # through `parley understand` on the fold left out; results are pooled over
 # the folds and scored as eval-understand.sh scores them: right, wrong (an
@@ -50,6 +52,16 @@ export LABELS=$data/labels.json   # adapt-model.sh: the folds' labels
 folds=${FOLDS:-5}
 snrs=${SNRS:-clean 18 12 6}
 variants=${VARIANTS:-stock mllr map both both-clean}
+fold_by=${FOLD_BY:-recording}
+case $fold_by in
+  recording) fold=fold
+    fold_of() { python3 -c 'import hashlib, os, sys
+k = int(sys.argv[1])
+for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).hexdigest()[:8], 16) % k, f)' "$folds" "$@"; } ;;
+  voice) fold=voicefold
+    fold_of() { nice -n 10 /usr/bin/python3 scripts/adapt/voice_folds.py "$folds" "$@"; } ;;
+  *) echo "FOLD_BY=$fold_by: expected recording or voice" >&2; exit 2 ;;
+esac
 if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 all=("$data"/clean/*.wav)
 
@@ -65,16 +77,6 @@ if [ ! -f "$work/transcripts.tsv" ]; then
   rm -rf "$work/transcribe" "$work/transcribe.work"
 fi
 
-fold_by=${FOLD_BY:-recording}
-case $fold_by in
-  recording) fold=fold
-    fold_of() { python3 -c 'import hashlib, os, sys
-k = int(sys.argv[1])
-for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).hexdigest()[:8], 16) % k, f)' "$folds" "$@"; } ;;
-  voice) fold=voicefold
-    fold_of() { nice -n 10 /usr/bin/python3 scripts/adapt/voice_folds.py "$folds" "$@"; } ;;
-  *) echo "FOLD_BY=$fold_by: expected recording or voice" >&2; exit 2 ;;
-esac
 # Atomically: two runs may share WORK (e.g. ONLY_FOLDS="0 1 2" and "3 4").
 fold_of "${all[@]}" > "$work/$fold.txt.$$"; mv "$work/$fold.txt.$$" "$work/$fold.txt"
 for variant in $variants; do
