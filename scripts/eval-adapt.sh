@@ -5,15 +5,25 @@
 #   scripts/eval-adapt.sh
 #
 # Environment: FOLDS (5), ONLY_FOLDS (e.g. "0 1 2 3": run only these folds; the
-# table pools the folds run), SNRS ("clean 18 12 6", kitchen noise),
+# table pools the folds run), FOLD_BY (recording or voice, below),
+# SNRS ("clean 18 12 6", kitchen noise),
 # VARIANTS ("stock mllr map both both-clean"), WORK (a folder to keep
 # models and decodes in; default a temporary one, removed).
 #
-# Folds: labels.json has no speaker ids, so recording i goes to fold
-# int(sha256(file name)[:8], 16) % FOLDS. Each fold's models are adapted
+# Folds: labels.json has no speaker ids. FOLD_BY=recording (the default, so
+# the older figures reproduce): recording i goes to fold
+# int(sha256(file name)[:8], 16) % FOLDS; a speaker's recordings then sit in
+# test and training folds alike, so the figures flatter adaptation.
+# FOLD_BY=voice: recordings grouped by voice (scripts/adapt/voice_folds.py:
+# Ward clustering of their mean and spread of MFCCs over speech, CLUSTERS
+# clusters, default 24), whole clusters to folds; its models and decodes are
+# kept apart in WORK (voicefoldK), so the two can share WORK. A fold's models
+# and decodes in WORK are reused as they are: change FOLDS or CLUSTERS with a
+# fresh WORK. Each fold's models are adapted
 # (scripts/adapt-model.sh) on the other folds only, then every variant is run
 # through `parley understand` on the fold left out; results are pooled over
-# the folds and scored as eval-understand.sh scores them. Kitchen noise is
+# the folds and scored as eval-understand.sh scores them: right, wrong (an
+# intent or slot not the label's) and rejected (no intent). Kitchen noise is
 # mixed into all recordings once, slice i seeded by the recording's index in
 # the full sorted list, so "stock" equals eval-understand.sh's figures.
 #   stock       Debian's en-us model
@@ -42,6 +52,16 @@ export LABELS=$data/labels.json   # adapt-model.sh: the folds' labels
 folds=${FOLDS:-5}
 snrs=${SNRS:-clean 18 12 6}
 variants=${VARIANTS:-stock mllr map both both-clean}
+fold_by=${FOLD_BY:-recording}
+case $fold_by in
+  recording) fold=fold
+    fold_of() { python3 -c 'import hashlib, os, sys
+k = int(sys.argv[1])
+for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).hexdigest()[:8], 16) % k, f)' "$folds" "$@"; } ;;
+  voice) fold=voicefold
+    fold_of() { nice -n 10 /usr/bin/python3 scripts/adapt/voice_folds.py "$folds" "$@"; } ;;
+  *) echo "FOLD_BY=$fold_by: expected recording or voice" >&2; exit 2 ;;
+esac
 if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
 all=("$data"/clean/*.wav)
 
@@ -57,11 +77,8 @@ if [ ! -f "$work/transcripts.tsv" ]; then
   rm -rf "$work/transcribe" "$work/transcribe.work"
 fi
 
-fold_of() { python3 -c 'import hashlib, os, sys
-k = int(sys.argv[1])
-for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).hexdigest()[:8], 16) % k, f)' "$folds" "$@"; }
 # Atomically: two runs may share WORK (e.g. ONLY_FOLDS="0 1 2" and "3 4").
-fold_of "${all[@]}" > "$work/folds.txt.$$"; mv "$work/folds.txt.$$" "$work/folds.txt"
+fold_of "${all[@]}" > "$work/$fold.txt.$$"; mv "$work/$fold.txt.$$" "$work/$fold.txt"
 for variant in $variants; do
   case $variant in
     stock|mllr|map|both|both-clean) ;;
@@ -74,9 +91,9 @@ done
 taus=$(for v in $variants; do case $v in map-tau*|mapmean-tau*) echo "${v#*-tau}";; esac; done | sort -nu | tr '\n' ' ')
 
 for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
-  mapfile -t train < <(awk -v k="$k" '$1 != k { print $2 }' "$work/folds.txt")
-  mapfile -t test < <(awk -v k="$k" '$1 == k { print $2 }' "$work/folds.txt")
-  m="$work/fold$k"
+  mapfile -t train < <(awk -v k="$k" '$1 != k { print $2 }' "$work/$fold.txt")
+  mapfile -t test < <(awk -v k="$k" '$1 == k { print $2 }' "$work/$fold.txt")
+  m="$work/$fold$k"
   missing=false
   for variant in $variants; do
     case $variant in mllr|map|both|map-tau*|mapmean-tau*) [ -f "$m/$variant/sendump" ] || missing=true;; esac
@@ -95,7 +112,7 @@ for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
   for variant in $variants; do
     if [ "$variant" = stock ]; then hmm=stock; else hmm="$m/$variant"; fi
     for snr in $snrs; do
-      out="$work/decode/$variant-$snr-fold$k.jsonl"
+      out="$work/decode/$variant-$snr-$fold$k.jsonl"
       [ -s "$out" ] && continue
       mkdir -p "$work/decode"
       files=()
@@ -109,24 +126,32 @@ for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
   echo "eval-adapt: fold $k done (${#train[@]} adapted on, ${#test[@]} tested)" >&2
 done
 
-python3 - "$data/labels.json" "$work/decode" "$snrs" "$variants" <<'EOF'
+python3 - "$data/labels.json" "$work/decode" "$snrs" "$variants" "$fold" <<'EOF'
 import glob, json, os, sys
 labels = json.load(open(sys.argv[1])); folder = sys.argv[2]
-snrs = sys.argv[3].split(); variants = sys.argv[4].split()
-print("| model (%s-fold, held-out) | %s | RTF |" % (len(glob.glob(os.path.join(folder, variants[0] + "-" + snrs[0] + "-fold*.jsonl"))),
+snrs = sys.argv[3].split(); variants = sys.argv[4].split(); fold = sys.argv[5]
+runs = lambda v, s: sorted(glob.glob(os.path.join(folder, "%s-%s-%s[0-9]*.jsonl" % (v, s, fold))))
+print("| model (%d %s folds, held-out): right (wrong, rejected) | %s | RTF |" % (len(runs(variants[0], snrs[0])), fold.replace("fold", "") or "recording",
       " | ".join("clean" if s == "clean" else "kitchen %s dB" % s for s in snrs)))
 print("| --- " * (len(snrs) + 2) + "|")
+per_fold = []
 for v in variants:
-    cells = []; audio = decode = 0.0
+    cells = []; audio = decode = 0.0; folds_right = []
     for s in snrs:
-        ok = total = 0
-        for path in sorted(glob.glob(os.path.join(folder, "%s-%s-fold*.jsonl" % (v, s)))):
+        ok = wrong = total = 0; by_fold = []
+        for path in runs(v, s):
+            fold_ok = 0
             for line in open(path):
                 r = json.loads(line); want = labels[os.path.basename(r["file"])]; total += 1
                 audio += r["audio_seconds"]; decode += r["decode_seconds"]
-                ok += r["intent"] == want["intent"] and all(r["slots"].get(k) == x.strip() for k, x in want["slots"].items())
-        cells.append("%.1f%% (%d/%d)" % (100.0 * ok / max(total, 1), ok, total))
+                right = r["intent"] == want["intent"] and all(r["slots"].get(k) == x.strip() for k, x in want["slots"].items())
+                ok += right; fold_ok += right; wrong += r["intent"] is not None and not right
+            by_fold.append(str(fold_ok))
+        cells.append("%.1f%% (%d/%d; %d, %d)" % (100.0 * ok / max(total, 1), ok, total, wrong, total - ok - wrong))
+        folds_right.append("/".join(by_fold))
     print("| %s | %s | %.3f |" % (v, " | ".join(cells), decode / max(audio, 1e-9)))
+    per_fold.append("%s: %s" % (v, ", ".join("%s %s" % (s, f) for s, f in zip(snrs, folds_right))))
+print("\nRight per fold (fold 0/1/...):\n" + "\n".join(per_fold))
 EOF
 }
 main "$@"
