@@ -283,6 +283,10 @@ extension ListeningPipeline {
         }
 
         /// Streams a commands utterance through the wake detector (named mode).
+        /// It reads the capture ring itself, not the front end's output: fed
+        /// the denoised signal the detector missed far more ("computer" clean
+        /// 17.5% -> 50.0% held out, and no gain in babble, clatter or kitchen
+        /// noise; BENCHMARKS.md, "The wake word in noise (issue 27 items 1-2)").
         private func feedWake(upTo newest: Int64) {
             guard let current = open, current.kind == .commands, let wake, newest > current.wakeFed else { return }
             let detector = wake as? WakeUtterance
