@@ -84,13 +84,7 @@ def band(row, splits):
 
 def score_rule(rows, rule, splits):
     """Counts under a banded rule: one (A, B) per SNR band."""
-    total = dict(right=0, right_asked=0, wrong=0, wrong_asked=0, rejected=0, total=0)
-    for i, (a, b) in enumerate(rule):
-        c = score([r for r in rows if r["outcome"] == "rejected" and i == 0 or
-                   r["outcome"] != "rejected" and band(r, splits) == i], a, b)
-        for key in c:
-            total[key] += c[key]
-    return total
+    return tally(rows, lambda r: asks(r, *rule[band(r, splits)]))
 
 
 def choose_rule(rows, splits):
@@ -105,17 +99,26 @@ def describe(rule, splits):
                      for i, (a, b) in enumerate(rule))
 
 
-def score(rows, a, b):
-    c = dict(right=0, right_asked=0, wrong=0, wrong_asked=0, rejected=0, total=0)
+def empty():
+    return dict(right=0, right_asked=0, wrong=0, wrong_asked=0, rejected=0, total=0)
+
+
+def tally(rows, asked):
+    """Each row right or wrong, acted on or asked (`asked(row)`), or rejected."""
+    c = empty()
     for r in rows:
         c["total"] += 1
         if r["outcome"] == "rejected":
             c["rejected"] += 1
-        elif asks(r, a, b):
+        elif asked(r):
             c[r["outcome"] + "_asked"] += 1
         else:
             c[r["outcome"]] += 1
     return c
+
+
+def score(rows, a, b):
+    return tally(rows, lambda r: asks(r, a, b))
 
 
 def cost(c):
@@ -148,7 +151,7 @@ def table(title, counts, conds):
 
 def held_out(tune, report, splits, conds):
     """Each fold's rows under the rule chosen on the other folds' tuning rows."""
-    held = {cond: dict(right=0, right_asked=0, wrong=0, wrong_asked=0, rejected=0, total=0) for cond in conds}
+    held = {cond: empty() for cond in conds}
     chosen = []
     for k in range(FOLDS):
         rule = choose_rule([r for r in tune if r["fold"] != k], splits)

@@ -26,6 +26,12 @@ extension ConversationEngine {
     /// value is what the person hears and answers.
     static func checkLine(_ heard: String) -> String { "Did you say: \(heard)?" }
 
+    /// "Yes" or a press: the command runs as heard.
+    func confirmCheck(_ heard: String) async {
+        phase = .idle
+        await command(heard, trigger: configuration.voiceTrigger)
+    }
+
     func checkAnswer(_ text: String, heard: String, _ waiting: Waiting) async {
         let answer = waiting.resolver.resolve(text)
         if answer?.target == .builtin(.cancel) {
@@ -34,8 +40,7 @@ extension ConversationEngine {
         }
         switch RunMachine.confirmation(answer: answer, voiceAllowed: true) {
         case .accept, .voiceRefused:
-            phase = .idle
-            await command(heard, trigger: configuration.voiceTrigger)
+            await confirmCheck(heard)
         case .cancel:
             // "No": nothing is done, and the next words need no wake word.
             phase = .pushToTalk(deadline: clock.instant + configuration.buttonWindow)

@@ -228,9 +228,7 @@ public actor ConversationEngine {
                     await perform(run)
                 case .suggestion(let run): await perform(run)
                 case .forget: await forgetHistory()
-                case .check(let heard):
-                    phase = .idle
-                    await command(heard, trigger: configuration.voiceTrigger)
+                case .check(let heard): await confirmCheck(heard)
                 case .question, .shortcutQuestion: await log("press ignored while a question is open")
                 }
             case .idle:
