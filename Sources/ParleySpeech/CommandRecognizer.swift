@@ -15,6 +15,9 @@ public struct CommandResult: Sendable, Equatable {
     public var rejection: String?
     /// What rejection measured (nil when rejection is off or nothing was recognised).
     public var evidence: RejectionEvidence? = nil
+    /// What early rejection saw while the utterance was spoken, in order
+    /// (`EarlyRejection`; empty when it was off or never looked).
+    public var looks: [PartialLook] = []
 
     public init(transcript: String, confidence: Double, match: PhraseMatch?, rejection: String? = nil,
                 evidence: RejectionEvidence? = nil) {

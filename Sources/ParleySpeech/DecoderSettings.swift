@@ -9,9 +9,10 @@ public struct DecoderSettings: Sendable, Hashable {
     /// An MLLR transform (-mllr, from `mllr_solve`) applied to the model's
     /// means when the decoder starts; nil for none.
     public var mllrTransform: String? = nil
-    /// Whether the decoder applies the household's ``RoomTransform`` (the
-    /// command and dictation decoders); the wake detector does not.
-    public var followsRoomTransform = true
+    /// The household's ``RoomTransform`` this decoder applies (the daemon's
+    /// command and dictation decoders); nil for none (the wake detector, and
+    /// every decoder of a tool or test that gives it none).
+    public var room: RoomTransform.Slot? = nil
     /// Pronouncing dictionary (-dict). The decoder is given a reduced copy
     /// with only the words in use; this is the source.
     public var dictionary = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"

@@ -3,16 +3,40 @@ import Foundation
 import Synchronization
 
 /// The speaker-and-room MLLR transform `parley adapt` computed from this
-/// household's confirmed commands. Setting it swaps it into every running
-/// command and dictation decoder at its next utterance (ps_update_mllr), so
-/// the daemon adapts without a restart; decoders made later pick it up the
-/// same way.
+/// household's confirmed commands. Setting it in a ``Slot`` swaps it into
+/// every running command and dictation decoder that follows that slot at its
+/// next utterance (ps_update_mllr), so the daemon adapts without a restart;
+/// decoders made later pick it up the same way.
 ///
 /// A transform is a linear map of one model's Gaussian means: it is applied
 /// only by decoders whose acoustic model is the one it was estimated on,
 /// and never by the wake detector (its thresholds were tuned on the
-/// unadapted scores; see ``DecoderSettings/followsRoomTransform``).
+/// unadapted scores; it follows no slot, ``DecoderSettings/room``).
 public enum RoomTransform {
+    /// One household's transform, shared by the decoders of one daemon
+    /// (``DecoderSettings/room``). A slot, not a process-wide value: two
+    /// daemons in one process (the tests) must not adapt each other's
+    /// decoders, and a decoder nobody gave a slot decodes on the model alone.
+    public final class Slot: Sendable, Hashable {
+        private let state = Mutex(State())
+
+        public init() {}
+
+        public var current: State { state.withLock { $0 } }
+
+        /// Puts `file` (estimated on `model`) in use; nil removes the transform.
+        public func use(_ file: String?, model: String?) {
+            state.withLock { s in
+                s.generation += 1
+                s.file = file
+                s.model = file == nil ? nil : model.map(RoomTransform.canonical)
+            }
+        }
+
+        public static func == (a: Slot, b: Slot) -> Bool { a === b }
+        public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
+
     public struct State: Sendable, Equatable {
         /// Bumped at every change, so a decoder applies each change once.
         public var generation = 0
@@ -20,19 +44,6 @@ public enum RoomTransform {
         public var file: String?
         /// The acoustic model folder `file` was estimated on.
         public var model: String?
-    }
-
-    private static let state = Mutex(State())
-
-    public static var current: State { state.withLock { $0 } }
-
-    /// Puts `file` (estimated on `model`) in use; nil removes the transform.
-    public static func use(_ file: String?, model: String?) {
-        state.withLock { s in
-            s.generation += 1
-            s.file = file
-            s.model = file == nil ? nil : model.map(Self.canonical)
-        }
     }
 
     static func canonical(_ folder: String) -> String {
@@ -95,8 +106,8 @@ extension SphinxDecoder {
     /// the decoder then keeps what it had.
     @discardableResult
     func followRoomTransform() -> String? {
-        guard settings.followsRoomTransform else { return nil }
-        let room = RoomTransform.current
+        guard let slot = settings.room else { return nil }
+        let room = slot.current
         guard room.generation != roomGeneration else { return nil }
         roomGeneration = room.generation
         let mine = RoomTransform.canonical(settings.acousticModel)

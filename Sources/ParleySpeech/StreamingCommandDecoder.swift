@@ -108,6 +108,17 @@ public final class StreamingCommandDecoder {
     /// The first error of the current utterance's streamed jobs (set on a
     /// worker thread, read after `finish` waited for both).
     private let streamError = StreamError()
+    /// Rejection while spoken for the utterances begun from now on (nil:
+    /// off). The daemon sets it for idle listening only; an answer to a
+    /// question is never given up early.
+    public var earlyRejection: EarlyRejection?
+    /// The current utterance's early rejection, fixed at `begin`.
+    private var looking: EarlyRejection?
+    private var nextLook = 0
+    private var looks: [PartialLook] = []
+    /// Set when the utterance was given up while spoken: both decoders have
+    /// ended it, the rest of it is not decoded, and `finish` returns this.
+    private var gaveUp: CommandResult?
 
     public convenience init(model: PhraseModel, settings: DecoderSettings = DecoderSettings(),
                             rejection: RejectionModel? = RejectionModel(), threshold: Double = -1.0) throws {
@@ -171,11 +182,21 @@ public final class StreamingCommandDecoder {
         self.progressIndex = PhraseProgressIndex(graph)
     }
 
+    /// `begin()` with `earlyRejection` set to `rule` first.
+    public func begin(rejectingEarly rule: EarlyRejection?) {
+        earlyRejection = rule
+        begin()
+    }
+
     /// Starts an utterance (ps_start_utt on both decoders).
     public func begin() {
         if inUtterance { cancel() }
         inUtterance = true
         fedSamples.removeAll(keepingCapacity: true)
+        looking = garbage == nil ? nil : earlyRejection
+        nextLook = looking?.firstLookSamples ?? 0
+        looks.removeAll(keepingCapacity: true)
+        gaveUp = nil
         streamError.reset()
         let failure = streamError
         for worker in workers {
@@ -185,12 +206,42 @@ public final class StreamingCommandDecoder {
 
     /// Queues more of the utterance (16 kHz mono Int16) for both decoders; returns at once.
     public func feed(_ samples: [Int16]) {
-        guard inUtterance, !samples.isEmpty else { return }
+        guard inUtterance, gaveUp == nil, !samples.isEmpty else { return }
         fedSamples.append(contentsOf: samples)
         let failure = streamError
         for worker in workers {
             worker.submit { decoder in failure.record { try decoder.process(samples) } }
         }
+        if let looking, fedSamples.count >= nextLook {
+            nextLook = fedSamples.count + looking.intervalSamples
+            look(looking)
+        }
+    }
+
+    /// Compares the words finished so far with the phone loop (both
+    /// decoders caught up first: the listen thread waits for at most the
+    /// last block's decoding) and gives the utterance up when they are
+    /// `margin` below the threshold. A failed look leaves the utterance to
+    /// `finish`, which reports the error.
+    private func look(_ rule: EarlyRejection) {
+        guard let garbage else { return }
+        let command = commands.async { decoder in (decoder.hypothesis()?.transcript ?? "", decoder.segments()) }
+        let loop = garbage.async { decoder in decoder.segments() }
+        guard let (transcript, words) = try? command.wait(), let loopWords = try? loop.wait() else { return }
+        let snr = RejectionPolicy.estimatedSNR(fedSamples)
+        let line = policy.threshold(base: threshold, snr: snr)
+        guard let evidence = CommandScoring.partialEvidence(words, loop: loopWords, threshold: line, snr: snr) else { return }
+        let margin = evidence.ratio - line
+        looks.append(PartialLook(fedSamples: fedSamples.count, margin: margin))
+        guard let limit = rule.margin, margin < -limit else { return }
+        let ends = workers.map { $0.async { decoder in try decoder.endUtterance() } }
+        for end in ends { _ = try? end.wait() }
+        var result = CommandResult(
+            transcript: transcript, confidence: evidence.ratio, match: nil,
+            rejection: String(format: "given up while spoken: confidence %.3f below %.3f by more than %.2f", evidence.ratio, line, limit),
+            evidence: evidence)
+        result.looks = looks
+        gaveUp = result
     }
 
     /// Blocks until both decoders have processed everything fed so far.
@@ -208,7 +259,9 @@ public final class StreamingCommandDecoder {
     /// command ("a large … latte") from its end, and to end a complete
     /// command without waiting for the trailing silence.
     public func phraseProgress() throws -> PhraseProgress {
-        guard inUtterance else { return .incomplete }
+        // Given up: never a phrase, so the utterance is held across short
+        // pauses as a forced one was, and ends at a long one (or its length bound).
+        guard inUtterance, gaveUp == nil else { return .incomplete }
         let words = try commands.async { decoder in decoder.hypothesis()?.words ?? [] }.wait()
         try streamError.check()
         return progressIndex.progress(words)
@@ -218,6 +271,10 @@ public final class StreamingCommandDecoder {
     public func cancel() {
         guard inUtterance else { return }
         inUtterance = false
+        if gaveUp != nil {
+            gaveUp = nil  // both decoders ended it already
+            return
+        }
         let pendings = workers.map { $0.async { decoder in try decoder.endUtterance() } }
         for p in pendings { _ = try? p.wait() }
     }
@@ -226,6 +283,10 @@ public final class StreamingCommandDecoder {
     public func finish() throws -> CommandResult {
         precondition(inUtterance, "finish() without begin()")
         inUtterance = false
+        if let gaveUp {
+            self.gaveUp = nil
+            return gaveUp
+        }
         let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment]) in
             try decoder.endUtterance()
             guard let hyp = decoder.hypothesis() else { return (nil, []) }
@@ -238,7 +299,9 @@ public final class StreamingCommandDecoder {
         let (hyp, commandWords) = try command.wait()
         let loopWords = try loop?.wait()
         try streamError.check()
-        return score(hyp, commandWords: commandWords, loopWords: loopWords, samples: fedSamples)
+        var result = score(hyp, commandWords: commandWords, loopWords: loopWords, samples: fedSamples)
+        result.looks = looks
+        return result
     }
 
     /// Decodes a buffered utterance on both threads at once (whole-utterance
@@ -293,6 +356,13 @@ public protocol CommandDecoding: UtteranceDecoder<CommandResult> {
     func update(model: PhraseModel, graph: WordGraph) throws
     /// Decodes a buffered utterance (an open one is dropped).
     func recognize(_ samples: [Int16]) throws -> CommandResult
+    /// `begin`, giving the utterance up while spoken by `rule` (nil: never).
+    func begin(rejectingEarly rule: EarlyRejection?)
+}
+
+extension CommandDecoding {
+    /// A decoder that cannot reject early decodes every utterance to its end.
+    public func begin(rejectingEarly rule: EarlyRejection?) { begin() }
 }
 
 /// The listening driver's decoder: `begin`, `feed`, `phraseProgress`,

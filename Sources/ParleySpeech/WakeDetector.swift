@@ -99,7 +99,7 @@ public final class WakeDetector {
         var s = settings
         s.keywordThreshold = lines[0].threshold
         // Stage 2's thresholds were tuned on the model's own scores.
-        s.followsRoomTransform = false
+        s.room = nil
         var words = Set(lines.flatMap { $0.phrase.split(separator: " ").map(String.init) })
         if let verifier { words.formUnion(verifier.words) }
         decoder = try SphinxDecoder(settings: s, words: words)

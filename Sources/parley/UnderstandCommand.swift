@@ -35,6 +35,8 @@ struct Understand: AsyncParsableCommand {
 
     @Option(help: "Echo canceller before listening, as the daemon's speech.echo_cancel while the device is silent (nothing played: its reference is silence): off, on or linear, optionally with the tail in ms (on:200).")
     var echoCancel = "off"
+    @Option(help: "Rejection while spoken, as the daemon's speech.reject_early on idle listening: off (the default, as the daemon's), on, measure (look every 250 ms from 750 ms, give nothing up, print the looks) or MARGIN[:FIRST_MS[:INTERVAL_MS]].")
+    var rejectEarly = "off"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
@@ -74,6 +76,9 @@ struct Understand: AsyncParsableCommand {
             do { try decoderSettings.apply(s) } catch { throw ValidationError("--set \(s): \(error)") }
         }
         let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings)
+        do { decoder.earlyRejection = try EarlyRejection.parse(rejectEarly) } catch {
+            throw ValidationError("--reject-early \(rejectEarly): \(error)")
+        }
         let resolver = Resolver(model: model)
         for (name, value, least) in [("--complete-phrase-silence", completePhraseSilence, 0),
                                      ("--extendable-phrase-silence", extendablePhraseSilence, 0),
@@ -117,6 +122,10 @@ struct Understand: AsyncParsableCommand {
                 "weakest_word": result?.evidence.map { $0.weakestWord } ?? NSNull(),
                 // Where each decoded segment began and ended (seconds): an
                 // end before the last word is a command cut short.
+                // What rejection while spoken saw of the chosen segment:
+                // seconds fed (lead-in included) and the margin over the
+                // threshold at each look (scripts/eval-early-reject.sh).
+                "looks": (result?.looks ?? []).map { [Double($0.fedSamples) / Double(PCMAudio.sampleRate), $0.margin] },
                 "segments": segments.map { [Double($0.range.lowerBound), Double($0.range.upperBound)].map { $0 / Double(PCMAudio.sampleRate) } },
             ]
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])

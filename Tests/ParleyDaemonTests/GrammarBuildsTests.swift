@@ -142,6 +142,32 @@ final class CompileGate: Sendable {
         #expect(window == 2)
         #expect(builds.current.kind == .followUp && builds.current.model.rules.map(\.id) == ["large"])
     }
+
+    /// The engine asks for the commands at start, while the listen thread
+    /// compiles them for itself, and after every conversation: the grammar
+    /// already current (or about to be, at start) is not compiled again, so
+    /// nothing said meanwhile is decoded twice; another grammar still is.
+    @Test func theGrammarAlreadyInUseIsNotCompiledAgain() async throws {
+        let (gate, builds, safety) = Self.gated()
+        defer { safety.cancel() }
+        let commands = Self.model("coffee time")
+        builds.expectInitial(commands)
+        #expect(builds.request(commands, kind: .commands) == 0, "the start grammar, before the listen thread installed it")
+        builds.setInitial(commands, graph: try GrammarCompiler().graph(for: commands))
+        #expect(builds.request(commands, kind: .commands) == 0)
+        #expect(builds.request(commands, kind: .window) == 1, "the same phrases as another kind of grammar are compiled")
+        await gate.started(1)
+        gate.finishOne()
+        #expect(await builds.wait(for: 1))
+        let back = try #require(builds.request(commands, kind: .commands))
+        await gate.started(2)
+        gate.finishOne()
+        #expect(await builds.wait(for: back))
+        #expect(builds.request(commands, kind: .commands) == back)
+        #expect(gate.events.withLock { $0 } == [
+            "compile started", "compile ended", "installed(version: 1)", "compile started", "compile ended", "installed(version: 2)",
+        ])
+    }
 }
 
 /// The stop itself: a service (the shortcut folder) whose start-up reload
@@ -170,7 +196,9 @@ final class CompileGate: Sendable {
         let registry = try AppRegistry(apps: BundledApps.all)
         let folder = ShortcutFolder(directory: dir.file("shortcuts"), logger: quiet,
                                     environment: { ShortcutEnvironment(registry: registry) },
-                                    apply: { _ in await pipeline.listen(.commands) })
+                                    // The window's grammar: a request for the grammar already
+                                    // current compiles nothing (GrammarBuilds.request).
+                                    apply: { _ in await pipeline.listen(.window) })
         // ServiceGroup stops the last service first.
         let services: [any Service] = listeningStopsFirst ? [folder, pipeline] : [pipeline, folder]
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))

@@ -97,7 +97,7 @@ import Testing
         // A transform made earlier, in use.
         try writeTransform(room, madeFor: Self.model)
         room.restore()
-        #expect(RoomTransform.current.file == room.transformFile.path)
+        #expect(room.transform.current.file == room.transformFile.path)
         #expect(room.transformDate != nil)
 
         // "Forget my history" reaches the store through the engine's donations.
@@ -109,16 +109,15 @@ import Testing
         #expect(try await donations.delete(.all) == 1)
         #expect(room.kept.count == 0)
         #expect(!FileManager.default.fileExists(atPath: room.transformFile.path))
-        #expect(RoomTransform.current.file == nil)
+        #expect(room.transform.current.file == nil)
     }
 
     @Test func aTransformMadeForAnotherModelIsNotUsed() throws {
-        defer { try? FileManager.default.removeItem(at: state); RoomTransform.use(nil, model: nil) }
-        RoomTransform.use(nil, model: nil)
+        defer { try? FileManager.default.removeItem(at: state) }
         let room = room(keep: true)
         try writeTransform(room, madeFor: "/usr/share/parley/model/en-us-adapted")
         room.restore()
-        #expect(RoomTransform.current.file == nil)
+        #expect(room.transform.current.file == nil)
     }
 
     @Test func adaptingWithTooFewRecordingsSaysSoAndChangesNothing() async throws {

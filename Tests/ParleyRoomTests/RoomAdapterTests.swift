@@ -67,10 +67,11 @@ import Testing
         let words = Self.sentences[0].split(separator: " ").map(String.init)
         let phrases = PhraseModel(rules: [PhraseRule(id: "said", target: .answer, body: .words(words))])
         let graph = try GrammarCompiler().graph(for: phrases)
+        let slot = RoomTransform.Slot()
         func decoder(_ folder: String, follows: Bool) throws -> SphinxDecoder {
             var settings = DecoderSettings()
             settings.acousticModel = folder
-            settings.followsRoomTransform = follows
+            settings.room = follows ? slot : nil
             let decoder = try SphinxDecoder(settings: settings, words: Set(words))
             try decoder.setGrammar(name: "g", graph: graph)
             try decoder.use("g")
@@ -80,19 +81,18 @@ import Testing
         let other = try decoder(AcousticModel.stockFolder, follows: true)
         let audio = try WAVFile.read(list[0].audio).samples
         func scores() throws -> [Int32] { try [room, wake, other].map { try #require(try $0.decode(audio)).score } }
-        defer { RoomTransform.use(nil, model: nil) }
         // The first utterance moves the decoders' noise estimate; from the
         // second on the same audio scores the same.
         _ = try scores()
         let before = try scores()
-        RoomTransform.use(output.path, model: model)
+        slot.use(output.path, model: model)
         let adapted = try scores()
         // Adapted on this very speech, the transform fits it much better.
         #expect(adapted[0] > before[0], "room decoder: \(before[0]) before, \(adapted[0]) with the transform")
         #expect(adapted[1] == before[1] && adapted[2] == before[2])
         #expect(room.roomTransformProblem == nil)
         // Forgotten: back to the model's own means, exactly.
-        RoomTransform.use(nil, model: nil)
+        slot.use(nil, model: nil)
         #expect(try scores() == before)
     }
 

@@ -81,6 +81,32 @@ import Testing
         #expect(found.map(\.range) == reference.map(\.range))
     }
 
+    /// The daemon's ring source ends every block on the same grid however
+    /// much audio waits: a listener that fell behind reads what a prompt one
+    /// would have (a block to the next line, then whole blocks), so the real
+    /// decoders, whose results do move with block length, hear it the same.
+    @Test func theRingIsReadOnAFixedGridHoweverFarBehind() {
+        let ring = AudioRing(seconds: 1)
+        let written = (0..<1_130).map { Int16(truncatingIfNeeded: $0) }
+        written.withUnsafeBufferPointer { ring.write($0) }
+        // Started between two lines (as the daemon starts at the ring's write position).
+        var source = AudioRingSource(ring: ring, from: 100, blockSamples: 480, isStopped: { false })
+        var buffer = [Int16](repeating: 0, count: 1_600)
+        func next() -> SampleBlock { buffer.withUnsafeMutableBufferPointer { source.next(into: $0) } }
+        #expect(next() == .samples(position: 100, count: 380), "to the first line")
+        #expect(Array(buffer[0..<380]) == Array(written[100..<480]))
+        #expect(next() == .samples(position: 480, count: 480))
+        #expect(Array(buffer[0..<480]) == Array(written[480..<960]))
+        // 170 samples past the last line: not a whole block, so nothing yet.
+        #expect(next() == .waiting)
+        let more = [Int16](repeating: 5, count: 400)
+        more.withUnsafeBufferPointer { ring.write($0) }
+        #expect(next() == .samples(position: 960, count: 480))
+        #expect(source.position == 1_440)
+        var stopped = AudioRingSource(ring: ring, from: 0, blockSamples: 480, isStopped: { true })
+        #expect(buffer.withUnsafeMutableBufferPointer { stopped.next(into: $0) } == .ended)
+    }
+
     @Test func aPhraseNotYetWholeIsHeldAcrossAPause() throws {
         // "a large … latte": 700 ms between the words, longer than the
         // endpointer's trailing silence (600 ms), within the phrase hold.

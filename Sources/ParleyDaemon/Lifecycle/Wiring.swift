@@ -96,7 +96,7 @@ public enum Wiring {
             config: config, capture: devices.capture, playback: devices.playback, engine: engine, latency: latency,
             speaker: speaker, spool: spool,
             showFault: { boardBridge.show(.error) },
-            onHeard: keepHeard, logger: logger)
+            onHeard: keepHeard, roomTransform: room.transform, logger: logger)
         if let listening {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
@@ -250,7 +250,7 @@ public enum Wiring {
     static func makeListening(
         config: ParleyConfig, capture device: AudioEndpoint, playback: AudioEndpoint, engine: ConversationEngine,
         latency: LatencyProbe, speaker: Speaker?, spool: AudioSpool?, showFault: @escaping @Sendable () -> Void = {},
-        onHeard: (@Sendable ([Int16], Int, String) -> Void)? = nil, logger: Logger
+        onHeard: (@Sendable ([Int16], Int, String) -> Void)? = nil, roomTransform: RoomTransform.Slot? = nil, logger: Logger
     ) throws
         -> ListeningPipeline?
     {
@@ -295,7 +295,8 @@ public enum Wiring {
             isSpeaking: { speaker?.playback.isSpeaking ?? false }, saying: { speaker?.saying ?? [] },
             interruptSpeech: { speaker?.interrupt() },
             showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
-            echo: reference.map { (config.echoCancel, $0) }, askRule: config.askUnsure ? AskRule() : nil)
+            echo: reference.map { (config.echoCancel, $0) }, askRule: config.askUnsure ? AskRule() : nil,
+            earlyRejection: config.rejectEarly ? .shipped : nil, roomTransform: roomTransform)
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

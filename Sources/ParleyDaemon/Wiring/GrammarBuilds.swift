@@ -52,6 +52,9 @@ final class GrammarBuilds: Sendable {
 
     private struct State {
         var current = Current()
+        /// The grammar the listen thread is compiling for itself at start
+        /// (version 0 once `setInitial` installs it).
+        var initialModel: PhraseModel?
         /// The newest request's version.
         var latest = 0
         /// The newest request not yet compiling (an older one it replaced is never compiled).
@@ -89,6 +92,14 @@ final class GrammarBuilds: Sendable {
     /// Its version alone (read by the listen thread at every utterance event).
     var currentVersion: Int { state.withLock { $0.current.version } }
 
+    /// Says which grammar the listen thread is about to compile as version
+    /// 0, before it does: a request for the same one meanwhile is that one.
+    func expectInitial(_ model: PhraseModel) {
+        state.withLock { s in
+            if s.current.version == 0 && s.current.graph == nil { s.initialModel = model }
+        }
+    }
+
     /// The grammar listening starts with, compiled by the listen thread
     /// while it loads the decoders; kept unless a request was installed first.
     func setInitial(_ model: PhraseModel, graph: WordGraph) {
@@ -98,9 +109,20 @@ final class GrammarBuilds: Sendable {
     }
 
     /// Asks for `model` compiled and made current; its version, or nil once stopped.
+    /// The grammar already current, with nothing else asked for meanwhile,
+    /// is not compiled again: the engine asks for the commands at start (the
+    /// listen thread compiled them already) and after every conversation,
+    /// and a rebuild of the same grammar costs seconds on a slow board and
+    /// makes what is said meanwhile decoded twice.
     func request(_ model: PhraseModel, kind: ListeningPipeline.Kind) -> Int? {
         let (version, schedule) = state.withLock { s -> (Int?, Bool) in
             guard !s.stopped else { return (nil, false) }
+            // Before the listen thread installed its start grammar, that is
+            // the one a request is compared with (listening has not begun).
+            let installed = s.current.graph != nil ? s.current.model : s.initialModel
+            if s.latest == s.settled, s.current.kind == kind, installed == model {
+                return (s.current.version, false)
+            }
             s.latest += 1
             s.waiting = Build(version: s.latest, model: model, kind: kind)
             defer { s.draining = true }

@@ -91,7 +91,9 @@ extension ListeningPipeline {
 
         func begin(start: Int64, speech: Int64) {
             let kind = prepare(speaking: pipeline.isSpeaking())
-            recognizer.begin()
+            // Only idle listening gives speech up while it is spoken: an
+            // answer or a command in an open window is always heard out.
+            recognizer.begin(rejectingEarly: kind == .commands ? pipeline.earlyRejection : nil)
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
             open = (kind, speech, nil)
@@ -437,15 +439,22 @@ public struct ListeningDecoders {
     /// PocketSphinx: the streaming command decoder at the wake
     /// sensitivity's rejection threshold, the two-stage wake detector in
     /// named mode, the dictation decoder.
-    public static func pocketSphinx(wake: ParleyConfig.Wake) -> Factory {
+    /// The command and dictation decoders follow `room` (the household's
+    /// transform, ``RoomLearning``); the wake detector never does.
+    public static func pocketSphinx(wake: ParleyConfig.Wake, room: RoomTransform.Slot? = nil) -> Factory {
         { initial, graph in
-            ListeningDecoders(
+            var settings = DecoderSettings()
+            settings.room = room
+            var dictationSettings = DictationDecoder.settings
+            dictationSettings.room = room
+            return ListeningDecoders(
                 command: try StreamingCommandDecoder(
-                    model: initial, graph: graph, threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity)),
+                    model: initial, graph: graph, settings: settings,
+                    threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity)),
                 wake: wake.named
                     ? WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
                     : nil,
-                dictation: { try DictationDecoder() })
+                dictation: { [dictationSettings] in try DictationDecoder(settings: dictationSettings) })
         }
     }
 }

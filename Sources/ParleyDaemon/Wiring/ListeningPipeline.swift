@@ -71,6 +71,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// When an accepted command is asked back before it runs
     /// (`speech.ask_unsure`; nil: every accepted command is acted on).
     let askRule: AskRule?
+    /// How idle listening gives up speech that is clearly no command while
+    /// it is still spoken (`speech.reject_early`; nil: every utterance is
+    /// decoded to its end).
+    let earlyRejection: EarlyRejection?
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
@@ -99,6 +103,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// periods). One wake-up per capture period was a fifth of idle
     /// listening's CPU; the endpointer and the decoders see the audio at most
     /// 20 ms later than with one period (BENCHMARKS.md, "Idle listening").
+    /// It is also the grid the ring is read on (`AudioRingSource`): a
+    /// listener running late reads the same blocks, and hears the same.
     static let listenBatchSamples = 480
     /// How long a decided utterance waits for a grammar on its way: the
     /// window's after a wake word decided alone (the engine asks for it at
@@ -128,11 +134,13 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 compileGrammar: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
                 grammarWait: Duration = ListeningPipeline.defaultGrammarWait,
                 decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none,
-                echo: (settings: EchoSettings, reference: EchoReference)? = nil, askRule: AskRule? = nil) {
+                echo: (settings: EchoSettings, reference: EchoReference)? = nil, askRule: AskRule? = nil,
+                earlyRejection: EarlyRejection? = nil, roomTransform: RoomTransform.Slot? = nil) {
         self.frontEnd = frontEnd
         self.askRule = askRule
+        self.earlyRejection = earlyRejection
         self.echo = echo?.settings.isActive == true ? echo : nil
-        makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake)
+        makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake, room: roomTransform)
         self.showFault = showFault
         self.onHeard = onHeard
         self.latency = latency
@@ -242,6 +250,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // here: this task answers a stop at once even on a slow CPU.
         let commands = await engine.phraseModel()
         let initial = wakeGrammar.commands(commands)
+        grammars.expectInitial(initial)
         // With the device's voice cancelled, a new command after the wake
         // words may cut it short too (the commands of the start: an app
         // installed later is not among them until parleyd restarts).
@@ -278,7 +287,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                     """)
             }
             var source = AudioRingSource(
-                ring: capture.ring, from: start, minimumSamples: Self.listenBatchSamples,
+                ring: capture.ring, from: start, blockSamples: Self.listenBatchSamples,
                 isStopped: { [self] in stopping.load(ordering: .acquiring) },
                 onLost: { [self] lost in shared.withLock { $0.lostSamples += lost } })
             // The stages' states are made here, before listening: nothing

@@ -20,6 +20,9 @@ public final class RoomLearning: Sendable {
     let folder: URL
     /// The command model's folder: what transforms are estimated on.
     let model: String
+    /// Where the transform in use is put: the daemon's command and
+    /// dictation decoders follow it (``ListeningPipeline``).
+    public let transform = RoomTransform.Slot()
     let logger: Logger
 
     private struct Heard { var samples: [Int16]; var sampleRate: Int; var words: String }
@@ -54,7 +57,7 @@ public final class RoomLearning: Sendable {
                           metadata: ["made-for": "\(madeFor ?? "unknown")", "model": "\(model)"])
             return
         }
-        RoomTransform.use(transformFile.path, model: model)
+        transform.use(transformFile.path, model: model)
         logger.info("room transform in use", metadata: ["file": "\(transformFile.path)"])
     }
 
@@ -122,7 +125,7 @@ public final class RoomLearning: Sendable {
             try? FileManager.default.removeItem(at: work)
             return outcome
         }
-        RoomTransform.use(outcome.transform.path, model: model)
+        transform.use(outcome.transform.path, model: model)
         logger.notice("adapted to the room", metadata: [
             "recordings": "\(outcome.recordings)", "seconds": "\(Int(outcome.seconds))", "transform": "\(outcome.transform.path)",
         ])
@@ -139,7 +142,7 @@ public final class RoomLearning: Sendable {
         do { count = try kept.deleteAll() } catch { logger.error("kept audio not deleted: \(error)") }
         for file in [transformFile, modelFile] { try? FileManager.default.removeItem(at: file) }
         try? FileManager.default.removeItem(at: folder.appendingPathComponent("work"))
-        RoomTransform.use(nil, model: nil)
+        transform.use(nil, model: nil)
         logger.notice("kept audio and room transform forgotten", metadata: ["recordings": "\(count)"])
         return count
     }
