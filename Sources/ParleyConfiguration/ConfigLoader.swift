@@ -209,7 +209,7 @@ public enum ConfigLoader {
     }
 
     private static func readSpeech(_ section: Field, into config: inout ParleyConfig) throws {
-        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model", "front_end", "echo_cancel", "ask_unsure", "reject_early"]) { key, field in
+        try section.forEachEntry(of: ["acoustic_model", "wake_acoustic_model", "front_end", "echo_cancel", "ask_unsure"]) { key, field in
             switch key {
             case "acoustic_model": config.acousticModel = try acousticModel(field)
             case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
@@ -222,7 +222,6 @@ public enum ConfigLoader {
                 if let flag = try? field.bool() { value = flag ? "on" : "off" } else { value = try field.string() }
                 do { config.echoCancel = try EchoSettings(parsing: value) } catch { throw field.impossible("\(error)") }
             case "ask_unsure": config.askUnsure = try field.bool()
-            case "reject_early": config.rejectEarly = try field.bool()
             default: throw field.unknownKey()
             }
         }

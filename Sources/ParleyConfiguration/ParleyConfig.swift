@@ -51,11 +51,6 @@ public struct ParleyConfig: Sendable, Equatable {
     /// 7% in a quiet room
     /// (BENCHMARKS.md, "Asking when unsure (issue 26 item 3)"). On by default.
     public var askUnsure = true
-    /// `speech.reject_early`: whether idle listening gives up speech that
-    /// is clearly no command while it is still spoken (`EarlyRejection`),
-    /// instead of decoding up to ten seconds of a television before
-    /// rejecting it (BENCHMARKS.md, "Rejecting while spoken"). Off until measured.
-    public var rejectEarly = false
     /// `adaptation`: whether the device learns its room from confirmed commands.
     public var adaptation = Adaptation()
     /// `web`: the speaker's page (see WebConfig.swift).

@@ -109,8 +109,7 @@ public final class StreamingCommandDecoder {
     /// worker thread, read after `finish` waited for both).
     private let streamError = StreamError()
     /// Rejection while spoken for the utterances begun from now on (nil:
-    /// off). The daemon sets it for idle listening only; an answer to a
-    /// question is never given up early.
+    /// off, as in the daemon: `EarlyRejection` says why).
     public var earlyRejection: EarlyRejection?
     /// The current utterance's early rejection, fixed at `begin`.
     private var looking: EarlyRejection?
@@ -180,12 +179,6 @@ public final class StreamingCommandDecoder {
         self.model = model
         self.matcher = PhraseMatcher(model: model)
         self.progressIndex = PhraseProgressIndex(graph)
-    }
-
-    /// `begin()` with `earlyRejection` set to `rule` first.
-    public func begin(rejectingEarly rule: EarlyRejection?) {
-        earlyRejection = rule
-        begin()
     }
 
     /// Starts an utterance (ps_start_utt on both decoders).
@@ -356,13 +349,6 @@ public protocol CommandDecoding: UtteranceDecoder<CommandResult> {
     func update(model: PhraseModel, graph: WordGraph) throws
     /// Decodes a buffered utterance (an open one is dropped).
     func recognize(_ samples: [Int16]) throws -> CommandResult
-    /// `begin`, giving the utterance up while spoken by `rule` (nil: never).
-    func begin(rejectingEarly rule: EarlyRejection?)
-}
-
-extension CommandDecoding {
-    /// A decoder that cannot reject early decodes every utterance to its end.
-    public func begin(rejectingEarly rule: EarlyRejection?) { begin() }
 }
 
 /// The listening driver's decoder: `begin`, `feed`, `phraseProgress`,

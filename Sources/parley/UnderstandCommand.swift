@@ -35,7 +35,7 @@ struct Understand: AsyncParsableCommand {
 
     @Option(help: "Echo canceller before listening, as the daemon's speech.echo_cancel while the device is silent (nothing played: its reference is silence): off, on or linear, optionally with the tail in ms (on:200).")
     var echoCancel = "off"
-    @Option(help: "Rejection while spoken, as the daemon's speech.reject_early on idle listening: off (the default, as the daemon's), on, measure (look every 250 ms from 750 ms, give nothing up, print the looks) or MARGIN[:FIRST_MS[:INTERVAL_MS]].")
+    @Option(help: "Rejection while spoken (not in the daemon: BENCHMARKS.md, \"Rejecting while spoken\"): off (the default, as the daemon), measure (look every 250 ms from 750 ms, give nothing up, print the looks) or MARGIN[:FIRST_MS[:INTERVAL_MS]].")
     var rejectEarly = "off"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
@@ -126,6 +126,9 @@ struct Understand: AsyncParsableCommand {
                 // seconds fed (lead-in included) and the margin over the
                 // threshold at each look (scripts/eval-early-reject.sh).
                 "looks": (result?.looks ?? []).map { [Double($0.fedSamples) / Double(PCMAudio.sampleRate), $0.margin] },
+                // Every decoded segment's looks, in order (a recording of
+                // several utterances, or one a television said).
+                "segment_looks": segments.map { $0.result.looks.map { [Double($0.fedSamples) / Double(PCMAudio.sampleRate), $0.margin] } },
                 "segments": segments.map { [Double($0.range.lowerBound), Double($0.range.upperBound)].map { $0 / Double(PCMAudio.sampleRate) } },
             ]
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])

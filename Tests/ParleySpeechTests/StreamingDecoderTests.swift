@@ -36,6 +36,53 @@ import Testing
         #expect(understood >= 5, "understood \(understood) of \(items.count)")
     }
 
+    /// Rejection while spoken (`EarlyRejection`, `parley understand
+    /// --reject-early`): measuring looks at the words so far and changes
+    /// nothing; a margin gives up speech forced into the grammar before its
+    /// end, feeds nothing more, and the next utterance is decoded whole.
+    @Test func speechGivenUpWhileSpokenIsRejectedAndTheNextUtteranceIsWhole() throws {
+        let synth = try SpeechSynthesizer()
+        let chatter = try synth.render16k("the weather is nice and sunny today and tomorrow it will rain again over the hills").samples
+        let item = try #require(try recordings(1).first)
+        let order = try PCMAudio.read(item.file).samples
+        let plain = try StreamingCommandDecoder(model: Self.coffee)
+        let before = [try stream(chatter, into: plain), try stream(order, into: plain)]
+
+        let measuring = try StreamingCommandDecoder(model: Self.coffee)
+        measuring.earlyRejection = .measuring
+        let measured = [try stream(chatter, into: measuring), try stream(order, into: measuring)]
+        #expect(measured.map(\.transcript) == before.map(\.transcript))
+        #expect(measured.map(\.confidence) == before.map(\.confidence))
+        // A look at least 250 ms of audio after the last from 750 ms on: in
+        // whole blocks of 100 ms, every 300 ms, none recorded while the best
+        // path has no finished word.
+        let looks = measured[0].looks
+        #expect(!looks.isEmpty)
+        #expect(looks.allSatisfy { $0.fedSamples % 1_600 == 0 })
+        #expect(zip(looks, looks.dropFirst()).allSatisfy { ($1.fedSamples - $0.fedSamples) % 4_800 == 0 && $1.fedSamples > $0.fedSamples })
+        #expect(looks.first.map { $0.fedSamples >= 12_000 } == true)
+        // The chatter is forced into the grammar: below the line somewhere.
+        let lowest = try #require(looks.map(\.margin).min())
+        #expect(lowest < 0, "looks: \(looks)")
+
+        let giving = try StreamingCommandDecoder(model: Self.coffee)
+        giving.earlyRejection = try #require(try EarlyRejection.parse("\(max(0, -lowest - 0.01)):750:250"))
+        let given = try stream(chatter, into: giving)
+        #expect(given.match == nil)
+        #expect(given.rejection?.hasPrefix("given up while spoken") == true, "\(given.rejection ?? "")")
+        #expect(try #require(given.looks.last).fedSamples < chatter.count, "given up before the end")
+        // The order after it: decoded whole, as by a decoder that never gave up.
+        let next = try stream(order, into: giving)
+        #expect(next.transcript == before[1].transcript)
+        #expect(next.match == before[1].match)
+
+        #expect(try EarlyRejection.parse("off") == nil)
+        #expect(try EarlyRejection.parse("2.5") == EarlyRejection(firstLookSamples: 24_000, intervalSamples: 4_000, margin: 2.5))
+        for bad in ["on", "-1", "1:0", "1:2:3:4", "x"] {
+            #expect(throws: SpeechError.self, "\(bad)") { try EarlyRejection.parse(bad) }
+        }
+    }
+
     @Test func aCancelledUtteranceLeavesTheNextOneIntactAndGrammarsSwap() throws {
         let synth = try SpeechSynthesizer()
         let said = SpokenText.normalise("turn the radio off").split(separator: " ").map(String.init)

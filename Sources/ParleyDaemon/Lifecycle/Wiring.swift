@@ -296,7 +296,7 @@ public enum Wiring {
             interruptSpeech: { speaker?.interrupt() },
             showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
             echo: reference.map { (config.echoCancel, $0) }, askRule: config.askUnsure ? AskRule() : nil,
-            earlyRejection: config.rejectEarly ? .shipped : nil, roomTransform: roomTransform)
+            roomTransform: roomTransform)
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

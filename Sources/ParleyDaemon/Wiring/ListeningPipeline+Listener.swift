@@ -91,9 +91,7 @@ extension ListeningPipeline {
 
         func begin(start: Int64, speech: Int64) {
             let kind = prepare(speaking: pipeline.isSpeaking())
-            // Only idle listening gives speech up while it is spoken: an
-            // answer or a command in an open window is always heard out.
-            recognizer.begin(rejectingEarly: kind == .commands ? pipeline.earlyRejection : nil)
+            recognizer.begin()
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
             open = (kind, speech, nil)

@@ -71,10 +71,6 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// When an accepted command is asked back before it runs
     /// (`speech.ask_unsure`; nil: every accepted command is acted on).
     let askRule: AskRule?
-    /// How idle listening gives up speech that is clearly no command while
-    /// it is still spoken (`speech.reject_early`; nil: every utterance is
-    /// decoded to its end).
-    let earlyRejection: EarlyRejection?
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
@@ -135,10 +131,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 grammarWait: Duration = ListeningPipeline.defaultGrammarWait,
                 decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none,
                 echo: (settings: EchoSettings, reference: EchoReference)? = nil, askRule: AskRule? = nil,
-                earlyRejection: EarlyRejection? = nil, roomTransform: RoomTransform.Slot? = nil) {
+                roomTransform: RoomTransform.Slot? = nil) {
         self.frontEnd = frontEnd
         self.askRule = askRule
-        self.earlyRejection = earlyRejection
         self.echo = echo?.settings.isActive == true ? echo : nil
         makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake, room: roomTransform)
         self.showFault = showFault
