@@ -53,14 +53,12 @@ import Testing
         let measured = [try stream(chatter, into: measuring), try stream(order, into: measuring)]
         #expect(measured.map(\.transcript) == before.map(\.transcript))
         #expect(measured.map(\.confidence) == before.map(\.confidence))
-        // A look at least 250 ms of audio after the last from 750 ms on: in
-        // whole blocks of 100 ms, every 300 ms, none recorded while the best
-        // path has no finished word.
+        // Looks from 750 ms of audio on, at least 250 ms apart (none is
+        // recorded while the best path has no finished word).
         let looks = measured[0].looks
         #expect(!looks.isEmpty)
-        #expect(looks.allSatisfy { $0.fedSamples % 1_600 == 0 })
-        #expect(zip(looks, looks.dropFirst()).allSatisfy { ($1.fedSamples - $0.fedSamples) % 4_800 == 0 && $1.fedSamples > $0.fedSamples })
         #expect(looks.first.map { $0.fedSamples >= 12_000 } == true)
+        #expect(zip(looks, looks.dropFirst()).allSatisfy { $1.fedSamples - $0.fedSamples >= 4_000 })
         // The chatter is forced into the grammar: below the line somewhere.
         let lowest = try #require(looks.map(\.margin).min())
         #expect(lowest < 0, "looks: \(looks)")
