@@ -20,8 +20,6 @@
 # Instructions per second: this VM exposes no hardware counters (`perf stat
 # -e instructions` says <not supported>); scripts/lib/idle-instructions.sh
 # counts them with callgrind instead.
-# IDLE_EXTRA_YAML adds lines to the daemon's parley.yaml (for example
-# "speech: {front_end: denoise}").
 # IDLE_SMAPS=1 also prints where the resident memory of the first run is
 # (scripts/lib/smaps-breakdown.py); IDLE_PROFILE=DIR records a cpu-clock profile of
 # each run's window there (perf record; read with perf report -i).
@@ -55,7 +53,6 @@ audio: {capture: "file:capture.wav"}
 wake: $wake
 state_directory: $state
 control_socket: $state/parley.sock
-${IDLE_EXTRA_YAML:-}
 YAML
   "$bin" --config "$state/parley.yaml" 2>"$state/log" &
   pid=$!
