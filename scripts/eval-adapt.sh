@@ -42,10 +42,7 @@ set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
-  swift build -c release --product parley >/dev/null
-  swift build -c release --product parley-bench >/dev/null
-fi
+build_release parley parley-bench
 data=$PARLEY_SHARED_DATA/coffee-maker
 [ -d "$data/clean" ] || { echo "eval-adapt: evaluation data missing: $data/clean (set PARLEY_SHARED_DATA to the folder of docs/evaluation-data.md)" >&2; exit 1; }
 export LABELS=$data/labels.json   # adapt-model.sh: the folds' labels
@@ -62,7 +59,7 @@ for f in sys.argv[2:]: print(int(hashlib.sha256(os.path.basename(f).encode()).he
     fold_of() { nice -n 10 /usr/bin/python3 scripts/adapt/voice_folds.py "$folds" "$@"; } ;;
   *) echo "FOLD_BY=$fold_by: expected recording or voice" >&2; exit 2 ;;
 esac
-if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+work_folder
 all=("$data"/clean/*.wav)
 
 for snr in $snrs; do

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-swift build -c release --product parley-bench >/dev/null
+build_release parley-bench
 bench=.build/release/parley-bench
 echo "== command acceptance (published scoring), RTF, peak memory"
 $bench speech-coffee --snr clean 24 21 18 15 12 9 6 "$@"

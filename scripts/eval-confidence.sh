@@ -18,11 +18,8 @@ set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
-  swift build -c release --product parley >/dev/null
-  swift build -c release --product parley-bench >/dev/null
-fi
-if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+build_release parley parley-bench
+work_folder
 export WORK=$work PARLEY_SKIP_BUILD=1 FRONT_ENDS=none REMOVE_NOISE=yes ECHO=off MODEL=${MODEL:-stock}
 NOISES="babble pink clatter" SNRS="6 12 18" scripts/eval-front-end.sh
 NOISES=kitchen SNRS="clean 6 12 18" scripts/eval-front-end.sh

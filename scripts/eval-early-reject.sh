@@ -20,8 +20,8 @@ set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-[ -n "${PARLEY_SKIP_BUILD:-}" ] || { swift build -c release --product parley >/dev/null; swift build -c release --product parley-bench >/dev/null; }
-if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+build_release parley parley-bench
+work_folder
 data=$PARLEY_SHARED_DATA
 [ -f "$work/noise/pink.wav" ] || python3 scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null
 mkdir -p "$work/early"

@@ -28,9 +28,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-[ -n "${PARLEY_SKIP_BUILD:-}" ] || swift build -c release --product parley-bench >/dev/null
+build_release parley-bench
 bench=.build/release/parley-bench
-if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+work_folder
 settings=${ECHO:-off on linear}
 snrs=${SNRS:-0 -10 -20}
 # 40 ms of the latency are what ALSA's delays report: the reference's place.

@@ -23,7 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-swift build -c release --product parley-bench >/dev/null
+build_release parley-bench
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null

@@ -20,12 +20,10 @@
 set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
-if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then
-  swift build -c release --product parley >/dev/null
-  swift build -c release --product parley-bench >/dev/null
-fi
-data=../shared/data/coffee-maker
-if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+. scripts/lib/evaluation-data.sh
+build_release parley parley-bench
+data=$PARLEY_SHARED_DATA/coffee-maker
+work_folder
 noises=${NOISES:-babble pink clatter}
 [ -f "$work/noise/pink.wav" ] || python3 scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null
 printf '%-8s %-5s %-12s %-6s %-6s %6s %6s %6s\n' noise snr front_end rm_noise echo right wrong reject

@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 . scripts/lib/release-tools.sh
 release_tools
 data=$PARLEY_SHARED_DATA/coffee-maker
-if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"; else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+work_folder
 model=${MODEL:-}
 if [ -z "$model" ]; then
   if [ -f .build/model/en-us-adapted/mdef.txt ]; then model=.build/model/en-us-adapted

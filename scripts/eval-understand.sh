@@ -14,8 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-swift build -c release --product parley >/dev/null
-swift build -c release --product parley-bench >/dev/null
+build_release parley parley-bench
 data=$PARLEY_SHARED_DATA/coffee-maker
 app=${APP:-coffee-maker}
 work=$(mktemp -d)

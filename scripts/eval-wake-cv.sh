@@ -42,7 +42,7 @@ main() {
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
 scripts/setup.sh
-if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then swift build -c release --product parley-bench >/dev/null; fi
+build_release parley-bench
 work=${WORK:-.build/wake-cv}
 data=$PARLEY_SHARED_DATA
 thresholds=${CANDIDATE_THRESHOLDS:-1e-60}

@@ -19,7 +19,7 @@ set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-if [ -z "${PARLEY_SKIP_BUILD:-}" ]; then swift build -c release --product parley-bench >/dev/null; fi
+build_release parley-bench
 work=${WORK:-.build/wake-cv}
 noises=${NOISES:-clean babble pink clatter kitchen}
 fronts=${FRONT_ENDS:-none denoise}

@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
-swift build -c release --product parley-bench >/dev/null
+build_release parley-bench
 .build/release/parley-bench speech-wake --passes 4 "$@"

@@ -53,7 +53,8 @@ public struct RejectionPolicy: Sendable, Hashable {
     /// percentile of 20 ms frame energies) over its noise floor (10th
     /// percentile), the floor being the frames outside speech that the
     /// endpointer leaves around every utterance. 60 dB for digital silence.
-    public static func estimatedSNR(_ samples: [Int16], frame: Int = 320) -> Double {
+    /// (The wake verifier's window asks for 10 ms frames and the 90th.)
+    public static func estimatedSNR(_ samples: [Int16], frame: Int = 320, loudPercentile: Int = 95) -> Double {
         guard samples.count >= frame * 4 else { return 60 }
         var levels: [Double] = []
         levels.reserveCapacity(samples.count / frame)
@@ -66,7 +67,7 @@ public struct RejectionPolicy: Sendable, Hashable {
         }
         levels.sort()
         let floor = levels[levels.count / 10]
-        let loud = levels[min(levels.count - 1, levels.count * 95 / 100)]
+        let loud = levels[min(levels.count - 1, levels.count * loudPercentile / 100)]
         return min(60, max(0, loud - floor))
     }
 }

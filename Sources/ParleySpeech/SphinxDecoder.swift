@@ -84,7 +84,12 @@ public final class SphinxDecoder {
     /// Makes sure every word has a pronunciation (ps_add_word for new ones).
     /// Phones in the main pronunciation of `word` (the one the decoder uses).
     func phoneCount(of word: String) throws -> Int {
-        try lexicon.pronunciations(of: word).phones.first?.count ?? 0
+        try phones(of: word).count
+    }
+
+    /// The main pronunciation of `word`, as phones.
+    func phones(of word: String) throws -> [String] {
+        try lexicon.pronunciations(of: word).phones.first ?? []
     }
 
     public func ensureWords(_ words: Set<String>) throws {

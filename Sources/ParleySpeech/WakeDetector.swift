@@ -166,7 +166,7 @@ public final class WakeDetector {
         try reset()
         let v = try verifier.verify(history, on: decoder)
         return WakeCandidate(time: pending.time, score: v.score, likelihoodRatio: v.likelihoodRatio,
-                             phraseFrames: v.phraseFrames, withHey: v.withHey)
+                             phraseFrames: v.phraseFrames, withHey: v.withHey, evidence: v.evidence)
     }
 
     /// Stage 2's decodes of a whole window, as text (benchmarks' --trace).
@@ -228,4 +228,6 @@ public struct WakeCandidate: Sendable, Equatable {
     public var phraseFrames: Int
     /// Whether stage 2's best path holds the leading "hey".
     public var withHey: Bool
+    /// Stage 2's evidence beyond the ratio (`.none` in single-stage mode).
+    public var evidence: WakeEvidence = .none
 }

@@ -41,6 +41,9 @@ final class WakeVerifier {
     let phrases: [[String]]
     let loop = RejectionModel()
     private var frontEnd: FeatureFrontEnd?
+    /// The pronunciation of the name (the phrase without "hey"), for the
+    /// phone evidence (set in `register`).
+    private(set) var namePhones: [String] = []
     /// Frames below which the duration prior charges (set in `register`,
     /// from the phones of the shortest phrase).
     private(set) var minimumFrames = 0.0
@@ -93,6 +96,7 @@ final class WakeVerifier {
         frontEnd = try FeatureFrontEnd(for: decoder)
         let phones = try phrases.map { try $0.reduce(0) { $0 + (try decoder.phoneCount(of: $1)) } }.min() ?? 0
         minimumFrames = Self.minimumFramesPerPhone * Double(phones)
+        namePhones = try phrases.last.map { try $0.filter { $0 != "hey" }.flatMap { try decoder.phones(of: $0) } } ?? []
     }
 
     /// Decodes `cepstra` with `search`, normalised by their own mean; the
@@ -119,6 +123,8 @@ final class WakeVerifier {
         var phraseFrames: Int
         /// Whether the best path holds the leading "hey".
         var withHey: Bool
+        /// What else the two decodes say about the candidate.
+        var evidence: WakeEvidence = .none
 
         static let none = Verification(score: -.infinity, likelihoodRatio: -.infinity, phraseFrames: 0, withHey: false)
     }
@@ -145,7 +151,60 @@ final class WakeVerifier {
         let ratio = phrase.score - loop.score
         let frames = own.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
         return Verification(score: ratio - Self.durationPenalty(frames: frames, minimum: minimumFrames),
-                            likelihoodRatio: ratio, phraseFrames: frames, withHey: own.contains { $0.word.hasPrefix("hey") })
+                            likelihoodRatio: ratio, phraseFrames: frames, withHey: own.contains { $0.word.hasPrefix("hey") },
+                            evidence: evidence(own: own, loop: loop.segments, window: window))
+    }
+
+    /// Evidence per part of the phrase: each part's acoustic score against
+    /// the free loop's over the same frames, which phones the free loop
+    /// hears where the name was placed, and how far the window's speech
+    /// stands above its quietest frames.
+    private func evidence(own: [SphinxDecoder.Segment], loop: [SphinxDecoder.Segment], window: [Int16]) -> WakeEvidence {
+        func isHey(_ s: SphinxDecoder.Segment) -> Bool { s.word.hasPrefix("hey") }
+        /// The loop's acoustic score over frames `a...b`, each of its
+        /// segments counted for the share of its frames inside.
+        func loopScore(_ a: Int, _ b: Int) -> Double {
+            loop.reduce(0) { sum, s in
+                let overlap = min(b, s.endFrame) - max(a, s.startFrame) + 1
+                guard overlap > 0 else { return sum }
+                return sum + s.acoustic * Double(overlap) / Double(s.endFrame - s.startFrame + 1)
+            }
+        }
+        func ratio(_ parts: [SphinxDecoder.Segment]) -> Double? {
+            guard !parts.isEmpty else { return nil }
+            return parts.reduce(0) { $0 + $1.acoustic - loopScore($1.startFrame, $1.endFrame) }
+        }
+        let name = own.filter { !isHey($0) }
+        let nameFrames = name.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
+        var heard: [String] = []
+        if let first = name.first?.startFrame, let last = name.last?.endFrame {
+            heard = loop.filter { RejectionModel.isFiller($0.word) && (first...last).contains(($0.startFrame + $0.endFrame) / 2) }
+                .map { String($0.word.dropFirst("garbage_".count)).uppercased() }
+        }
+        let distance = Double(Self.editDistance(heard, namePhones)) / Double(max(1, namePhones.count))
+        return WakeEvidence(nameRatio: ratio(name) ?? -.infinity, heyRatio: ratio(own.filter(isHey)), nameFrames: nameFrames,
+                            loopPhones: heard.count, phoneDistance: distance, snr: Self.signalToNoise(window))
+    }
+
+    /// Levenshtein distance between two phone sequences.
+    static func editDistance(_ a: [String], _ b: [String]) -> Int {
+        guard !a.isEmpty else { return b.count }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var row = [i + 1] + [Int](repeating: 0, count: b.count)
+            for (j, y) in b.enumerated() {
+                row[j + 1] = Swift.min(previous[j + 1] + 1, row[j] + 1, previous[j] + (x == y ? 0 : 1))
+            }
+            previous = row
+        }
+        return previous[b.count]
+    }
+
+    /// The window's speech over its floor in dB: the 90th percentile of its
+    /// 10 ms frame energies over the 10th (the detector has no endpointer of
+    /// its own; 1.9 s hold both the phrase and the room around it), 0 to 60.
+    static func signalToNoise(_ window: [Int16]) -> Double {
+        RejectionPolicy.estimatedSNR(window, frame: 160, loudPercentile: 90)
     }
 
     /// The duration prior: nats charged to a phrase decoded in `frames`.
@@ -170,4 +229,25 @@ final class WakeVerifier {
         lines.append("score: \(String(format: "%.1f", try score(window, on: decoder)))")
         return lines.joined(separator: "\n")
     }
+}
+
+/// What stage 2's decodes say about a wake candidate beyond its likelihood
+/// ratio (issue 27: per-phone evidence for a second-stage classifier).
+public struct WakeEvidence: Sendable, Equatable {
+    /// The name's words' acoustic score less the free phone loop's over the
+    /// same frames, in nats (-infinity when the name was not placed).
+    public var nameRatio: Double
+    /// The same for "hey", when the best path holds it.
+    public var heyRatio: Double?
+    /// 10 ms frames of the name's words.
+    public var nameFrames: Int
+    /// Phones the free loop decodes in the name's frames.
+    public var loopPhones: Int
+    /// Edit distance of those phones to the name's pronunciation, per phone
+    /// of the pronunciation.
+    public var phoneDistance: Double
+    /// The window's speech over its floor, dB (`WakeVerifier.signalToNoise`).
+    public var snr: Double
+
+    public static let none = WakeEvidence(nameRatio: -.infinity, heyRatio: nil, nameFrames: 0, loopPhones: 0, phoneDistance: 1, snr: 0)
 }

@@ -89,8 +89,17 @@ struct SpeechWakeScores: ParsableCommand {
             let rows: [[Any]] = candidates.map {
                 [round($0.time * 1000) / 1000, nats($0.score), $0.phraseFrames, $0.withHey, nats($0.likelihoodRatio)]
             }
+            // Per candidate, stage 2's evidence (WakeEvidence): [name ratio,
+            // "hey" ratio or null, name frames, loop phones in the name,
+            // phone distance, window SNR in dB].
+            let evidence: [[Any]] = candidates.map {
+                let e = $0.evidence
+                return [nats(e.nameRatio), e.heyRatio.map(nats) ?? NSNull(), e.nameFrames, e.loopPhones,
+                        (e.phoneDistance * 1000).rounded() / 1000, (e.snr * 10).rounded() / 10]
+            }
             let line: [String: Any] = ["file": file, "seconds": audioSeconds, "pad": padSeconds,
                                        "rtf": (seconds / audioSeconds * 10_000).rounded() / 10_000, "candidates": rows,
+                                       "evidence": evidence,
                                        "front_end": settings.description, "noise": noise ?? NSNull(),
                                        "snr": noise == nil ? NSNull() : snr]
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -136,4 +136,41 @@ import Testing
         }
         #expect(charged < 10, "most takes of the phrase are long enough to pay nothing")
     }
+
+    @Test func evidenceComparesThePhraseWithThePhonesTheFreeLoopHears() throws {
+        let (verifier, decoder) = try Self.verifier()
+        #expect(verifier.namePhones == ["K", "AH", "M", "P", "Y", "UW", "T", "ER"])
+        let quiet = [Int16](repeating: 0, count: 8_000)
+        var noisy = [Int16]()
+        var near = 0
+        for audio in try Self.positives(6) {
+            let clean = try verifier.verify(quiet + audio.samples + quiet, on: decoder).evidence
+            #expect(clean.nameFrames > 20 && clean.nameFrames <= 200, "the name covers its frames: \(clean.nameFrames)")
+            #expect(clean.loopPhones >= 3, "the free loop hears phones where the name is: \(clean.loopPhones)")
+            #expect((0...2).contains(clean.phoneDistance))
+            if clean.phoneDistance <= 0.75 { near += 1 }
+            #expect(clean.nameRatio.isFinite)
+            #expect(clean.heyRatio == nil, "these takes are \"computer\" alone, without \"hey\"")
+            // The same take in white noise: the window's SNR falls.
+            var rng = SplitMix64(seed: 7)
+            noisy = (quiet + audio.samples + quiet).map { s in
+                let n = Int(rng.next() % 4001) - 2000
+                return Int16(clamping: Int(s) + n)
+            }
+            let loud = try verifier.verify(noisy, on: decoder).evidence
+            #expect(loud.snr < clean.snr - 10, "noise lowers the window's SNR: \(clean.snr) -> \(loud.snr)")
+        }
+        #expect(near >= 4, "the loop mostly hears the name's own phones (\(near) of 6 within 6 of 8 edits)")
+    }
+
+    @Test func phoneDistanceAndWindowSNRAreTheTextbookOnes() {
+        #expect(WakeVerifier.editDistance([], ["K", "AH"]) == 2)
+        #expect(WakeVerifier.editDistance(["K", "AH", "M"], ["K", "AH", "M"]) == 0)
+        #expect(WakeVerifier.editDistance(["K", "AA", "M", "P"], ["K", "AH", "M"]) == 2, "one substitution, one insertion")
+        #expect(WakeVerifier.editDistance(["G", "AH"], ["K", "AH", "M"]) == 2)
+        #expect(WakeVerifier.signalToNoise([Int16](repeating: 0, count: 16_000)) == 0, "digital silence has no speech over its floor")
+        // A fifth of the window at 1000, the rest at 10: 40 dB between them.
+        let burst = [Int16](repeating: 10, count: 14_400) + [Int16](repeating: 1000, count: 6_400) + [Int16](repeating: 10, count: 14_400)
+        #expect(abs(WakeVerifier.signalToNoise(burst) - 40) < 0.1)
+    }
 }

@@ -6,3 +6,18 @@
 export PARLEY_SHARED_DATA="${PARLEY_SHARED_DATA:-$(cd .. && pwd)/shared/data}"
 [ -d "$PARLEY_SHARED_DATA" ] || echo "$(basename "$0"): evaluation data missing: $PARLEY_SHARED_DATA" \
   "(set PARLEY_SHARED_DATA to the folder of docs/evaluation-data.md)" >&2
+
+# build_release PRODUCT...: release builds of the products an evaluation runs,
+# unless PARLEY_SKIP_BUILD is set (a calling script built them already).
+build_release() {
+  [ -z "${PARLEY_SKIP_BUILD:-}" ] || return 0
+  local product
+  for product in "$@"; do swift build -c release --product "$product" >/dev/null; done
+}
+
+# work_folder: sets `work` to WORK (created; mixes and decodes kept there for
+# later runs) or to a temporary folder removed when the script exits.
+work_folder() {
+  if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"
+  else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+}
