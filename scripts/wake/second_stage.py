@@ -34,8 +34,10 @@ The rule, fixed before the first run:
 - Reported on the fold left out: misses per condition (kitchen at 10 dB
   reported only), false wakes per hour over every negative (kitchen ones
   included). The baseline is today's stage-2 score under the same threshold
-  procedure.
-- What ships (--out): the model fitted on all 5 folds, with the threshold the
+  procedure. Also reported, the same way: today's score with a threshold per
+  band of the candidate window's SNR (`BANDS`, dB), each set just above the
+  best training negative in its band (the global one where a band has none).
+- What would ship (--out): the model fitted on all 5 folds, with the threshold the
   same procedure gives over the 5 folds.
 """
 import argparse
@@ -56,6 +58,7 @@ TRAIN_SNRS = [5, 10, 15, 20]
 TRAINING = ["clean"] + [f"{n}-{s}dB" for n in NOISES for s in TRAIN_SNRS]
 REPORT = ["kitchen-10dB"]
 FLOOR = -150.0
+BANDS = [0, 10, 15, 20, 25, 30, 40, 61]
 FEATURE_NAMES = ["ratio", "score", "ratio_per_frame", "name_ratio", "name_ratio_per_frame", "has_hey", "hey_ratio",
                  "loop_phones", "phone_distance", "snr", "ratio_x_snr"]
 
@@ -75,8 +78,23 @@ def features(c, e):
             0.0 if hey is None else clip(hey), float(e[3]), float(e[4]), snr, ratio * snr / 60]
 
 
+def band(snr):
+    return max(i for i, b in enumerate(BANDS[:-1]) if snr >= b)
+
+
+def band_thresholds(neg, folds, fallback):
+    """Per SNR band, just above the best training negative in it."""
+    best = {}
+    for k, kind, _, fs, scores in neg:
+        if k in folds and trains_on(kind):
+            for f, x in zip(fs, scores):
+                b = band(f[FEATURE_NAMES.index("snr")])
+                best[b] = max(best.get(b, -math.inf), x)
+    return [best[b] + 0.01 if b in best else fallback for b in range(len(BANDS) - 1)]
+
+
 def load_positives(scores, ct, folds):
-    """{condition: [(fold, name, [feature vectors], [stage-2 scores])]}."""
+    """{condition: [(fold, name, [feature vectors], [stage-2 scores], [ratios])]}."""
     out = {}
     for cond in TRAINING + REPORT:
         folder = os.path.join(scores, "" if cond == "clean" else cond, ct)
@@ -178,21 +196,30 @@ def evaluate(pos, neg):
     """Held-out misses per condition and false wakes, for the classifier and
     the baseline; and every held-out logit (for the DET plot)."""
     all_folds = set(range(cv.FOLDS))
-    result = {"classifier": {"miss": {}, "alarms": {}, "hours": 0.0}, "baseline": {"miss": {}, "alarms": {}, "hours": 0.0}}
-    held = {"pos": {}, "neg": []}
+    result = {w: {"miss": {}, "alarms": {}, "hours": 0.0} for w in ("classifier", "baseline", "bands")}
+    snr = FEATURE_NAMES.index("snr")
+
+    def passes(fs, scores, bands):
+        return [x - bands[band(f[snr])] for f, x in zip(fs, scores)]
+    held = {"pos": {}, "neg": [], "base_pos": {}, "base_neg": []}
     for fold in range(cv.FOLDS):
         train = all_folds - {fold}
         model = Model(*training_set(pos, neg, train))
         t_model = out_of_fold_threshold(pos, neg, train)
         t_base = threshold_for([(h, s) for k, kind, h, _, s in neg if k in train and trains_on(kind)])
-        print(f"fold {fold}: classifier threshold {t_model:.2f}, baseline threshold {t_base:.2f}", file=sys.stderr)
+        t_bands = band_thresholds(neg, train, t_base)
+        print(f"fold {fold}: classifier threshold {t_model:.2f}, baseline threshold {t_base:.2f}, per band",
+              " ".join(f"{t:.1f}" for t in t_bands), file=sys.stderr)
         for cond, rows in pos.items():
             for k, name, fs, scores, _ in rows:
                 if k != fold:
                     continue
                 best = max(model.logit(fs)) if fs else -math.inf
                 held["pos"].setdefault(cond, []).append(best)
-                for which, s, t in (("classifier", best, t_model), ("baseline", max(scores, default=-math.inf), t_base)):
+                held["base_pos"].setdefault(cond, []).append(max(scores, default=-math.inf))
+                by_band = max(passes(fs, scores, t_bands), default=-math.inf)
+                for which, s, t in (("classifier", best, t_model), ("baseline", max(scores, default=-math.inf), t_base),
+                                    ("bands", by_band, 0.0)):
                     m = result[which]["miss"].setdefault(cond, [0, 0])
                     m[0] += s < t
                     m[1] += 1
@@ -201,7 +228,9 @@ def evaluate(pos, neg):
                 continue
             logits = list(model.logit(fs)) if fs else []
             held["neg"].append((h, logits))
-            for which, ss, t in (("classifier", logits, t_model), ("baseline", scores, t_base)):
+            held["base_neg"].append((h, scores))
+            for which, ss, t in (("classifier", logits, t_model), ("baseline", scores, t_base),
+                                 ("bands", passes(fs, scores, t_bands), 0.0)):
                 a = result[which]["alarms"].setdefault(kind, [0, 0.0])
                 a[0] += sum(1 for s in ss if s >= t)
                 a[1] += h
@@ -210,23 +239,23 @@ def evaluate(pos, neg):
 
 
 def table(result):
-    lines = ["| condition | misses, today's stage 2 | misses, second stage |", "| --- | --- | --- |"]
+    lines = ["| condition | misses, today's stage 2 | per-SNR-band thresholds | second stage |", "| --- | --- | --- | --- |"]
     for cond in TRAINING + REPORT:
         if cond not in result["baseline"]["miss"]:
             continue
-        b, c = result["baseline"]["miss"][cond], result["classifier"]["miss"][cond]
         note = " (report only)" if cond in REPORT else ""
-        lines.append(f"| {cond}{note} | {100 * b[0] / b[1]:.1f}% ({b[0]}/{b[1]}) | {100 * c[0] / c[1]:.1f}% ({c[0]}/{c[1]}) |")
+        cells = [f"{100 * m / n:.1f}% ({m}/{n})" for m, n in (result[w]["miss"][cond] for w in ("baseline", "bands", "classifier"))]
+        lines.append(f"| {cond}{note} | " + " | ".join(cells) + " |")
     lines.append("")
-    lines.append("| negatives | hours | false wakes, today's stage 2 | false wakes, second stage |")
-    lines.append("| --- | --- | --- | --- |")
+    lines.append("| negatives | hours | false wakes, today's stage 2 | per-SNR-band thresholds | second stage |")
+    lines.append("| --- | --- | --- | --- | --- |")
+    ways = ("baseline", "bands", "classifier")
     for kind in sorted(result["baseline"]["alarms"]):
-        b, c = result["baseline"]["alarms"][kind], result["classifier"]["alarms"][kind]
-        lines.append(f"| {kind} | {b[1]:.2f} | {b[0]} | {c[0]} |")
-    hb = sum(a[1] for a in result["baseline"]["alarms"].values())
-    nb = sum(a[0] for a in result["baseline"]["alarms"].values())
-    nc = sum(a[0] for a in result["classifier"]["alarms"].values())
-    lines.append(f"| all | {hb:.2f} | {nb} ({nb / hb:.2f}/h) | {nc} ({nc / hb:.2f}/h) |")
+        cells = [str(result[w]["alarms"][kind][0]) for w in ways]
+        lines.append(f"| {kind} | {result['baseline']['alarms'][kind][1]:.2f} | " + " | ".join(cells) + " |")
+    hours = sum(a[1] for a in result["baseline"]["alarms"].values())
+    totals = [sum(a[0] for a in result[w]["alarms"].values()) for w in ways]
+    lines.append(f"| all | {hours:.2f} | " + " | ".join(f"{n} ({n / hours:.2f}/h)" for n in totals) + " |")
     return "\n".join(lines)
 
 
@@ -236,16 +265,16 @@ def plot(path, held):
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     hours = sum(h for h, _ in held["neg"])
-    negs = sorted((s for _, ss in held["neg"] for s in ss), reverse=True)
-    for cond in ["clean"] + [f"{n}-10dB" for n in NOISES] + REPORT:
-        pos = numpy.array(held["pos"].get(cond, []))
-        if not len(pos):
-            continue
-        xs, ys = [], []
-        for i, t in enumerate(negs[:400]):
-            xs.append((i + 1) / hours)
-            ys.append(100 * numpy.mean(pos < t))
-        ax.plot(xs, ys, label=cond)
+    for (pos_key, neg_key, style) in (("pos", "neg", "-"), ("base_pos", "base_neg", ":")):
+        negs = sorted((s for _, ss in held[neg_key] for s in ss), reverse=True)
+        for colour, cond in enumerate(["clean"] + [f"{n}-10dB" for n in NOISES] + REPORT):
+            pos = numpy.array(held[pos_key].get(cond, []))
+            if not len(pos):
+                continue
+            xs = [(i + 1) / hours for i in range(min(400, len(negs)))]
+            ys = [100 * numpy.mean(pos < t) for t in negs[:400]]
+            ax.plot(xs, ys, style, color=f"C{colour}", label=cond if style == "-" else None)
+    ax.plot([], [], ":", color="grey", label="today's stage 2 (dotted)")
     ax.set_xscale("log")
     ax.axvline(TARGET, color="grey", linestyle=":")
     ax.set_xlabel("false wakes per hour (held out)")
@@ -286,7 +315,7 @@ def main():
                        "scale": [round(x, 6) for x in model.scale], "weights": [round(x, 6) for x in model.beta],
                        "threshold": round(threshold, 4)}, f, indent=1)
             f.write("\n")
-        print(f"\nShipped model: {a.out} (threshold {threshold:.2f}); weights per standardised feature:")
+        print(f"\nThe model fitted on all {cv.FOLDS} folds: {a.out} (threshold {threshold:.2f}); weights per standardised feature:")
         for n, b in zip(["bias"] + FEATURE_NAMES, model.beta):
             print(f"  {n:22s} {b:+.3f}")
 
