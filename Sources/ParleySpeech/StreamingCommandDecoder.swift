@@ -218,15 +218,18 @@ public final class StreamingCommandDecoder {
     /// `finish`, which reports the error.
     private func look(_ rule: EarlyRejection) {
         guard let garbage else { return }
-        let command = commands.async { decoder in (decoder.hypothesis()?.transcript ?? "", decoder.segments()) }
+        let command = commands.async { decoder in decoder.segments() }
         let loop = garbage.async { decoder in decoder.segments() }
-        guard let (transcript, words) = try? command.wait(), let loopWords = try? loop.wait() else { return }
+        guard let words = try? command.wait(), let loopWords = try? loop.wait() else { return }
         let snr = RejectionPolicy.estimatedSNR(fedSamples)
         let line = policy.threshold(base: threshold, snr: snr)
         guard let evidence = CommandScoring.partialEvidence(words, loop: loopWords, threshold: line, snr: snr) else { return }
         let margin = evidence.ratio - line
         looks.append(PartialLook(fedSamples: fedSamples.count, margin: margin))
         guard let limit = rule.margin, margin < -limit else { return }
+        // The words so far, for the rejection's transcript: fetched only here,
+        // since most looks give nothing up.
+        let transcript = (try? commands.async { decoder in decoder.hypothesis()?.transcript ?? "" }.wait()) ?? ""
         let ends = workers.map { $0.async { decoder in try decoder.endUtterance() } }
         for end in ends { _ = try? end.wait() }
         var result = CommandResult(

@@ -42,6 +42,11 @@ struct Understand: AsyncParsableCommand {
 
     static func key(_ name: String) -> String { name.lowercased().filter { $0.isLetter || $0.isNumber } }
 
+    /// Looks of rejection while spoken as printed: [seconds fed, margin].
+    static func looks(_ looks: [PartialLook]) -> [[Double]] {
+        looks.map { [Double($0.fedSamples) / Double(PCMAudio.sampleRate), $0.margin] }
+    }
+
     func run() async throws {
         let all = BundledApps.all
         let apps: [any ParleyApp]
@@ -125,10 +130,10 @@ struct Understand: AsyncParsableCommand {
                 // What rejection while spoken saw of the chosen segment:
                 // seconds fed (lead-in included) and the margin over the
                 // threshold at each look (scripts/eval-early-reject.sh).
-                "looks": (result?.looks ?? []).map { [Double($0.fedSamples) / Double(PCMAudio.sampleRate), $0.margin] },
+                "looks": Self.looks(result?.looks ?? []),
                 // Every decoded segment's looks, in order (a recording of
                 // several utterances, or one a television said).
-                "segment_looks": segments.map { $0.result.looks.map { [Double($0.fedSamples) / Double(PCMAudio.sampleRate), $0.margin] } },
+                "segment_looks": segments.map { Self.looks($0.result.looks) },
                 "segments": segments.map { [Double($0.range.lowerBound), Double($0.range.upperBound)].map { $0 / Double(PCMAudio.sampleRate) } },
             ]
             let data = try JSONSerialization.data(withJSONObject: line, options: [.sortedKeys, .withoutEscapingSlashes])

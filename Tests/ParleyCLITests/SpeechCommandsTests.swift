@@ -30,6 +30,23 @@ import Testing
         #expect(line["builtin"] is NSNull)
     }
 
+    @Test func understandMeasuringRejectionWhileSpokenPrintsItsLooks() async throws {
+        let file = try Fixtures.coffeeRecording("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
+        let outcome = try await run(["understand", "--app", "coffee-maker", "--reject-early", "measure", file])
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let line = try #require(outcome.lines.first)
+        // Measuring gives nothing up: the order is understood as without it.
+        #expect(line["intent"] as? String == "orderDrink")
+        let looks = try #require(line["looks"] as? [[Double]])
+        #expect(!looks.isEmpty, "a recording over a second long is looked at")
+        #expect(looks.allSatisfy { $0.count == 2 && $0[0] >= 0.75 }, "[seconds fed, margin], from 750 ms: \(looks)")
+        #expect(zip(looks, looks.dropFirst()).allSatisfy { $1[0] > $0[0] }, "in the order they were taken")
+        let segments = try #require(line["segment_looks"] as? [[[Double]]])
+        #expect(segments.last == looks, "the last segment's looks are the result's")
+        let plain = try await run(["understand", "--app", "coffee-maker", file])
+        #expect((plain.lines.first?["looks"] as? [[Double]])?.isEmpty == true, "off by default, as in the daemon")
+    }
+
     @Test func understandWithAnotherAppFindsNoCoffeeOrder() async throws {
         let file = try Fixtures.coffeeRecording("0075d273-51bb-47cb-b323-4437bd0de029.wav").path
         let outcome = try await run(["understand", "--app", "soup-chef", file])
