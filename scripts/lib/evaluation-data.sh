@@ -19,5 +19,6 @@ build_release() {
 # later runs) or to a temporary folder removed when the script exits.
 work_folder() {
   if [ -n "${WORK:-}" ]; then work=$WORK; mkdir -p "$work"
-  else work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+  # The trap names the folder itself, not $work, which a script may reuse.
+  else work=$(mktemp -d); trap "rm -rf '$work'" EXIT; fi
 }
