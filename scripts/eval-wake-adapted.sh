@@ -15,7 +15,10 @@
 # training noises and kitchen.wav at 10 dB), the negatives and the noisy
 # negatives of scripts/eval-wake-second-stage.sh, which must have run first
 # (it decodes the stock model's). Models go to WORK/adapted/model-K.
-# Environment: WORK, JOBS (2).
+# Environment: WORK, JOBS (2), FOLD_BY (take, the default: the folds of
+# scripts/wake/cv.py, which keep a take together but not a voice; voice:
+# scripts/adapt/voice_folds.py's folds, which keep each voice in one fold,
+# models in WORK/adapted/voice-model-K).
 set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
@@ -29,27 +32,38 @@ export PARLEY_SKIP_BUILD=1 WORK=$work JOBS=$jobs PLOT=""
 . scripts/wake/scores-key.sh
 stock_key=$key
 [ -d "$work/scores/$stock_key/negatives-noise" ] || { echo "eval-wake-adapted: run scripts/eval-wake-second-stage.sh first (the stock model's noisy negatives)" >&2; exit 1; }
+fold_by=${FOLD_BY:-take}
 mkdir -p "$work/adapted"
+folds_file=""
+case $fold_by in
+  take) prefix="" ;;
+  voice) prefix="voice-"; folds_file=$work/adapted/voice-folds.txt
+    [ -s "$folds_file" ] || nice -n 10 "$py" scripts/adapt/voice_folds.py 5 "$positives"/*.wav > "$folds_file" ;;
+  *) echo "FOLD_BY=$fold_by: expected take or voice" >&2; exit 2 ;;
+esac
 # Transcripts and each fold's training recordings.
-"$py" - "$positives" "$work/adapted" <<'EOF'
+"$py" - "$positives" "$work/adapted" "$prefix" "$folds_file" <<'EOF'
 import os, sys
 sys.path.insert(0, "scripts/wake")
 import cv
-folder, out = sys.argv[1:]
-groups = cv.takes(folder)
-folds = {n: cv.fold_of(g[0]) for g in groups for n in g}
+folder, out, prefix, folds_file = sys.argv[1:]
+if folds_file:
+    folds = {os.path.basename(p): int(k) for k, p in (l.split(maxsplit=1) for l in open(folds_file).read().splitlines() if l)}
+else:
+    groups = cv.takes(folder)
+    folds = {n: cv.fold_of(g[0]) for g in groups for n in g}
 with open(os.path.join(out, "transcripts.tsv"), "w") as t:
     for n in sorted(folds):
         t.write(f"{folder}/{n}\tcomputer\n")
 for k in range(cv.FOLDS):
-    with open(os.path.join(out, f"train-{k}.list"), "w") as f:
+    with open(os.path.join(out, f"{prefix}train-{k}.list"), "w") as f:
         f.writelines(f"{folder}/{n}\n" for n in sorted(folds) if folds[n] != k)
 EOF
 adapted=()
 for k in 0 1 2 3 4; do
-  model=$work/adapted/model-$k
+  model=$work/adapted/${prefix}model-$k
   if [ ! -f "$model/ADAPTED.txt" ]; then
-    mapfile -t files < "$work/adapted/train-$k.list"
+    mapfile -t files < "$work/adapted/${prefix}train-$k.list"
     METHOD=map TAU=100 MAP_PARTS=all TRANSCRIPTS=$work/adapted/transcripts.tsv \
       CONDITIONS="clean babble:5 babble:10 babble:20 pink:5 pink:10 pink:20 clatter:5 clatter:10 clatter:20" \
       scripts/adapt-model.sh "$model" "${files[@]}" >&2
@@ -64,6 +78,7 @@ for k in 0 1 2 3 4; do
   scripts/wake/noisy-negatives.sh "$work" "$work/scores/$key/negatives-noise/1e-60"
   unset SET
 done
-"$py" scripts/wake/adapted.py --work "$work" --stock "$work/scores/$stock_key" --adapted "${adapted[@]}" --positives "$positives"
+"$py" scripts/wake/adapted.py --work "$work" --stock "$work/scores/$stock_key" --adapted "${adapted[@]}" --positives "$positives" \
+  ${folds_file:+--folds "$folds_file"}
 }
 main "$@"

@@ -3,7 +3,11 @@
 item 3), held out: fold k's positives and negatives are scored by the model
 adapted on the other folds' positives (scripts/eval-wake-adapted.sh).
 
-    adapted.py --work WORK --stock WORK/scores/KEY --adapted WORK/scores/KEY-set-A0 ... (one per fold, in fold order) --positives DIR
+    adapted.py --work WORK --stock WORK/scores/KEY --adapted WORK/scores/KEY-set-A0 ... (one per fold, in fold order) --positives DIR [--folds FILE]
+
+--folds: the positives' folds as scripts/adapt/voice_folds.py prints them
+("FOLD FILE" per line; folds that keep each voice apart); default the takes
+of scripts/wake/cv.py. The negatives keep their generated folds.
 
 For each model (stock, and the adapted one of the fold left out) the stage-2
 threshold is the lowest that gives at most 0.1 false wakes per hour on the
@@ -52,9 +56,14 @@ def main():
     ap.add_argument("--adapted", required=True, nargs=cv.FOLDS)
     ap.add_argument("--positives", required=True)
     ap.add_argument("--ct", default="1e-60")
+    ap.add_argument("--folds", help="the positives' folds, \"FOLD FILE\" per line (scripts/adapt/voice_folds.py)")
     a = ap.parse_args()
-    groups = cv.takes(a.positives)
-    folds = {name: cv.fold_of(g[0]) for g in groups for name in g}
+    if a.folds:
+        with open(a.folds) as f:
+            folds = {os.path.basename(p): int(k) for k, p in (line.split(maxsplit=1) for line in f.read().splitlines() if line)}
+    else:
+        groups = cv.takes(a.positives)
+        folds = {name: cv.fold_of(g[0]) for g in groups for name in g}
     stock = scores_of(a.stock, folds, a.work, a.ct)
     total = {"stock": [{}, 0, 0.0], "adapted": [{}, 0, 0.0]}
     print("| fold | threshold, stock / adapted | misses at 10 dB (babble+pink+clatter), stock / adapted | false wakes, stock / adapted |")
