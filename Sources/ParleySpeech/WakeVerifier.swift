@@ -158,7 +158,10 @@ final class WakeVerifier {
     /// Evidence per part of the phrase: each part's acoustic score against
     /// the free loop's over the same frames, which phones the free loop
     /// hears where the name was placed, and how far the window's speech
-    /// stands above its quietest frames.
+    /// stands above its quietest frames. Read by the evaluations
+    /// (scripts/wake/second_stage.py), not by the threshold; computed from
+    /// the two decodes already made, it costs a pass over the window's
+    /// samples per candidate (a few hundred an hour).
     private func evidence(own: [SphinxDecoder.Segment], loop: [SphinxDecoder.Segment], window: [Int16]) -> WakeEvidence {
         func isHey(_ s: SphinxDecoder.Segment) -> Bool { s.word.hasPrefix("hey") }
         /// The loop's acoustic score over frames `a...b`, each of its
