@@ -27,7 +27,7 @@ import time
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 
 # The phrase is what the recording says (a real recorded coffee order).
@@ -113,6 +113,11 @@ def text(driver, css):
         return found[0].text if found else ""
     except StaleElementReferenceException:
         return ""
+    except WebDriverException as error:
+        # Chromium 156 reports the same race as an inspector error.
+        if "does not belong to the document" in str(error):
+            return ""
+        raise
 
 
 def try_it(driver, base, phrase):
