@@ -47,11 +47,7 @@ import os, sys
 sys.path.insert(0, "scripts/wake")
 import cv
 folder, out, prefix, folds_file = sys.argv[1:]
-if folds_file:
-    folds = {os.path.basename(p): int(k) for k, p in (l.split(maxsplit=1) for l in open(folds_file).read().splitlines() if l)}
-else:
-    groups = cv.takes(folder)
-    folds = {n: cv.fold_of(g[0]) for g in groups for n in g}
+folds = cv.positive_folds(folder, folds_file or None)
 with open(os.path.join(out, "transcripts.tsv"), "w") as t:
     for n in sorted(folds):
         t.write(f"{folder}/{n}\tcomputer\n")

@@ -28,13 +28,7 @@ CONDITIONS = ["clean", "babble-10dB", "pink-10dB", "clatter-10dB", "kitchen-10dB
 
 
 def scores_of(scores, folds, work, ct):
-    saved = ss.TRAINING, ss.REPORT
-    ss.TRAINING, ss.REPORT = CONDITIONS, []
-    try:
-        pos = ss.load_positives(scores, ct, folds)
-    finally:
-        ss.TRAINING, ss.REPORT = saved
-    return pos, ss.load_negatives(work, scores, ct)
+    return ss.load_positives(scores, ct, folds, CONDITIONS), ss.load_negatives(work, scores, ct)
 
 
 def held_out(models, fold):
@@ -58,12 +52,7 @@ def main():
     ap.add_argument("--ct", default="1e-60")
     ap.add_argument("--folds", help="the positives' folds, \"FOLD FILE\" per line (scripts/adapt/voice_folds.py)")
     a = ap.parse_args()
-    if a.folds:
-        with open(a.folds) as f:
-            folds = {os.path.basename(p): int(k) for k, p in (line.split(maxsplit=1) for line in f.read().splitlines() if line)}
-    else:
-        groups = cv.takes(a.positives)
-        folds = {name: cv.fold_of(g[0]) for g in groups for name in g}
+    folds = cv.positive_folds(a.positives, a.folds)
     stock = scores_of(a.stock, folds, a.work, a.ct)
     total = {"stock": [{}, 0, 0.0], "adapted": [{}, 0, 0.0]}
     print("| fold | threshold, stock / adapted | misses at 10 dB (babble+pink+clatter), stock / adapted | false wakes, stock / adapted |")

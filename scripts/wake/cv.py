@@ -63,6 +63,16 @@ def takes(folder):
     return [sorted(g) for g in groups.values()]
 
 
+def positive_folds(folder, folds_file=None):
+    """{file name: fold} of the positives in `folder`: their takes' folds, or
+    those of `folds_file` ("FOLD FILE" per line, as
+    scripts/adapt/voice_folds.py prints them)."""
+    if folds_file:
+        with open(folds_file) as f:
+            return {os.path.basename(p): int(k) for k, p in (line.split(maxsplit=1) for line in f.read().splitlines() if line)}
+    return {name: fold_of(g[0]) for g in takes(folder) for name in g}
+
+
 def load_jsonl(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]

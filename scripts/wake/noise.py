@@ -86,8 +86,7 @@ def main():
     a = ap.parse_args()
     lo, hi = (float(v) for v in a.range.split(","))
     shipped = hi - 0.5 * (hi - lo)
-    groups = cv.takes(a.positives)
-    positive_folds = {name: cv.fold_of(g[0]) for g in groups for name in g}
+    positive_folds = cv.positive_folds(a.positives)
     noises, fronts = a.noises.split(), a.front_ends.split()
 
     data = {}

@@ -93,10 +93,11 @@ def band_thresholds(neg, folds, fallback):
     return [best[b] + 0.01 if b in best else fallback for b in range(len(BANDS) - 1)]
 
 
-def load_positives(scores, ct, folds):
-    """{condition: [(fold, name, [feature vectors], [stage-2 scores], [ratios])]}."""
+def load_positives(scores, ct, folds, conditions=None):
+    """{condition: [(fold, name, [feature vectors], [stage-2 scores], [ratios])]}
+    for `conditions` (default TRAINING + REPORT)."""
     out = {}
-    for cond in TRAINING + REPORT:
+    for cond in conditions or TRAINING + REPORT:
         folder = os.path.join(scores, "" if cond == "clean" else cond, ct)
         rows = []
         for path in sorted(glob.glob(os.path.join(folder, "positives-*.jsonl"))):
@@ -319,8 +320,7 @@ def main():
     ap.add_argument("--out")
     ap.add_argument("--plot")
     a = ap.parse_args()
-    groups = cv.takes(a.positives)
-    folds = {name: cv.fold_of(g[0]) for g in groups for name in g}
+    folds = cv.positive_folds(a.positives)
     pos = load_positives(a.scores, a.ct, folds)
     neg = load_negatives(a.work, a.scores, a.ct)
     missing = [c for c in TRAINING + REPORT if c not in pos]
