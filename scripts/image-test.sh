@@ -109,16 +109,9 @@ check_order() {
     fi
     local before after
     before=$(wait_voiced "$WORK/speaker.raw" 100 120) || { kill $rec; echo "read-back not heard on the speaker ($before voiced frames)"; return 1; }
+    # An order is never asked back when heard with low confidence
+    # (speech.ask_unsure): the read-back is its check, and one press orders.
     vm_ssh parley press >/dev/null
-    # An order heard with low confidence is asked back first ("Did you say:
-    # ...?", speech.ask_unsure; the LED awaits confirmation as for the
-    # order): that press answered it, and the order's own read-back follows,
-    # pressed in turn, as a person would.
-    if vm_ssh_again "journalctl -u parleyd -b | grep -q 'unsure, asking back'"; then
-        vm_wait_status 's["state"] == "awaiting-confirmation"' 120 || { kill $rec; echo "asked back, then no order confirmation: state $(vm_status 's["state"]')"; return 1; }
-        before=$(wait_voiced "$WORK/speaker.raw" $((before + 50)) 120) || { kill $rec; echo "asked back, then no read-back heard"; return 1; }
-        vm_ssh parley press >/dev/null
-    fi
     vm_wait_status 's["donations"] >= 1 and s["lastIntents"][:1] == ["CoffeeMaker/orderDrink"]' 120 \
         || { kill $rec; echo "order not performed: $(vm_status '(s["state"], s["donations"], s.get("lastIntents"))')"; return 1; }
     after=$(wait_voiced "$WORK/speaker.raw" $((before + 50)) 120) || { kill $rec; echo "no answer heard after the press ($before then $after voiced frames)"; return 1; }

@@ -543,7 +543,7 @@ import Testing
 
     @Test func anUnsureCommandAnsweredNoDoesNothingAndListensAgainWithoutTheWakeWord() async throws {
         let h = try harness()
-        #expect(await h.sayUnsure("give me a small latte") == ["Did you say: give me a small latte?"])
+        #expect(await h.sayUnsure("serve chili with chili shack") == ["Did you say: serve chili with chili shack?"])
         #expect(await h.say("no") == ["Okay. Say it again."])
         #expect(await h.sink.performed.isEmpty)
         #expect(await h.donations.rows.isEmpty)
@@ -551,11 +551,11 @@ import Testing
         #expect(await h.say("give me a large latte").first?.hasPrefix("A large latte") == true)
         // "cancel" ends it as anywhere else; silence is asked once, then nothing is done.
         await h.press(.longPress)
-        await h.sayUnsure("give me a small latte")
+        await h.sayUnsure("serve chili with chili shack")
         #expect(await h.say("cancel") == ["Cancelled."])
         #expect(await h.engine.listeningMode == .commands)
-        await h.sayUnsure("give me a small latte")
-        #expect(await h.wait(8) == ["Did you say: give me a small latte?"])
+        await h.sayUnsure("serve chili with chili shack")
+        #expect(await h.wait(8) == ["Did you say: serve chili with chili shack?"])
         #expect(await h.wait(8) == ["No answer heard, so nothing was done."])
         #expect(await h.sink.performed.isEmpty)
     }
@@ -565,10 +565,26 @@ import Testing
         #expect(await h.sayUnsure("what can i say") == ["Did you say: what can i say?"])
         #expect(await h.say("no") == ["Okay. Say it again."])
         #expect(await h.sayUnsure("repeat that") == ["Okay. Say it again."], "said again at once")
-        await h.sayUnsure("order soup with soup chef")
+        await h.sayUnsure("serve chili with chili shack")
         // An answer to a question is never asked back, even when unsure.
-        #expect(await h.sayUnsure("yes") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
-        #expect(await h.sayUnsure("tomato") == ["How many soups do you want?"])
+        #expect(await h.sayUnsure("yes") == ["Which chili? Beef or veggie?"])
+        #expect(await h.sayUnsure("veggie") == ["Served. One bowl of veggie chili."])
+    }
+
+    @Test func anUnsureOrderIsCheckedByItsReadBackAlone() async throws {
+        let h = try harness()
+        // No "Did you say" first: the order's own read-back is the check.
+        #expect(await h.sayUnsure("order soup with soup chef") == ["Which soup? Clam chowder, tomato or chicken noodle?"])
+        #expect(await h.say("tomato") == ["How many soups do you want?"])
+        #expect(await h.say("one") == ["There are two stores near you. Which one: Sheridan Boulevard or Lewis Avenue?"])
+        let readBack = await h.say("lewis")
+        #expect(readBack.count == 1 && readBack[0].hasPrefix("One tomato soup for pickup from Lewis Avenue,")
+            && readBack[0].hasSuffix("Press the button to order, or say cancel."), "\(readBack)")
+        #expect(await h.sink.performed.isEmpty)
+        await h.press()
+        #expect(await h.sink.performed.first?.parameters["soup"] == "tomato")
+        // Not confirmed before it runs: still asked back.
+        #expect(await h.sayUnsure("serve chili with chili shack") == ["Did you say: serve chili with chili shack?"])
     }
 
     @Test func theNamedWakeOpensAWindowForACommandWithoutTheWakeWord() async throws {

@@ -49,24 +49,20 @@ import Testing
     /// while it runs.
     /// `settings`: more YAML (the defaults here: the input WAV read once, a 2 s confirmation).
     /// `primaryApp`: parley.yaml's `primary_app`; `environment`: added to the test's for parleyd.
-    /// `askUnsure`: `speech.ask_unsure`. The order tests turn it off: their
-    /// first recording is heard at a confidence of about 0, on the line of
-    /// the ask rule in a quiet room, and is asked back ("Did you say ...?")
-    /// in some runs and not in others, by where the capture's blocks fall;
-    /// what they are about is the read-back and the press. The question
-    /// itself is tested end to end by the Home Assistant app test, the soak
-    /// and the QEMU image's order check.
+    /// The ask rule (`speech.ask_unsure`) is on, as shipped: an order is
+    /// never asked back (its read-back is the check), so the order tests
+    /// hear the read-back whatever confidence their recording gets.
     static func startDaemon(
         _ dir: TemporaryDirectory,
         settings: String = "audio: {capture: \"file:capture.wav\"}\ntimeouts: {confirmation: 2s}",
-        primaryApp: String = "Coffee Maker", environment: [String: String] = [:], askUnsure: Bool = true
+        primaryApp: String = "Coffee Maker", environment: [String: String] = [:]
     ) async throws -> ChildProcess {
         try """
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("parley.sock"))
             primary_app: \(primaryApp)
             log_level: debug
-            speech: {acoustic_model: stock, ask_unsure: \(askUnsure)}
+            speech: {acoustic_model: stock}
 
             """.appending(settings).write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
         return try await Executables.start("parleyd", ["--config", dir.file("parley.yaml")],
@@ -149,7 +145,7 @@ import Testing
         // time): the input is played into it in two parts, the second once
         // the first order is done. One file with a fixed gap would race the
         // press on a busy machine; meanwhile the device hears silence.
-        let process = try await Self.startDaemon(dir, settings: "timeouts: {confirmation: 20s}", askUnsure: false)
+        let process = try await Self.startDaemon(dir, settings: "timeouts: {confirmation: 20s}")
         defer { process.terminate() }
         let socket = dir.file("parley.sock")
         _ = try await Self.waitForStatus(socket) { $0.audio.state == "running" }
@@ -218,7 +214,7 @@ import Testing
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let first = try await Self.makeInput(in: dir)
         let process = try await Self.startDaemon(
-            dir, settings: "timeouts: {confirmation: 20s}\nadaptation: {keep_audio: true}", askUnsure: false)
+            dir, settings: "timeouts: {confirmation: 20s}\nadaptation: {keep_audio: true}")
         defer { process.terminate() }
         let socket = dir.file("parley.sock")
         let started = try await Self.waitForStatus(socket) { $0.audio.state == "running" }
@@ -268,7 +264,7 @@ import Testing
     @Test func withoutThePressNothingIsOrdered() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         _ = try await Self.makeInput(in: dir)
-        let process = try await Self.startDaemon(dir, askUnsure: false)
+        let process = try await Self.startDaemon(dir)
         let socket = dir.file("parley.sock")
         let confirming = try await Self.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
         #expect(confirming != nil && confirming?.state == "awaiting-confirmation")

@@ -10,8 +10,18 @@ extension ConversationEngine {
     /// once (stopping must never wait for a question, and a repeated line
     /// costs nothing); everything else, help and the volume included, is
     /// asked: in noise a misheard "help" is a long list said for nothing.
+    /// An intent confirmed before it runs (an order, a payment, a deletion)
+    /// is not asked either: its read-back names what was understood and
+    /// waits for a yes or a press, so a second check before it would ask
+    /// the same thing twice.
     func check(_ text: String) async {
-        switch commandResolver?.resolve(text)?.target {
+        let target = commandResolver?.resolve(text)?.target
+        if case .intent(let app, let intent, _)? = target, registry.descriptor(app: app, intent: intent)?.requiresConfirmation == true {
+            await log("unsure, its read-back checks it: \(text)")
+            await command(text, trigger: configuration.voiceTrigger)
+            return
+        }
+        switch target {
         case nil, .builtin(.cancel)?, .builtin(.repeat)?, .builtin(.wake)?, .answer?:
             await command(text, trigger: configuration.voiceTrigger)
         default:
