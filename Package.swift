@@ -108,7 +108,8 @@ let package = Package(
         .target(
             name: "ParleyExternal",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "ParleyYAML", "CParleyProcess", .product(name: "Logging", package: "swift-log"),
+                "ParleyIntents", "ParleyCore", "ParleyDevice", "ParleyYAML", "CParleyProcess",
+                .product(name: "Logging", package: "swift-log"),
             ]),
 
         // MARK: Between programs: the control socket and the configuration file,

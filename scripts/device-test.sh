@@ -60,6 +60,8 @@ check "install: /var/lib/parley owned by parley, 0750" \
 check "install: configuration is a conffile" grep -q '/etc/parley/parley.yaml' "$root/var/lib/dpkg/info/parley.conffiles"
 check "install: parleyd.service enabled" test -L "$root/etc/systemd/system/multi-user.target.wants/parleyd.service"
 check "install: board files" test -f "$root/usr/share/parley/board/pi4/board.yaml"
+check "install: shipped apps, handlers executable, no tests" sh -c "test -x '$root/usr/share/parley/apps/shopping-list/handler.sh' \
+    && test -f '$root/usr/share/parley/apps/home-assistant/manifest.yaml' && ! ls '$root'/usr/share/parley/apps/*/test* 2>/dev/null"
 check "install: every library of parleyd resolves" \
     in_root "$root" sh -c '! ldd /usr/bin/parleyd /usr/bin/parley /usr/bin/parley-bench | grep -q "not found"'
 
@@ -83,6 +85,12 @@ start_daemon() {
 }
 start_daemon || exit 1
 grep -q '"ok" *: *true\|state' /tmp/status && echo "status: ok" || { echo "status: bad"; cat /tmp/status; }
+# The apps that come with the package: listed, and one installed into the
+# apps folder by the daemon (as user parley) while it runs.
+parley apps install >/tmp/apps-list 2>&1
+parley apps install kitchen-lights >/tmp/apps-install 2>&1
+echo "apps listed: $(grep -c '^  [a-z-]*: ' /tmp/apps-list); install: $(head -n 1 /tmp/apps-install | cut -c1-160)"
+echo "apps folder: $(stat -c '%U' /var/lib/parley/apps/kitchen-lights/manifest.yaml 2>&1)"
 # Resident memory once idle (model loaded, grammar compiled). Under
 # qemu-user this is the emulator's process: guest memory plus qemu's own.
 sleep 5
@@ -106,6 +114,8 @@ chmod +x "$root/root/daemon-check.sh"
 daemon_out=$(in_root "$root" /root/daemon-check.sh "$STOP_RUNS" 2>&1 || true)
 echo "$daemon_out" | sed "s/^/     $arch /"
 check "daemon: parley status answers" grep -q '^status: ok' <<<"$daemon_out"
+check "apps: the three shipped apps listed, kitchen-lights installed" grep -q '^apps listed: 3; install: Installed Kitchen Lights in /var/lib/parley/apps/kitchen-lights' <<<"$daemon_out"
+check "apps: the installed copy is the daemon's (user parley)" grep -q '^apps folder: parley$' <<<"$daemon_out"
 check "stop: exit status 0 after SIGTERM, $STOP_RUNS runs with a question open" \
     test "$(grep -c '^stop [0-9]*: exit 0 ' <<<"$daemon_out")" -eq "$STOP_RUNS"
 check "stop: a question was open at each SIGTERM" \

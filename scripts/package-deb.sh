@@ -8,6 +8,9 @@
 #   /usr/lib/udev/rules.d/99-parley-gpio.rules      from dist/
 #   /etc/parley/parley.yaml               the example configuration, a conffile
 #   /usr/share/parley/board/<name>/       the board files
+#   /usr/share/parley/apps/<name>/        the external apps of examples/apps (their
+#                                         tests left out), none running until a person
+#                                         installs one: `parley apps install NAME`
 #   /usr/share/parley/model/en-us-adapted/ the adapted acoustic model (the commands'
 #                                         default), built here from Debian's en-us
 #                                         model by scripts/shipped-model.sh on the
@@ -81,6 +84,21 @@ install -d "$root/usr/share/parley/model"
 cp -r out/model/en-us-adapted "$root/usr/share/parley/model/en-us-adapted"
 rm -f "$root/usr/share/parley/model/en-us-adapted/INPUTS"
 find "$root/usr/share/parley" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
+# The shipped apps: scripts (a #! line) executable, as a handler may be run
+# directly; `parley apps install` copies them with their modes.
+for app in examples/apps/*/; do
+  name=$(basename "$app")
+  install -d "$root/usr/share/parley/apps/$name"
+  # Their files only: no tests, and nothing a local run of them wrote.
+  for file in "$app"*; do
+    base=$(basename "$file")
+    [ -f "$file" ] || continue
+    case $base in test_*|test.sh|list.txt|known.txt) continue ;; esac
+    mode=0644
+    [ "$(head -c 2 "$file")" = '#!' ] && mode=0755
+    install -m "$mode" "$file" "$root/usr/share/parley/apps/$name/$base"
+  done
+done
 install -m 0644 README.md "$root/usr/share/doc/parley/README.md"
 install -m 0644 dist/README.md "$root/usr/share/doc/parley/dist.md"
 gzip -9n "$root/usr/share/doc/parley/README.md" "$root/usr/share/doc/parley/dist.md"
@@ -216,6 +234,7 @@ Maintainer: Parley maintainers <parley@example.org>
 Installed-Size: $installed_kb
 Depends: $depends_line
 Recommends: sphinxtrain, sphinxbase-utils
+Suggests: python3
 Section: sound
 Priority: optional
 Description: offline voice shortcuts for a small speaker

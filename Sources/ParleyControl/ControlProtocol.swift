@@ -67,6 +67,9 @@ public enum ControlRequest: Sendable, Equatable {
     /// Turns an external app off (its handler stopped, its phrases out of
     /// the grammar) or on again, by identifier; durable.
     case setAppEnabled(identifier: String, enabled: Bool)
+    /// Installs an app that comes with Parley (`ShippedApps`) into the apps
+    /// folder by its folder name; nil lists them.
+    case installApp(name: String?)
     /// The recordings kept for room adaptation; deleting one by its id, or
     /// all of them with the room transform (as forgetting the history does).
     case keptRecordings
@@ -135,6 +138,7 @@ extension ControlRequest {
         case .externalApps: return WireRequest(command: "app-status")
         case .setAppEnabled(let identifier, let enabled):
             var w = WireRequest(command: enabled ? "app-on" : "app-off"); w.value = identifier; return w
+        case .installApp(let name): var w = WireRequest(command: "app-install"); w.value = name; return w
         case .keptRecordings: return WireRequest(command: "kept-list")
         case .deleteKeptRecording(let id): var w = WireRequest(command: "kept-delete"); w.value = id; return w
         case .forgetKeptRecordings: return WireRequest(command: "kept-forget")
@@ -205,6 +209,7 @@ extension ControlRequest {
         case "app-status": self = .externalApps
         case "app-on": self = .setAppEnabled(identifier: try need(w.value, "value"), enabled: true)
         case "app-off": self = .setAppEnabled(identifier: try need(w.value, "value"), enabled: false)
+        case "app-install": self = .installApp(name: w.value.flatMap { $0.isEmpty ? nil : $0 })
         case "kept-list": self = .keptRecordings
         case "kept-delete": self = .deleteKeptRecording(try need(w.value, "value"))
         case "kept-forget": self = .forgetKeptRecordings

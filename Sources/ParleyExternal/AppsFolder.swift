@@ -69,16 +69,16 @@ public enum AppsFolder {
 /// reloads what changed and unloads what was removed, without a restart.
 public actor ExternalAppsHost {
     public nonisolated let directory: URL
-    private let builtIn: [AppDescription]
+    let builtIn: [AppDescription]
     private let limits: HandlerLimits
     private let dataDirectory: URL?
-    private let logger: Logger
+    let logger: Logger
     private var apps: [String: (app: ExternalApp, fingerprint: String)] = [:]
     private var refused: [String: (errors: ManifestErrors, fingerprint: String)] = [:]
     /// Identifiers of apps a person turned off: loaded and checked (their
     /// phrases stay reserved), but no handler runs and the engine is not given them.
     private var off: Set<String> = []
-    private let primaryApp: String?
+    let primaryApp: String?
     private var onOptionsChanged: (@Sendable () -> Void)?
 
     /// What one refresh did, folder names in order.
@@ -153,6 +153,9 @@ public actor ExternalAppsHost {
         logger.notice("apps: '\(identifier)' turned \(enabled ? "on" : "off")")
         return true
     }
+    /// The app loaded from the folder `name` of the apps folder, on or off.
+    public func app(inFolder name: String) -> ExternalApp? { apps[name]?.app }
+
     /// Folder name → why it is not loaded.
     public var refusals: [String: ManifestErrors] { refused.mapValues(\.errors) }
 

@@ -79,7 +79,9 @@ public struct RejectedUtterance: Sendable {
 /// shortcuts never wait on Home Assistant. Home Assistant reconnects on its
 /// own (every 10 s); the server keeps listening.
 public final class WyomingSatellite: Sendable {
-    public let info: WyomingInfo
+    private let infoBox: Mutex<WyomingInfo>
+    /// What `describe` answers; its wake words follow the device's (`setActiveWakeWords`).
+    public var info: WyomingInfo { infoBox.withLock { $0 } }
     private let device: any WyomingSatelliteDevice
     private let logger: Logger
     /// How long Home Assistant may take to start answering a sent command.
@@ -102,11 +104,17 @@ public final class WyomingSatellite: Sendable {
 
     public init(info: WyomingInfo, device: any WyomingSatelliteDevice, logger: Logger,
                 answerTimeout: Duration = .seconds(15), maximumAnswerSeconds: Int = 60) {
-        self.info = info
+        infoBox = Mutex(info)
         self.device = device
         self.logger = logger
         self.answerTimeout = answerTimeout
         self.maximumAnswerSeconds = maximumAnswerSeconds
+    }
+
+    /// The wake words changed while running (the page's wake word): the
+    /// next `describe` names them.
+    public func setActiveWakeWords(_ words: [String]) {
+        infoBox.withLock { $0.satellite?.activeWakeWords = words }
     }
 
     public var status: WyomingSatelliteStatus {

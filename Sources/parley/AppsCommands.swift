@@ -11,7 +11,7 @@ struct AppsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apps", abstract: "List the installed apps, or check an app folder.",
         subcommands: [AppsListCommand.self, AppsCheckCommand.self, AppsStatusCommand.self, AppsSwitchCommand.On.self,
-                      AppsSwitchCommand.Off.self],
+                      AppsSwitchCommand.Off.self, AppsInstallCommand.self],
         defaultSubcommand: AppsListCommand.self)
 }
 
@@ -48,6 +48,20 @@ enum AppsSwitchCommand {
         @Argument(help: "The app's identifier (see `parley apps status`).") var identifier: String
 
         func run() throws { output(options, try options.send(.setAppEnabled(identifier: identifier, enabled: false)).message ?? "") }
+    }
+}
+
+/// `parley apps install [NAME]`: the apps that come with Parley, or one of them installed into the apps folder.
+struct AppsInstallCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "install",
+        abstract: "Install an app that comes with Parley (home-assistant, ...) into the daemon's apps folder; without a name, list them.")
+    @OptionGroup var options: ControlOptions
+    @Argument(help: "The app's folder name (see `parley apps install`).") var name: String?
+
+    func run() throws {
+        let response = try options.send(.installApp(name: name))
+        output(options, response.message ?? "")
     }
 }
 

@@ -126,7 +126,8 @@ import Testing
             .forgetDonations(.row(7)), .forgetDonations(.identifier("i")), .forgetDonations(.group("g")),
             .forgetDonations(.app("a")), .forgetDonations(.all), .phrases,
             .addPhrase(phrase: "coffee time", app: "Coffee Maker", intent: "OrderDrink", parameters: ["size": "large"]),
-            .deletePhrase("coffee time"),
+            .deletePhrase("coffee time"), .setAppEnabled(identifier: "KitchenLights", enabled: false),
+            .installApp(name: "home-assistant"), .installApp(name: nil),
         ]
         for request in requests {
             let line = try ControlCoding.encode(request.wire)

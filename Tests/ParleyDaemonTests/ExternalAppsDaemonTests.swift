@@ -130,4 +130,48 @@ import Testing
         await secondComponents.apps?.host.stopAll()
         await store.close()
     }
+
+    /// `parley apps install`: the apps that come with Parley are listed, one
+    /// is installed by its folder name and answers at once; an unknown name,
+    /// an app already there and an app refused beside the others are said
+    /// as such, and a refused app is not copied.
+    @Test func anAppThatComesWithParleyIsInstalledByName() async throws {
+        let dir = try TemporaryDirectory()
+        defer { dir.remove() }
+        let config = try Self.config(dir, apps: [])
+        let store = try StateStore(directory: config.stateDirectory)
+        var components = try await Wiring.components(config: config, store: store, logger: Logger(label: "test"))
+        components.services = []
+        let controller = DaemonController(config: config, configFile: nil, store: store, components: components,
+                                          logs: LogRing(capacity: 10), logger: Logger(label: "test"))
+        let apps = URL(fileURLWithPath: config.appsFolderPath)
+
+        let listed = await controller.handle(.installApp(name: nil))
+        #expect(listed.ok)
+        for line in ["  home-assistant: Home Assistant", "  kitchen-lights: Kitchen Lights", "  shopping-list: Shopping List"] {
+            #expect(listed.message?.contains(line + "\n") == true, "\(listed.message ?? "")")
+        }
+        #expect(await controller.handle(.resolve("turn off the lights")).resolution?.matched == false)
+
+        let installed = await controller.handle(.installApp(name: "kitchen-lights"))
+        #expect(installed.ok, "\(installed.error ?? "")")
+        #expect(installed.message?.hasPrefix("Installed Kitchen Lights in \(apps.appendingPathComponent("kitchen-lights").path): ") == true)
+        #expect(await controller.handle(.say("turn off the lights")).spoken == ["Every light is already off."])
+        #expect(await controller.handle(.installApp(name: nil)).message?.contains("  kitchen-lights: Kitchen Lights [installed]\n") == true)
+        // No copy left under its hidden name.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: apps.path).sorted() == ["kitchen-lights"])
+
+        let again = await controller.handle(.installApp(name: "kitchen-lights"))
+        #expect(again.error == "kitchen-lights: \(apps.appendingPathComponent("kitchen-lights").path) already exists: the app is installed (remove that folder first to install it afresh)")
+        let unknown = await controller.handle(.installApp(name: "../kitchen-lights"))
+        #expect(unknown.error == "no app \"../kitchen-lights\" comes with Parley (there are: home-assistant, kitchen-lights, shopping-list)")
+        // Home Assistant's phrases do not name it: without `primary_app` it is refused, with the reason per phrase, and not copied.
+        let refused = await controller.handle(.installApp(name: "home-assistant"))
+        #expect(refused.error?.hasPrefix("home-assistant: it cannot be installed beside the apps there:\n") == true, "\(refused.error ?? "")")
+        #expect(refused.error?.contains("manifest.yaml:") == true)
+        #expect(!FileManager.default.fileExists(atPath: apps.appendingPathComponent("home-assistant").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: apps.path).sorted() == ["kitchen-lights"])
+        await components.apps?.host.stopAll()
+        await store.close()
+    }
 }

@@ -75,7 +75,8 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
                       speaking: @escaping @Sendable () -> Bool = { false },
                       interrupt: @escaping @Sendable () -> Void = {},
                       compile: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
-                      grammarWait: Duration = ListeningPipeline.defaultGrammarWait, askRule: AskRule? = nil)
+                      grammarWait: Duration = ListeningPipeline.defaultGrammarWait, askRule: AskRule? = nil,
+                      decoders: ListeningDecoders.Factory? = nil)
         async throws -> Running {
         let wav = URL(fileURLWithPath: dir.file("in.wav"))
         try WAVFile.write(SyntheticSpeech.samples(seconds: seconds, words: words), sampleRate: 16_000, to: wav)
@@ -88,7 +89,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
             capture: capture, engine: harness.engine, wake: wake, endpointSilence: .milliseconds(600),
             playbackName: "none", latency: LatencyProbe(), isSpeaking: speaking, interruptSpeech: interrupt,
             logger: Logger(label: "test"), compileGrammar: compile, grammarWait: grammarWait,
-            decoders: { _, _ in
+            decoders: decoders ?? { _, _, _ in
                 ListeningDecoders(command: commands, wake: wakeDecoder) {
                     throw SpeechError.badSetting(name: "dictation", value: "scripted", expected: "no dictation in this test")
                 }
@@ -102,6 +103,44 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         try await Poll.holds("the recording ended and \(count) utterance(s) were decided") {
             running.pipeline.capture.status.state == .endOfInput && running.pipeline.listeningCounts.decided >= count
         }
+    }
+
+    /// The page's wake word and sensitivity, changed while listening: the
+    /// grammar is asked for again with the new words, and the next
+    /// utterance is decoded by decoders made again for the new settings.
+    @Test func newWakeSettingsAreHeardFromTheNextUtterance() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        let before = ScriptedCommands([], otherwise: .init(.incomplete, Self.nothing))
+        let after = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
+        let made = Mutex<[ParleyConfig.Wake]>([])
+        let running = try await Self.start(words: [3.0...4.2], seconds: 7, in: dir, named: false, commands: before,
+                                           decoders: { _, _, wake in
+            let count = made.withLock { $0.append(wake); return $0.count }
+            return ListeningDecoders(command: count == 1 ? before : after, wake: nil) {
+                throw SpeechError.badSetting(name: "dictation", value: "scripted", expected: "no dictation in this test")
+            }
+        })
+        var jarvis = ParleyConfig.Wake()
+        jarvis.named = true
+        jarvis.name = "jarvis"
+        jarvis.sensitivity = 0.2
+        #expect(try await Poll.holds("the listener's first decoders made") { made.withLock { $0.count } == 1 })
+        await running.pipeline.setWake(jarvis)
+        #expect(running.pipeline.wakeGrammar.strip(["hey", "jarvis", "toast"]) == ["toast"])
+        #expect(running.pipeline.rejectionThreshold == ListeningPipeline.rejectionThreshold(sensitivity: 0.2))
+        let performed = try await Poll.holds("the command after the change performed") {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        await running.stop()
+        #expect(performed)
+        #expect(made.withLock { $0.map(\.name) } == ["computer", "jarvis"])
+        #expect(made.withLock { $0.last } == jarvis)
+        #expect(before.utterances.isEmpty, "nothing was decoded with the old decoders")
+        #expect(after.utterances.count == 1)
+        // The same settings again change nothing.
+        await running.pipeline.setWake(jarvis)
+        #expect(running.pipeline.wakeState.withLock { $0.generation } == 1)
     }
 
     @Test func theWakePhraseAloneOpensAWindowAndTheCommandAfterItPerforms() async throws {

@@ -139,7 +139,8 @@ import Testing
             let cookie: HTTPFields = [.cookie: headers[.cookie]!]
             let settings = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(settings.contains("<option value=\"Europe/Paris\">"))
-            #expect(settings.contains("id=\"restart-wake-name\">Needs a restart of parleyd"))
+            #expect(settings.contains("id=\"restart-board\">Needs a restart of parleyd"))
+            #expect(!settings.contains("id=\"restart-wake-name\""), "the wake word is put in use at once")
             #expect(!settings.contains("id=\"restart-time-zone\""))
 
             for bad in ["Mars/Olympus", "../../etc/passwd", "Europe", "Europe/Paris/../Berlin"] {
@@ -164,8 +165,14 @@ import Testing
             #expect(try !String(contentsOf: fixture.configFile, encoding: .utf8).contains("time_zone"))
             #expect(fixture.components.localTime?.timeZone == TimeZone.current)
 
-            let restart = String(buffer: try await WebPageTests.post(client, "/settings", Self.form(token, "wake.sensitivity=0.7"), headers: headers).body)
-            #expect(restart.contains("From parleyd&#39;s next start: wake.sensitivity."), "\(restart)")
+            // The wake word and sensitivity: in use at once (`parley say` strips the new words).
+            let bridge = try #require(fixture.components.conversation as? EngineBridge)
+            #expect(bridge.wake.strip(text: "hey jarvis what time is it") == "jarvis what time is it")
+            let wake = String(buffer: try await WebPageTests.post(client, "/settings", Self.form(token, "wake.sensitivity=0.7&wake.name=jarvis"),
+                                                                  headers: headers).body)
+            #expect(wake.contains("In use now: wake.name, wake.sensitivity."), "\(wake)")
+            #expect(!wake.contains("next start"), "\(wake)")
+            #expect(bridge.wake.strip(text: "hey jarvis what time is it") == "what time is it")
         }
     }
 

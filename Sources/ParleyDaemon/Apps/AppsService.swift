@@ -88,6 +88,15 @@ public final class AppsService: Service, Sendable {
         return true
     }
 
+    /// Installs `source` into the apps folder as `name` (``ExternalAppsHost/install(_:as:)``);
+    /// returns once the engine has the new set of apps.
+    public func install(_ source: URL, as name: String) async throws(AppInstallError) -> ExternalApp {
+        let app = try await host.install(source, as: name)
+        watch()
+        await onChange(await host.descriptions)
+        return app
+    }
+
     /// Asks for a refresh (a change was seen, or a test wants one).
     public func refreshSoon() { poke.yield() }
 

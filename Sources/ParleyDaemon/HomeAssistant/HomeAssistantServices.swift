@@ -75,12 +75,13 @@ extension HomeAssistantServices {
     /// pipeline rejects after the wake word go to Home Assistant; answers,
     /// announcements and fault sentences are played by the speaker.
     public static func satellite(config: ParleyConfig, speaker: Speaker?, listening: ListeningPipeline?,
-                                 logger: Logger) -> (service: any Service, status: @Sendable () -> String)? {
+                                 logger: Logger)
+        -> (service: any Service, status: @Sendable () -> String, setWake: @Sendable (ParleyConfig.Wake) -> Void)? {
         let settings = config.homeAssistant
         guard settings.satellite else { return nil }
-        let wakeWords = config.wake.named ? ["hey \(config.wake.name)"] : ["hey"]
         let satellite = WyomingSatellite(
-            info: WyomingInfo(satellite: WyomingSatelliteInfo(name: settings.name, area: settings.area, activeWakeWords: wakeWords)),
+            info: WyomingInfo(satellite: WyomingSatelliteInfo(name: settings.name, area: settings.area,
+                                                              activeWakeWords: activeWakeWords(config.wake))),
             device: SpeakerSatelliteDevice(speaker: speaker), logger: logger)
         listening?.onRejected { samples, rate, heard, spokenEnd in
             // Off the listen thread: sending must never hold up listening.
@@ -89,7 +90,13 @@ extension HomeAssistantServices {
         let server = WyomingServer(host: settings.listen, port: settings.port, maximumConnections: 2, logger: logger) {
             satellite.serve($0)
         }
-        return (WyomingServerService(server: server, logger: logger, announceAs: settings.name), { statusLine(satellite.status) })
+        return (WyomingServerService(server: server, logger: logger, announceAs: settings.name), { statusLine(satellite.status) },
+                { satellite.setActiveWakeWords(activeWakeWords($0)) })
+    }
+
+    /// The wake words the satellite tells Home Assistant it listens for.
+    static func activeWakeWords(_ wake: ParleyConfig.Wake) -> [String] {
+        wake.named ? ["hey \(wake.name)"] : ["hey"]
     }
 
     /// `parley status`'s line: the link, and when audio last left the device and why.

@@ -3,6 +3,7 @@ import Logging
 import ParleyConfiguration
 import ParleyControl
 import ParleyCore
+import ParleyExternal
 import ParleyStore
 
 /// Answers control requests from the store and the plugged-in components.
@@ -150,7 +151,7 @@ public struct DaemonController: ControlHandling {
         case .webTokens, .revokeWebToken:
             // ParleyWeb's handler answers these before they get here when the page is on.
             return .failure("the web page is off (web.enabled: false in \(configFile ?? "parley.yaml"))")
-        case .externalApps, .setAppEnabled:
+        case .externalApps, .setAppEnabled, .installApp:
             guard let apps = components.apps else { return missing("apps folder") }
             return try await respond(to: request, apps: apps)
         case .keptRecordings, .deleteKeptRecording, .forgetKeptRecordings:
@@ -207,6 +208,8 @@ public struct DaemonController: ControlHandling {
             }
             return .message(enabled ? "Turned on \(identifier): its handler starts and its phrases are understood again."
                 : "Turned off \(identifier): its handler is stopped and its phrases are no longer understood.")
+        case .installApp(let name):
+            return await install(name, apps: apps)
         default:
             var response = ControlResponse()
             response.externalApps = await apps.host.states().map { state in
@@ -215,6 +218,32 @@ public struct DaemonController: ControlHandling {
                                   stderr: state.app.handler.stderrTail.recent)
             }
             return response
+        }
+    }
+
+    /// `parley apps install [NAME]`: lists the apps that come with Parley,
+    /// or installs one into the apps folder.
+    private func install(_ name: String?, apps: AppsService) async -> ControlResponse {
+        guard let shipped = ShippedApps.folder else {
+            return .failure("no apps come with this parleyd (neither \(ShippedApps.installedFolder) nor a checkout's \(ShippedApps.developmentFolder))")
+        }
+        let entries = ShippedApps.entries(in: shipped)
+        guard let name else {
+            let installed = Set(await apps.host.all.map { $0.manifest.folder.lastPathComponent })
+            return .message("Apps that come with Parley (\(shipped.path)):\n" + entries.map { entry in
+                "  \(entry.folder): \(entry.name)\(installed.contains(entry.folder) ? " [installed]" : "")"
+            }.joined(separator: "\n") + "\nInstall one with `parley apps install NAME`.")
+        }
+        guard entries.contains(where: { $0.folder == name }) else {
+            return .failure(AppInstallError.unknown(name, available: entries.map(\.folder)).description)
+        }
+        do {
+            let app = try await apps.install(shipped.appendingPathComponent(name), as: name)
+            logger.notice("apps: installed '\(name)' from \(shipped.path)")
+            return .message("Installed \(app.description.name) in \(app.manifest.folder.path): "
+                + "\(app.description.intents.count) intents; its handler starts. What it needs is at the top of its manifest.yaml.")
+        } catch {
+            return .failure("\(name): \(error.description)")
         }
     }
 

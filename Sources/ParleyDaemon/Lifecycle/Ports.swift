@@ -1,4 +1,5 @@
 import ParleyAudio
+import ParleyConfiguration
 import ParleyControl
 import ParleyCore
 import ServiceLifecycle
@@ -119,6 +120,9 @@ public struct DaemonComponents: Sendable {
     public var localTime: LocalTime?
     /// Speech out, whose voice a setting changes without a restart.
     public var speaker: Speaker?
+    /// Puts new wake settings (the page's wake word and sensitivity) in use:
+    /// listening, `parley say`'s stripping and what Home Assistant is told.
+    public var applyWake: (@Sendable (ParleyConfig.Wake) async -> Void)?
     public var services: [any Service]
 
     public init(

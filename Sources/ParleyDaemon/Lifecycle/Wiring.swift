@@ -129,6 +129,12 @@ public enum Wiring {
         components.apps = appsService
         components.localTime = localTime
         components.speaker = speaker
+        let setSatelliteWake = satellite?.setWake
+        components.applyWake = { wake in
+            bridge.wake = wake.grammar
+            setSatelliteWake?(wake)
+            await listening?.setWake(wake)
+        }
         if let capture = listening?.capture { components.microphoneLevel = { capture.status.level } }
         return components
     }

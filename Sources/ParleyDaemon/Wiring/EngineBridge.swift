@@ -56,13 +56,17 @@ public final class EngineBridge: ConversationPort, CatalogPort, EngineOutputSink
     private let registryBox: Mutex<AppRegistry>
     /// The installed apps (external ones change while the daemon runs).
     public var registry: AppRegistry { registryBox.withLock { $0 } }
-    /// Strips the wake words off `parley say` text.
-    public let wake: WakeGrammar
+    private let wakeBox: Mutex<WakeGrammar>
+    /// Strips the wake words off `parley say` text (changed with the page's wake word).
+    public var wake: WakeGrammar {
+        get { wakeBox.withLock { $0 } }
+        set { wakeBox.withLock { $0 = newValue } }
+    }
     private let logger: Logger
 
     public init(registry: AppRegistry, wake: WakeGrammar, logger: Logger) {
         registryBox = Mutex(registry)
-        self.wake = wake
+        wakeBox = Mutex(wake)
         self.logger = logger
     }
 

@@ -1,3 +1,4 @@
+import CParleyShims
 import Foundation
 import Logging
 import ParleyAudio
@@ -13,12 +14,14 @@ extension ListeningPipeline {
     /// that out (counts, log, the engine).
     final class Listener: UtteranceHandler {
         let pipeline: ListeningPipeline
-        let recognizer: any CommandDecoding
+        private(set) var recognizer: any CommandDecoding
         /// Named mode's wake detector, on each commands utterance.
-        let wake: (any UtteranceDecoder<Bool>)?
-        private let makeDictation: () throws -> any UtteranceDecoder<String>
-        /// The grammar while the device speaks, compiled once.
-        let bargeIn: (model: PhraseModel, graph: WordGraph)
+        private(set) var wake: (any UtteranceDecoder<Bool>)?
+        private var makeDictation: () throws -> any UtteranceDecoder<String>
+        /// The grammar while the device speaks, compiled once per wake setting.
+        private(set) var bargeIn: (model: PhraseModel, graph: WordGraph)
+        /// The `WakeState.generation` the decoders were made for.
+        private var wakeGeneration: Int
         /// The version of the requested grammar the recogniser holds (nil:
         /// it holds the barge-in grammar).
         var applied: Int? = 0
@@ -55,11 +58,13 @@ extension ListeningPipeline {
             // it and it is the grammar of version 0 (listening without a request).
             let graph = try GrammarCompiler().graph(for: initial)
             pipeline.grammars.setInitial(initial, graph: graph)
-            let decoders = try pipeline.makeDecoders(initial, graph)
+            let wakeState = pipeline.wakeState.withLock { $0 }
+            let decoders = try pipeline.makeDecoders(initial, graph, wakeState.wake)
             recognizer = decoders.command
             wake = decoders.wake
             makeDictation = decoders.dictation
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
+            wakeGeneration = wakeState.generation
             pipeline.shared.withLock { $0.grammarSize = initial.rules.count }
         }
 
@@ -90,6 +95,7 @@ extension ListeningPipeline {
         // MARK: UtteranceHandler
 
         func begin(start: Int64, speech: Int64) {
+            followWakeSettings()
             let kind = prepare(speaking: pipeline.isSpeaking())
             recognizer.begin()
             if kind == .commands { wake?.begin() }
@@ -322,6 +328,39 @@ extension ListeningPipeline {
             pipeline.logger.notice("\(what) did not come in time: the utterance is decided without it")
         }
 
+        /// Makes the decoders again when the wake settings changed
+        /// (`ListeningPipeline.setWake`): with the grammar asked for now,
+        /// which holds the new wake words once its compile is done. Listening
+        /// pauses while the models load (about a second here, a few on a
+        /// Pi 3); the ring keeps the audio meanwhile. Should that fail, the
+        /// decoders in use stay, with the settings they were made for.
+        private func followWakeSettings() {
+            let state = pipeline.wakeState.withLock { $0 }
+            guard state.generation != wakeGeneration else { return }
+            wakeGeneration = state.generation
+            awaitGrammar("the grammar with the new wake words") { !$0.isCompiling }
+            let requested = pipeline.grammars.current
+            do {
+                let graph = try requested.graph ?? GrammarCompiler().graph(for: requested.model)
+                let decoders = try pipeline.makeDecoders(requested.model, graph, state.wake)
+                let bargeInModel = state.bargeIn ?? bargeIn.model
+                let bargeInGraph = try GrammarCompiler().graph(for: bargeInModel)
+                recognizer.cancel()
+                recognizer = decoders.command
+                wake = decoders.wake
+                makeDictation = decoders.dictation
+                bargeIn = (bargeInModel, bargeInGraph)
+                applied = requested.version
+                pipeline.shared.withLock { $0.grammarSize = requested.model.rules.count }
+                parley_release_free_memory()
+                pipeline.logger.info("listening with the new wake settings", metadata: [
+                    "name": "\(state.wake.name)", "sensitivity": "\(state.wake.sensitivity)",
+                ])
+            } catch {
+                pipeline.logger.error("the new wake settings are not in use (\(error)); listening goes on with the previous ones")
+            }
+        }
+
         // MARK: Grammars
 
         /// Loads the grammar for an utterance of `speaking` state; returns its kind.
@@ -416,7 +455,7 @@ extension ListeningPipeline {
 }
 
 /// The decoders the daemon's listener drives: PocketSphinx's in the product
-/// (`pocketSphinx(wake:)`), scripted ones in tests.
+/// (`pocketSphinx(room:)`), scripted ones in tests.
 public struct ListeningDecoders {
     public var command: any CommandDecoding
     /// Named mode's wake detector (nil: direct mode, "hey <phrase>" only).
@@ -431,16 +470,18 @@ public struct ListeningDecoders {
         self.dictation = dictation
     }
 
-    /// Made on the listen thread from the initial grammar and its graph.
-    public typealias Factory = @Sendable (_ initial: PhraseModel, _ graph: WordGraph) throws -> ListeningDecoders
+    /// Made on the listen thread from the grammar in use, its graph and the
+    /// wake settings in force (made again when those change, `setWake`).
+    public typealias Factory = @Sendable (_ initial: PhraseModel, _ graph: WordGraph, _ wake: ParleyConfig.Wake) throws
+        -> ListeningDecoders
 
     /// PocketSphinx: the streaming command decoder at the wake
     /// sensitivity's rejection threshold, the two-stage wake detector in
     /// named mode, the dictation decoder.
     /// The command and dictation decoders follow `room` (the household's
     /// transform, ``RoomLearning``); the wake detector never does.
-    public static func pocketSphinx(wake: ParleyConfig.Wake, room: RoomTransform.Slot? = nil) -> Factory {
-        { initial, graph in
+    public static func pocketSphinx(room: RoomTransform.Slot? = nil) -> Factory {
+        { initial, graph, wake in
             var settings = DecoderSettings()
             settings.room = room
             var dictationSettings = DictationDecoder.settings

@@ -31,9 +31,12 @@ import Synchronization
 public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     let capture: CaptureService
     let engine: ConversationEngine
-    let wake: ParleyConfig.Wake
+    /// The wake settings in force, changed while listening by `setWake`.
+    let wakeState: Mutex<WakeState>
+    /// The wake settings in force (`wake:` of parley.yaml, or the page's since).
+    var wake: ParleyConfig.Wake { wakeState.withLock { $0.wake } }
     /// The wake words' grammar and stripping, from `wake`.
-    let wakeGrammar: WakeGrammar
+    var wakeGrammar: WakeGrammar { wakeState.withLock { $0.grammar } }
     let endpointSilence: Duration
     let completePhraseSilence: Duration
     private let playbackName: String
@@ -47,6 +50,17 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     /// Which grammar an utterance is decoded with.
     typealias Kind = ListeningKind
+
+    /// The wake settings, their grammar, what is listened for while the
+    /// device speaks (made from them), and how many times they changed:
+    /// the listen thread makes its decoders again when that count moves.
+    struct WakeState: Sendable {
+        var wake: ParleyConfig.Wake
+        var grammar: WakeGrammar
+        /// nil until `run` (or `setWake`) has the engine's commands.
+        var bargeIn: PhraseModel?
+        var generation = 0
+    }
 
     struct Shared {
         var recognitions = 0
@@ -135,7 +149,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.frontEnd = frontEnd
         self.askRule = askRule
         self.echo = echo?.settings.isActive == true ? echo : nil
-        makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(wake: wake, room: roomTransform)
+        makeDecoders = decoders ?? ListeningDecoders.pocketSphinx(room: roomTransform)
         self.showFault = showFault
         self.onHeard = onHeard
         self.latency = latency
@@ -144,8 +158,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         self.interruptSpeech = interruptSpeech
         self.capture = capture
         self.engine = engine
-        self.wake = wake
-        self.wakeGrammar = wake.grammar
+        wakeState = Mutex(WakeState(wake: wake, grammar: wake.grammar))
         self.endpointSilence = endpointSilence
         self.completePhraseSilence = completePhraseSilence
         self.playbackName = playbackName
@@ -212,6 +225,35 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         }
     }
 
+    /// What is listened for while the device speaks: the cancel phrases;
+    /// with its voice cancelled, also the wake words and a command.
+    func bargeInModel(_ wake: WakeGrammar, commands: PhraseModel) -> PhraseModel {
+        echo == nil ? wake.bargeIn : wake.bargeIn(commands: commands)
+    }
+
+    /// Puts new wake settings in use while listening (the page's wake word
+    /// and sensitivity): the grammar of the moment is asked for again with
+    /// the new wake words, and the listen thread makes its decoders again
+    /// (the wake detector's phrase and threshold, the command stage's
+    /// rejection threshold) before the next utterance, from the ring: what
+    /// is said meanwhile is heard with the new ones. Returns once the new
+    /// grammar is the one in use, as `listen` does.
+    public func setWake(_ new: ParleyConfig.Wake) async {
+        let commands = await engine.phraseModel()
+        let grammar = new.grammar
+        let bargeIn = bargeInModel(grammar, commands: commands)
+        let changed = wakeState.withLock { state -> Bool in
+            guard state.wake != new else { return false }
+            state = WakeState(wake: new, grammar: grammar, bargeIn: bargeIn, generation: state.generation + 1)
+            return true
+        }
+        guard changed else { return }
+        logger.notice("wake settings changed: listening again with them", metadata: [
+            "name": "\(new.name)", "named": "\(new.named)", "direct": "\(new.direct)", "sensitivity": "\(new.sensitivity)",
+        ])
+        await listen(await engine.listeningMode)
+    }
+
     // MARK: Ports
 
     public func recognitions() async -> Int { shared.withLock { $0.recognitions } }
@@ -249,7 +291,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // With the device's voice cancelled, a new command after the wake
         // words may cut it short too (the commands of the start: an app
         // installed later is not among them until parleyd restarts).
-        let bargeIn = echo == nil ? wakeGrammar.bargeIn : wakeGrammar.bargeIn(commands: commands)
+        let bargeIn = bargeInModel(wakeGrammar, commands: commands)
+        wakeState.withLock { $0.bargeIn = bargeIn }
         // The decoders load on the listen thread (PocketSphinx models take a
         // while, and blocking calls stay off the cooperative pool), so a
         // SIGTERM during start is answered at once. Capture starts once they

@@ -3,10 +3,10 @@ import ParleyConfiguration
 
 /// Settings changed on the page put in use without a restart, where the
 /// part that uses them can take a new value: the voice (name, rate,
-/// loudness) from the next line spoken, the time zone at once. The wake
-/// word and its sensitivity are compiled into the listening pipeline's
-/// detector when it is made, and the board is opened at start: those wait
-/// for parleyd's next start, and the page says so beside them.
+/// loudness) from the next line spoken, the time zone at once, the wake
+/// word and its sensitivity from the next utterance (the listener makes its
+/// decoders again with them). The board is opened at start: it waits for
+/// parleyd's next start, and the page says so beside it.
 public struct LiveSettings: Sendable {
     public let components: DaemonComponents
 
@@ -14,8 +14,6 @@ public struct LiveSettings: Sendable {
 
     /// parley.yaml keys the page writes that take effect only at the next start, and why.
     public static let needRestart: [String: String] = [
-        "wake.name": "the wake words are compiled into the listening pipeline when parleyd starts",
-        "wake.sensitivity": "the wake detector's threshold is set when parleyd starts",
         "board": "the board's pins and sound devices are opened when parleyd starts",
     ]
 
@@ -43,6 +41,15 @@ public struct LiveSettings: Sendable {
                 applied.append("time_zone")
             } else {
                 failed["time_zone"] = "this parleyd has no clock to set"
+            }
+        }
+        let wakeKeys = keys.intersection(["wake.name", "wake.sensitivity"])
+        if !wakeKeys.isEmpty {
+            if let applyWake = components.applyWake {
+                await applyWake(config.wake)
+                applied += wakeKeys.sorted()
+            } else {
+                for key in wakeKeys { failed[key] = "this parleyd does not listen" }
             }
         }
         return (applied, failed)

@@ -1,0 +1,95 @@
+import Foundation
+import ParleyDevice
+
+/// The external apps that come with Parley: the package installs them
+/// read-only in /usr/share/parley/apps (a checkout has them in
+/// examples/apps), and none runs until a person installs it into the apps
+/// folder (`parley apps install NAME`), because each needs something of the
+/// house: Home Assistant's address and token, relays on GPIO, a list file.
+public enum ShippedApps {
+    public static let installedFolder = "/usr/share/parley/apps"
+    public static let developmentFolder = "examples/apps"
+
+    /// The installed folder, else the checkout's the executable was built
+    /// in; nil when neither exists.
+    public static var folder: URL? {
+        folder(installed: installedFolder, executable: CommandLine.arguments[0])
+    }
+
+    static func folder(installed: String, executable: String) -> URL? {
+        if !AppsFolder.folderNames(URL(fileURLWithPath: installed)).isEmpty { return URL(fileURLWithPath: installed) }
+        return SourceTree.root(holding: developmentFolder, executable: executable)?.appendingPathComponent(developmentFolder)
+    }
+
+    /// One shipped app: its folder name (what `install` takes) and the
+    /// name its manifest gives it.
+    public struct Entry: Sendable, Equatable {
+        public var folder: String
+        public var name: String
+    }
+
+    /// The apps of `folder` that have a manifest, by folder name.
+    public static func entries(in folder: URL) -> [Entry] {
+        AppsFolder.folderNames(folder).compactMap { name in
+            guard let manifest = try? ManifestLoader.load(folder: folder.appendingPathComponent(name)) else { return nil }
+            return Entry(folder: name, name: manifest.name)
+        }
+    }
+}
+
+/// Why an app could not be installed into the apps folder.
+public enum AppInstallError: Error, Sendable, CustomStringConvertible {
+    /// No shipped app has that folder name.
+    case unknown(String, available: [String])
+    /// The apps folder already has a folder of that name.
+    case alreadyInstalled(folder: String)
+    /// The app breaks a rule of the manifest or of registration alongside
+    /// the apps installed now.
+    case refused(ManifestErrors)
+    /// Copying into the apps folder failed (permissions, space).
+    case copy(String)
+
+    public var description: String {
+        switch self {
+        case .unknown(let name, let available):
+            "no app \"\(name)\" comes with Parley (\(available.isEmpty ? "none is installed here" : "there are: " + available.joined(separator: ", ")))"
+        case .alreadyInstalled(let folder):
+            "\(folder) already exists: the app is installed (remove that folder first to install it afresh)"
+        case .refused(let errors): "it cannot be installed beside the apps there:\n\(errors.description)"
+        case .copy(let reason): "copying it into the apps folder failed: \(reason)"
+        }
+    }
+}
+
+extension ExternalAppsHost {
+    /// Installs the app folder `source` into the apps folder as `name`: it
+    /// is checked against the apps there first (a refused app is not
+    /// copied), copied under a hidden name (the folder scan skips it, so a
+    /// half-copied app is never loaded) and renamed, then loaded and its
+    /// handler started. The caller hands the new `descriptions` to the engine.
+    public func install(_ source: URL, as name: String) async throws(AppInstallError) -> ExternalApp {
+        let target = directory.appendingPathComponent(name)
+        guard !FileManager.default.fileExists(atPath: target.path) else { throw .alreadyInstalled(folder: target.path) }
+        do {
+            _ = try ExternalApp.load(folder: source, installed: builtIn + all.map(\.description),
+                                     primaryApp: primaryApp, logger: logger)
+        } catch {
+            throw .refused(error)
+        }
+        let staging = directory.appendingPathComponent(".\(name).installing-\(getpid())")
+        do {
+            try? FileManager.default.removeItem(at: staging)
+            try FileManager.default.copyItem(at: source, to: staging)
+            try FileManager.default.moveItem(at: staging, to: target)
+        } catch {
+            try? FileManager.default.removeItem(at: staging)
+            throw .copy("\(error.localizedDescription) (\(target.path))")
+        }
+        let changes = await refresh()
+        if changes.refused.contains(name), let errors = refusals[name] { throw .refused(errors) }
+        guard let app = app(inFolder: name) else {
+            throw .copy("\(target.path) was copied but not loaded (changes: \(changes))")
+        }
+        return app
+    }
+}
