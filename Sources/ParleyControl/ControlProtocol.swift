@@ -277,6 +277,20 @@ public struct PersonalShortcut: Sendable, Codable, Equatable {
 }
 
 /// An external app's handler as `parley apps status` and the page show it.
+/// An app that comes with Parley (`app-install` without a name).
+public struct ShippedAppSummary: Sendable, Codable, Equatable {
+    /// Its folder name: what `app-install` takes.
+    public var folder: String
+    public var name: String
+    /// Whether the apps folder has a folder of that name.
+    public var installed: Bool
+    public init(folder: String, name: String, installed: Bool) {
+        self.folder = folder
+        self.name = name
+        self.installed = installed
+    }
+}
+
 public struct ExternalAppStatus: Sendable, Codable, Equatable {
     public var identifier: String
     public var name: String
@@ -491,6 +505,8 @@ public struct ControlResponse: Sendable, Codable, Equatable {
     public var externalApps: [ExternalAppStatus]?
     /// `kept-list`: the recordings kept for room adaptation, oldest first.
     public var keptRecordings: [KeptRecordingSummary]?
+    /// The apps that come with Parley (`app-install` without a name).
+    public var shippedApps: [ShippedAppSummary]?
 
     public init(ok: Bool = true) { self.ok = ok }
 

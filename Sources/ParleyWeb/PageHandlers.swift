@@ -141,7 +141,18 @@ extension WebPage {
         let phrases = try await ask(.shortcuts).shortcuts ?? []
         // A daemon without the apps folder's service lists no external apps.
         let external = await handler.handle(.externalApps).externalApps ?? []
-        return html(Pages.apps(apps, phrases: phrases, external: external, message: message, visit: visit), status: status)
+        let shipped = await handler.handle(.installApp(name: nil)).shippedApps ?? []
+        return html(Pages.apps(apps, phrases: phrases, external: external, shipped: shipped, message: message, visit: visit),
+                    status: status)
+    }
+
+    /// Installs an app that comes with Parley, by the folder name the daemon lists.
+    func installApp(_ visit: Visit, _ fields: [String: String]) async throws -> Response {
+        let name = fields["name"] ?? ""
+        let response = await handler.handle(.installApp(name: name))
+        logger.notice("web: app install", metadata: ["app": "\(name)", "ok": "\(response.ok)"])
+        return try await appsPage(visit, message: response.ok ? response.message : response.error,
+                                  status: response.ok ? .ok : .unprocessableContent)
     }
 
     /// Turns an external app off or on by the identifier the daemon lists.

@@ -157,8 +157,8 @@ enum Pages {
         name.lowercased().map { $0.isLetter || $0.isNumber ? String($0) : "-" }.joined()
     }
 
-    static func apps(_ apps: [AppSummary], phrases: [ParleyControl.ShortcutSummary], external: [ExternalAppStatus], message: String?,
-                     visit: WebPage.Visit) -> String {
+    static func apps(_ apps: [AppSummary], phrases: [ParleyControl.ShortcutSummary], external: [ExternalAppStatus],
+                     shipped: [ShippedAppSummary] = [], message: String?, visit: WebPage.Visit) -> String {
         let handlers = Dictionary(external.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         // An app turned off is not in the catalog any more; it is listed from the apps folder.
         let off = external.filter { !$0.enabled }.map { AppSummary(name: $0.name, synonyms: [], intents: [], primary: false,
@@ -176,7 +176,26 @@ enum Pages {
             \(note(message))
             <ul class="cards" id="app-list">\(cards)</ul>
             <p class="hint">External apps are folders in the apps folder. One turned off stays installed: its handler is stopped and its phrases are not understood until it is turned on again (also <code>parley apps off NAME</code>).</p>
+            \(shippedApps(shipped, visit: visit))
             """)
+    }
+
+    /// The apps that come with Parley, each installed or with its Install button.
+    static func shippedApps(_ shipped: [ShippedAppSummary], visit: WebPage.Visit) -> String {
+        guard !shipped.isEmpty else { return "" }
+        let rows = shipped.map { app -> String in
+            let id = slug(app.folder)
+            let action = app.installed ? "<span class=\"hint\" id=\"shipped-installed-\(id)\">installed</span>"
+                : form("/apps/install", visit.formToken, """
+                    <input type="hidden" name="name" value="\(esc(app.folder))"><button id="app-install-\(id)">Install</button>
+                    """)
+            return "<li><strong>\(esc(app.name))</strong> <code>\(esc(app.folder))</code> \(action)</li>"
+        }.joined()
+        return """
+            <h2>Apps that come with Parley</h2>
+            <ul id="shipped-apps">\(rows)</ul>
+            <p class="hint">None runs until it is installed (also <code>parley apps install NAME</code>): it is checked against the apps above, copied into the apps folder and started. What each needs (an address, a token, relays) is at the top of its manifest.yaml; Home Assistant's: docs/home-assistant.md.</p>
+            """
     }
 
     /// An external app's handler: its state, its standard error's last lines, and the switch.

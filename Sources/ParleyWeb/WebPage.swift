@@ -76,6 +76,7 @@ public final class WebPage: Sendable {
         router.post("/shortcuts/switch") { request, _ in try await self.changing(request) { try await self.switchShortcut($0, $1) } }
         router.get("/apps") { request, _ in try await self.signedIn(request) { try await self.appsPage($0, message: nil) } }
         router.post("/apps/switch") { request, _ in try await self.changing(request) { try await self.switchApp($0, $1) } }
+        router.post("/apps/install") { request, _ in try await self.changing(request) { try await self.installApp($0, $1) } }
         router.get("/settings") { request, _ in try await self.signedIn(request) { try await self.settingsPage($0, message: nil) } }
         router.post("/settings") { request, _ in try await self.changing(request) { try await self.saveSettings($0, $1) } }
         router.get("/history") { request, _ in try await self.signedIn(request) { try await self.historyPage($0, message: nil) } }

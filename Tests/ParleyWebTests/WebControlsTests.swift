@@ -62,6 +62,40 @@ import Testing
         }
     }
 
+    /// The apps that come with Parley, installed from the page (no SSH):
+    /// only a name the daemon lists, only with the page's token.
+    @Test func anAppThatComesWithParleyIsInstalledFromThePage() async throws {
+        let fixture = try await Fixture()
+        defer { fixture.cleanUp() }
+        try await fixture.application.test(.router) { client in
+            let (headers, token) = try await WebPageTests.pairedForm(client, fixture)
+            let cookie: HTTPFields = [.cookie: headers[.cookie]!]
+            let page = String(buffer: try await client.execute(uri: "/apps", method: .get, headers: cookie).body)
+            for folder in ["home-assistant", "kitchen-lights", "shopping-list"] {
+                #expect(page.contains("id=\"app-install-\(folder)\""), "\(folder)")
+            }
+            try await Self.expectRefused(client, "/apps/install", "name=kitchen-lights", headers: headers, token: token)
+
+            let installed = try await WebPageTests.post(client, "/apps/install", Self.form(token, "name=kitchen-lights"), headers: headers)
+            let installedPage = String(buffer: installed.body)
+            #expect(installed.status == .ok)
+            #expect(installedPage.contains("Installed Kitchen Lights in "), "\(installedPage)")
+            #expect(installedPage.contains("id=\"shipped-installed-kitchen-lights\"") && !installedPage.contains("id=\"app-install-kitchen-lights\""))
+            #expect(installedPage.contains("id=\"app-state-kitchenlights\">running (pid "), "\(installedPage)")
+            let tried = String(buffer: try await client.execute(uri: "/shortcuts?try=turn+off+the+lights", method: .get, headers: cookie).body)
+            #expect(!tried.contains("→ no phrase matches."), "\(tried)")
+
+            for name in ["kitchen-lights", "../kitchen-lights", "/etc"] {
+                let refused = try await WebPageTests.post(client, "/apps/install",
+                                                          Self.form(token, "name=\(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"),
+                                                          headers: headers)
+                #expect(refused.status == .unprocessableContent, "\(name)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.directory.appendingPathComponent("apps").path) == ["kitchen-lights"])
+            await fixture.components.apps?.host.stopAll()
+        }
+    }
+
     @Test func anAppIsShownWithItsHandlerAndTurnedOffAndOnByItsIdentifier() async throws {
         let fixture = try await Fixture(apps: ["kitchen-lights"])
         defer { fixture.cleanUp() }

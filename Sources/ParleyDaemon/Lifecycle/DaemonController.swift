@@ -229,10 +229,12 @@ public struct DaemonController: ControlHandling {
         }
         let entries = ShippedApps.entries(in: shipped)
         guard let name else {
-            let installed = Set(await apps.host.all.map { $0.manifest.folder.lastPathComponent })
-            return .message("Apps that come with Parley (\(shipped.path)):\n" + entries.map { entry in
-                "  \(entry.folder): \(entry.name)\(installed.contains(entry.folder) ? " [installed]" : "")"
+            let folders = Set(AppsFolder.folderNames(apps.host.directory))
+            var response = ControlResponse.message("Apps that come with Parley (\(shipped.path)):\n" + entries.map { entry in
+                "  \(entry.folder): \(entry.name)\(folders.contains(entry.folder) ? " [installed]" : "")"
             }.joined(separator: "\n") + "\nInstall one with `parley apps install NAME`.")
+            response.shippedApps = entries.map { ShippedAppSummary(folder: $0.folder, name: $0.name, installed: folders.contains($0.folder)) }
+            return response
         }
         guard entries.contains(where: { $0.folder == name }) else {
             return .failure(AppInstallError.unknown(name, available: entries.map(\.folder)).description)
