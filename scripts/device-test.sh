@@ -88,9 +88,11 @@ grep -q '"ok" *: *true\|state' /tmp/status && echo "status: ok" || { echo "statu
 # The apps that come with the package: listed, and one installed into the
 # apps folder by the daemon (as user parley) while it runs.
 parley apps install >/tmp/apps-list 2>&1
-parley apps install kitchen-lights >/tmp/apps-install 2>&1
+parley apps install shopping-list >/tmp/apps-install 2>&1
 echo "apps listed: $(grep -c '^  [a-z-]*: ' /tmp/apps-list); install: $(head -n 1 /tmp/apps-install | cut -c1-160)"
-echo "apps folder: $(stat -c '%U' /var/lib/parley/apps/kitchen-lights/manifest.yaml 2>&1)"
+echo "apps folder: $(stat -c '%U' /var/lib/parley/apps/shopping-list/manifest.yaml 2>&1)"
+# Without python3 (the package suggests it), the Python apps say why they cannot be installed.
+echo "apps without python3: $(grep -c "not here: the handler program 'python3' is not on the PATH" /tmp/apps-list)"
 # Resident memory once idle (model loaded, grammar compiled). Under
 # qemu-user this is the emulator's process: guest memory plus qemu's own.
 sleep 5
@@ -114,8 +116,11 @@ chmod +x "$root/root/daemon-check.sh"
 daemon_out=$(in_root "$root" /root/daemon-check.sh "$STOP_RUNS" 2>&1 || true)
 echo "$daemon_out" | sed "s/^/     $arch /"
 check "daemon: parley status answers" grep -q '^status: ok' <<<"$daemon_out"
-check "apps: the three shipped apps listed, kitchen-lights installed" grep -q '^apps listed: 3; install: Installed Kitchen Lights in /var/lib/parley/apps/kitchen-lights' <<<"$daemon_out"
+check "apps: the three shipped apps listed, shopping-list installed" grep -q '^apps listed: 3; install: Installed Shopping List in /var/lib/parley/apps/shopping-list' <<<"$daemon_out"
 check "apps: the installed copy is the daemon's (user parley)" grep -q '^apps folder: parley$' <<<"$daemon_out"
+python_apps=2
+in_root "$root" sh -c 'command -v python3' >/dev/null 2>&1 && python_apps=0
+check "apps: without python3 the Python apps say why" grep -q "^apps without python3: $python_apps$" <<<"$daemon_out"
 check "stop: exit status 0 after SIGTERM, $STOP_RUNS runs with a question open" \
     test "$(grep -c '^stop [0-9]*: exit 0 ' <<<"$daemon_out")" -eq "$STOP_RUNS"
 check "stop: a question was open at each SIGTERM" \

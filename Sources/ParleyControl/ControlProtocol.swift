@@ -284,10 +284,13 @@ public struct ShippedAppSummary: Sendable, Codable, Equatable {
     public var name: String
     /// Whether the apps folder has a folder of that name.
     public var installed: Bool
-    public init(folder: String, name: String, installed: Bool) {
+    /// Why it cannot be installed on this machine (its handler's program missing), if it cannot.
+    public var problem: String?
+    public init(folder: String, name: String, installed: Bool, problem: String? = nil) {
         self.folder = folder
         self.name = name
         self.installed = installed
+        self.problem = problem
     }
 }
 

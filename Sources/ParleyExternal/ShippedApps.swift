@@ -21,18 +21,30 @@ public enum ShippedApps {
         return SourceTree.root(holding: developmentFolder, executable: executable)?.appendingPathComponent(developmentFolder)
     }
 
-    /// One shipped app: its folder name (what `install` takes) and the
-    /// name its manifest gives it.
+    /// One shipped app: its folder name (what `install` takes), the name
+    /// its manifest gives it, and why it cannot be installed on this
+    /// machine, if it cannot (its handler's interpreter missing: the
+    /// package suggests python3 but does not depend on it).
     public struct Entry: Sendable, Equatable {
         public var folder: String
         public var name: String
+        public var problem: String?
+        public init(folder: String, name: String, problem: String? = nil) {
+            self.folder = folder
+            self.name = name
+            self.problem = problem
+        }
     }
 
-    /// The apps of `folder` that have a manifest, by folder name.
+    /// The app folders of `folder`, by folder name; one whose manifest does
+    /// not load here is listed under its folder name with the first reason.
     public static func entries(in folder: URL) -> [Entry] {
-        AppsFolder.folderNames(folder).compactMap { name in
-            guard let manifest = try? ManifestLoader.load(folder: folder.appendingPathComponent(name)) else { return nil }
-            return Entry(folder: name, name: manifest.name)
+        AppsFolder.folderNames(folder).map { name in
+            do throws(ManifestErrors) {
+                return Entry(folder: name, name: try ManifestLoader.load(folder: folder.appendingPathComponent(name)).name)
+            } catch {
+                return Entry(folder: name, name: name, problem: error.errors.first?.reason ?? error.description)
+            }
         }
     }
 }

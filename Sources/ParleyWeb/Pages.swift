@@ -186,7 +186,7 @@ enum Pages {
         let rows = shipped.map { app -> String in
             let id = slug(app.folder)
             let action = app.installed ? "<span class=\"hint\" id=\"shipped-installed-\(id)\">installed</span>"
-                : form("/apps/install", visit.formToken, """
+                : app.problem.map { "<span class=\"hint\" id=\"shipped-problem-\(id)\">not on this device: \(esc($0))</span>" } ?? form("/apps/install", visit.formToken, """
                     <input type="hidden" name="name" value="\(esc(app.folder))"><button id="app-install-\(id)">Install</button>
                     """)
             return "<li><strong>\(esc(app.name))</strong> <code>\(esc(app.folder))</code> \(action)</li>"

@@ -25,4 +25,22 @@ import Testing
         #expect(entries == [.init(folder: "home-assistant", name: "Home Assistant"), .init(folder: "kitchen-lights", name: "Kitchen Lights"),
                             .init(folder: "shopping-list", name: "Shopping List")])
     }
+
+    /// An app whose handler's program is missing here (python3 on a device
+    /// without it) is still listed, under its folder name, with why.
+    @Test func anAppThatCannotLoadHereIsListedWithTheReason() throws {
+        let shipped = try AppFolder("apps")
+        defer { shipped.remove() }
+        let examples = Self.checkout.appendingPathComponent("examples/apps/kitchen-lights")
+        let copy = shipped.url.appendingPathComponent("kitchen-lights")
+        try FileManager.default.copyItem(at: examples, to: copy)
+        let manifest = copy.appendingPathComponent("manifest.yaml")
+        try String(contentsOf: manifest, encoding: .utf8).replacingOccurrences(of: "handler: [python3, handler.py]",
+                                                                              with: "handler: [no-such-python, handler.py]")
+            .write(to: manifest, atomically: true, encoding: .utf8)
+        #expect(ShippedApps.entries(in: shipped.url) == [
+            .init(folder: "kitchen-lights", name: "kitchen-lights",
+                  problem: "the handler program 'no-such-python' is not on the PATH; write ./no-such-python for a program in the app folder"),
+        ])
+    }
 }

@@ -232,8 +232,11 @@ public struct DaemonController: ControlHandling {
             let folders = Set(AppsFolder.folderNames(apps.host.directory))
             var response = ControlResponse.message("Apps that come with Parley (\(shipped.path)):\n" + entries.map { entry in
                 "  \(entry.folder): \(entry.name)\(folders.contains(entry.folder) ? " [installed]" : "")"
+                    + (entry.problem.map { " (not here: \($0))" } ?? "")
             }.joined(separator: "\n") + "\nInstall one with `parley apps install NAME`.")
-            response.shippedApps = entries.map { ShippedAppSummary(folder: $0.folder, name: $0.name, installed: folders.contains($0.folder)) }
+            response.shippedApps = entries.map {
+                ShippedAppSummary(folder: $0.folder, name: $0.name, installed: folders.contains($0.folder), problem: $0.problem)
+            }
             return response
         }
         guard entries.contains(where: { $0.folder == name }) else {
