@@ -91,7 +91,7 @@ extension ExternalAppsHost {
         let staging = directory.appendingPathComponent(".\(name).installing-\(getpid())")
         do {
             try? FileManager.default.removeItem(at: staging)
-            try FileManager.default.copyItem(at: source, to: staging)
+            try Self.copyFolder(source, to: staging)
             try FileManager.default.moveItem(at: staging, to: target)
         } catch {
             try? FileManager.default.removeItem(at: staging)
@@ -103,5 +103,28 @@ extension ExternalAppsHost {
             throw .copy("\(target.path) was copied but not loaded (changes: \(changes))")
         }
         return app
+    }
+
+    /// Copies a folder's files and subfolders with their permission bits,
+    /// as the daemon's own: FileManager's copyItem also carries the owner
+    /// over, which the daemon (user parley) may not do with root's files
+    /// from /usr/share. Symbolic links are not followed or copied.
+    static func copyFolder(_ source: URL, to target: URL) throws {
+        let files = FileManager.default
+        try files.createDirectory(at: target, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        for name in try files.contentsOfDirectory(atPath: source.path) {
+            let from = source.appendingPathComponent(name), to = target.appendingPathComponent(name)
+            let attributes = try files.attributesOfItem(atPath: from.path)
+            switch attributes[.type] as? FileAttributeType {
+            case .typeDirectory?:
+                try copyFolder(from, to: to)
+            case .typeRegular?:
+                try Data(contentsOf: from).write(to: to)
+                let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0o644
+                try files.setAttributes([.posixPermissions: mode & 0o755], ofItemAtPath: to.path)
+            default:
+                continue
+            }
+        }
     }
 }

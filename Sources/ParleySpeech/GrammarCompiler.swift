@@ -201,8 +201,13 @@ public struct RejectionModel: Sendable, Hashable {
                                        "SH", "T", "TH", "UH", "UW", "V", "W", "Y", "Z", "ZH"]
 
     /// Dictionary spelling of the filler word for a phone.
-    public static func fillerWord(_ phone: String) -> String { "garbage_\(phone.lowercased())" }
-    public static func isFiller(_ word: String) -> Bool { word.hasPrefix("garbage_") }
+    public static func fillerWord(_ phone: String) -> String { fillerPrefix + phone.lowercased() }
+    public static func isFiller(_ word: String) -> Bool { word.hasPrefix(fillerPrefix) }
+    /// The phone a filler word stands for ("garbage_hh" → "HH"); nil for any other word.
+    public static func phone(ofFiller word: String) -> String? {
+        isFiller(word) ? String(word.dropFirst(fillerPrefix.count)).uppercased() : nil
+    }
+    private static let fillerPrefix = "garbage_"
 }
 
 /// A word automaton for determinisation and minimisation (no probabilities).

@@ -67,10 +67,7 @@ public final class Lexicon: @unchecked Sendable {
     public func pronunciations(of word: String) throws -> (phones: [[String]], source: Source) {
         lock.lock(); defer { lock.unlock() }
         if let p = extra[word] { return (p, .project) }
-        if RejectionModel.isFiller(word) {
-            let phone = String(word.dropFirst("garbage_".count)).uppercased()
-            if CMUPhones.all.contains(phone) { return ([[phone]], .project) }
-        }
+        if let phone = RejectionModel.phone(ofFiller: word), CMUPhones.all.contains(phone) { return ([[phone]], .project) }
         if let p = cmu.pronunciations(of: word) { return (p, .cmudict) }
         if let p = try? Espeak.shared.withEngine({ try Espeak.shared.phonemes(of: word) }),
            let phones = CMUPhones.fromEspeak(p), !phones.isEmpty {

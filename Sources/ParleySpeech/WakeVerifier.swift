@@ -181,8 +181,8 @@ final class WakeVerifier {
         let nameFrames = name.reduce(0) { $0 + $1.endFrame - $1.startFrame + 1 }
         var heard: [String] = []
         if let first = name.first?.startFrame, let last = name.last?.endFrame {
-            heard = loop.filter { RejectionModel.isFiller($0.word) && (first...last).contains(($0.startFrame + $0.endFrame) / 2) }
-                .map { String($0.word.dropFirst("garbage_".count)).uppercased() }
+            heard = loop.filter { (first...last).contains(($0.startFrame + $0.endFrame) / 2) }
+                .compactMap { RejectionModel.phone(ofFiller: $0.word) }
         }
         let distance = Double(Self.editDistance(heard, namePhones)) / Double(max(1, namePhones.count))
         return WakeEvidence(nameRatio: ratio(name) ?? -.infinity, heyRatio: ratio(own.filter(isHey)), nameFrames: nameFrames,
@@ -226,7 +226,7 @@ final class WakeVerifier {
                 continue
             }
             let words = result.segments.filter { $0.word != "(NULL)" }
-                .map { "\($0.word.replacingOccurrences(of: "garbage_", with: ""))[\($0.startFrame)-\($0.endFrame)]" }
+                .map { "\(RejectionModel.phone(ofFiller: $0.word)?.lowercased() ?? $0.word)[\($0.startFrame)-\($0.endFrame)]" }
             lines.append("\(search) \(String(format: "%.1f", result.score)): \(words.joined(separator: " "))")
         }
         lines.append("score: \(String(format: "%.1f", try score(window, on: decoder)))")

@@ -43,4 +43,24 @@ import Testing
                   problem: "the handler program 'no-such-python' is not on the PATH; write ./no-such-python for a program in the app folder"),
         ])
     }
+
+    /// The copy keeps contents and the executable bit, goes into subfolders,
+    /// and leaves symbolic links out (nothing outside the app is reached).
+    @Test func anAppIsCopiedWithItsModesAndWithoutLinks() throws {
+        let source = try AppFolder("source")
+        defer { source.remove() }
+        try source.write("handler.sh", "#!/bin/sh\necho hi\n", executable: true)
+        try source.write("data.txt", "milk\n")
+        try FileManager.default.createDirectory(at: source.url.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        try "x = 1\n".write(to: source.url.appendingPathComponent("lib/util.py"), atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: source.url.appendingPathComponent("passwd").path, withDestinationPath: "/etc/passwd")
+        let target = source.url.deletingLastPathComponent().appendingPathComponent("copy")
+        try ExternalAppsHost.copyFolder(source.url, to: target)
+        let files = FileManager.default
+        #expect(try files.contentsOfDirectory(atPath: target.path).sorted() == ["data.txt", "handler.sh", "lib"])
+        #expect(files.isExecutableFile(atPath: target.appendingPathComponent("handler.sh").path))
+        #expect(!files.isExecutableFile(atPath: target.appendingPathComponent("data.txt").path))
+        #expect(try String(contentsOf: target.appendingPathComponent("lib/util.py"), encoding: .utf8) == "x = 1\n")
+        #expect(try String(contentsOf: target.appendingPathComponent("handler.sh"), encoding: .utf8) == "#!/bin/sh\necho hi\n")
+    }
 }
