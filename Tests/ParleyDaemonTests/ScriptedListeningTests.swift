@@ -114,9 +114,14 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         let before = ScriptedCommands([], otherwise: .init(.incomplete, Self.nothing))
         let after = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
         let made = Mutex<[ParleyConfig.Wake]>([])
+        // The listener's first decoders are held until the settings have
+        // changed: capture starts only after them, so the one utterance
+        // comes after the change however loaded the machine is.
+        let changed = DispatchSemaphore(value: 0)
         let running = try await Self.start(words: [3.0...4.2], seconds: 7, in: dir, named: false, commands: before,
                                            decoders: { _, _, wake in
             let count = made.withLock { $0.append(wake); return $0.count }
+            if count == 1 { _ = changed.wait(timeout: .now() + 120) }
             return ListeningDecoders(command: count == 1 ? before : after, wake: nil) {
                 throw SpeechError.badSetting(name: "dictation", value: "scripted", expected: "no dictation in this test")
             }
@@ -125,8 +130,12 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         jarvis.named = true
         jarvis.name = "jarvis"
         jarvis.sensitivity = 0.2
-        #expect(try await Poll.holds("the listener's first decoders made") { made.withLock { $0.count } == 1 })
-        await running.pipeline.setWake(jarvis)
+        #expect(try await Poll.holds("the listener's first decoders being made") { made.withLock { $0.count } == 1 })
+        let pipeline = running.pipeline, settings = jarvis
+        let change = Task { await pipeline.setWake(settings) }
+        #expect(try await Poll.holds("the new settings stored") { running.pipeline.wakeState.withLock { $0.generation } == 1 })
+        changed.signal()
+        await change.value
         #expect(running.pipeline.wakeGrammar.strip(["hey", "jarvis", "toast"]) == ["toast"])
         #expect(running.pipeline.rejectionThreshold == ListeningPipeline.rejectionThreshold(sensitivity: 0.2))
         let performed = try await Poll.holds("the command after the change performed") {
