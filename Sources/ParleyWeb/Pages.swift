@@ -232,7 +232,7 @@ enum Pages {
         return layout("Settings", """
             \(note(message))
             \(form("/settings", visit.formToken, id: "settings-form", "\(inputs)\(datalist)<button id=\"save-settings\">Save</button>"))
-            <p class="hint">Written to \(esc(file)) with the same checks as parleyd's start. The voice, its rate and loudness and the time zone are in use at once; the others say so where they wait for a restart.</p>
+            <p class="hint">Written to \(esc(file)) with the same checks as parleyd's start. The voice, its rate and loudness, the time zone, the wake word and its sensitivity are in use at once; the board says so where it waits for a restart.</p>
             """)
     }
 

@@ -70,6 +70,12 @@ def spoken_lines(log):
         return re.findall(r"spoke text=(.*)", f.read())
 
 
+def decisions(log):
+    """How many utterances the listener has decided (heard or rejected) so far."""
+    with open(log, encoding="utf-8", errors="replace") as f:
+        return sum(1 for line in f if re.search(r"parley\.listen: (heard|rejected) ", line))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--url", required=True)
@@ -235,12 +241,17 @@ def run(driver, args):
     # plays (the shortcut is off: nothing runs) and falls back after it.
     driver.get(base + "/")
     quiet = poll(lambda: (lambda v: v if v is not None and v < -60 else None)(level(driver)), "a quiet microphone level")
+    decided_before = decisions(args.log)
     parley(args, "play", args.recording)
     loud = poll(lambda: (lambda v: v if v is not None and v > -40 else None)(level(driver)),
                 "the microphone level rising while the recording plays", attempts=800)
     print(f"web browser test: microphone level {quiet} dB quiet, {loud} dB while speech plays", file=sys.stderr)
     poll(lambda: (lambda v: v is not None and v < -60)(level(driver)), "the microphone level falling after the recording",
          attempts=1200)
+    # Both of its utterances ("hey", then the phrase) decided before going
+    # on: the level falls in the pause between them, and a phrase decided
+    # later would take a command typed below as its answer.
+    poll(lambda: decisions(args.log) >= decided_before + 2, "the recording's two utterances decided", attempts=1200)
     shoot(driver, args, "status")
 
     driver.get(base + "/shortcuts")
@@ -292,8 +303,16 @@ def run(driver, args):
         driver.find_element(By.ID, "save-settings").click()
         answer = poll(lambda: (lambda m: m if expected in m else None)(text(driver, "#message")), f"the answer to time zone {zone}")
         print(f"web browser test: time zone {zone}: {answer}", file=sys.stderr)
-    if "Needs a restart" not in text(driver, "#restart-wake-name"):
-        fail("the wake word's restart note is missing")
+    if "Needs a restart" not in text(driver, "#restart-board"):
+        fail("the board's restart note is missing")
+    # The wake sensitivity: in use at once (the listener makes its decoders again).
+    field = driver.find_element(By.ID, "wake-sensitivity")
+    field.clear()
+    field.send_keys("0.6")
+    driver.find_element(By.ID, "save-settings").click()
+    answer = poll(lambda: (lambda m: m if "In use now: wake.sensitivity" in m else None)(text(driver, "#message")),
+                  "the wake sensitivity in use")
+    print(f"web browser test: wake sensitivity 0.6: {answer}", file=sys.stderr)
     shoot(driver, args, "settings")
     driver.get(base + "/")
     if text(driver, "#time-zone") != "Europe/Paris":
