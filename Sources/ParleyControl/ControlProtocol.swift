@@ -276,7 +276,6 @@ public struct PersonalShortcut: Sendable, Codable, Equatable {
     }
 }
 
-/// An external app's handler as `parley apps status` and the page show it.
 /// An app that comes with Parley (`app-install` without a name).
 public struct ShippedAppSummary: Sendable, Codable, Equatable {
     /// Its folder name: what `app-install` takes.
@@ -294,6 +293,7 @@ public struct ShippedAppSummary: Sendable, Codable, Equatable {
     }
 }
 
+/// An external app's handler as `parley apps status` and the page show it.
 public struct ExternalAppStatus: Sendable, Codable, Equatable {
     public var identifier: String
     public var name: String

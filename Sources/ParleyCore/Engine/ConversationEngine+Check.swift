@@ -15,14 +15,11 @@ extension ConversationEngine {
     /// waits for a yes or a press, so a second check before it would ask
     /// the same thing twice.
     func check(_ text: String) async {
-        let target = commandResolver?.resolve(text)?.target
-        if case .intent(let app, let intent, _)? = target, registry.descriptor(app: app, intent: intent)?.requiresConfirmation == true {
-            await log("unsure, its read-back checks it: \(text)")
-            await command(text, trigger: configuration.voiceTrigger)
-            return
-        }
-        switch target {
+        switch commandResolver?.resolve(text)?.target {
         case nil, .builtin(.cancel)?, .builtin(.repeat)?, .builtin(.wake)?, .answer?:
+            await command(text, trigger: configuration.voiceTrigger)
+        case .intent(let app, let intent, _)? where registry.descriptor(app: app, intent: intent)?.requiresConfirmation == true:
+            await log("unsure, its read-back checks it: \(text)")
             await command(text, trigger: configuration.voiceTrigger)
         default:
             await log("unsure, asking back: \(text)")

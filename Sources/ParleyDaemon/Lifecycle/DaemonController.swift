@@ -227,8 +227,8 @@ public struct DaemonController: ControlHandling {
         guard let shipped = ShippedApps.folder else {
             return .failure("no apps come with this parleyd (neither \(ShippedApps.installedFolder) nor a checkout's \(ShippedApps.developmentFolder))")
         }
-        let entries = ShippedApps.entries(in: shipped)
         guard let name else {
+            let entries = ShippedApps.entries(in: shipped)
             let folders = Set(AppsFolder.folderNames(apps.host.directory))
             var response = ControlResponse.message("Apps that come with Parley (\(shipped.path)):\n" + entries.map { entry in
                 "  \(entry.folder): \(entry.name)\(folders.contains(entry.folder) ? " [installed]" : "")"
@@ -239,8 +239,9 @@ public struct DaemonController: ControlHandling {
             }
             return response
         }
-        guard entries.contains(where: { $0.folder == name }) else {
-            return .failure(AppInstallError.unknown(name, available: entries.map(\.folder)).description)
+        let available = AppsFolder.folderNames(shipped)
+        guard available.contains(name) else {
+            return .failure(AppInstallError.unknown(name, available: available).description)
         }
         do {
             let app = try await apps.install(shipped.appendingPathComponent(name), as: name)

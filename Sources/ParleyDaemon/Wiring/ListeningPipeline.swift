@@ -57,7 +57,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     struct WakeState: Sendable {
         var wake: ParleyConfig.Wake
         var grammar: WakeGrammar
-        /// nil until `run` (or `setWake`) has the engine's commands.
+        /// Set by `setWake`, with the engine's commands; nil for the
+        /// settings of the start (the listener made that grammar itself).
         var bargeIn: PhraseModel?
         var generation = 0
     }
@@ -292,7 +293,6 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         // words may cut it short too (the commands of the start: an app
         // installed later is not among them until parleyd restarts).
         let bargeIn = bargeInModel(wakeGrammar, commands: commands)
-        wakeState.withLock { $0.bargeIn = bargeIn }
         // The decoders load on the listen thread (PocketSphinx models take a
         // while, and blocking calls stay off the cooperative pool), so a
         // SIGTERM during start is answered at once. Capture starts once they
