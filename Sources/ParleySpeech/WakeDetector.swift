@@ -40,6 +40,9 @@ public final class WakeDetector {
     private var pending: (time: Double, verifyAt: Int)?
     /// Restart the keyword search this often, so its internal state stays bounded.
     private let restartSamples = 16_000 * 30
+    /// Stage-1 candidates so far, verified or not (`WakeUtterance.proposed`:
+    /// named mode's command decoders wait for one).
+    public private(set) var proposals = 0
 
     /// Keyword threshold for a sensitivity in single-stage (direct) mode:
     /// 1e-45 at 1 down to 1e-5 at 0.
@@ -140,6 +143,7 @@ public final class WakeDetector {
             // as soon as the phrase ends, so this is at most one frame late.
             // (Its segment frames are not reliable across restarts.)
             let time = Double(samplesSeen) / Double(PCMAudio.sampleRate)
+            proposals += 1
             try reset()
             if verifier == nil {
                 candidates.append(WakeCandidate(time: time, score: .infinity, likelihoodRatio: .infinity, phraseFrames: 0, withHey: false))

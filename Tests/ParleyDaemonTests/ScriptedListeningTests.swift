@@ -53,8 +53,16 @@ struct Toaster: ParleyApp {
     }
 }
 
-/// The wake detector of a scripted pipeline.
-final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
+/// The wake detector of a scripted pipeline. Its first stage proposes the
+/// wake phrase once it has been fed `proposesAfter` samples of an
+/// utterance's speech (nil: never).
+final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendable {
+    var proposesAfter: Int? = 1
+    var proposed: Bool {
+        guard let after = proposesAfter, let open = utterances.last, open.finished == nil else { return false }
+        return open.fed.count >= after
+    }
+}
 
 /// The daemon's listening pipeline with scripted decoders: real capture
 /// (ALSA's file plugin) of synthetic speech, the real driver, listener and
@@ -71,7 +79,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
     typealias Running = ListeningPipelineTests.Running
 
     static func start(words: [ClosedRange<Double>], seconds: Double, in dir: TemporaryDirectory, named: Bool,
-                      commands: ScriptedCommands, wake wakeDecoder: ScriptedWake? = nil,
+                      direct: Bool = true, commands: ScriptedCommands, wake wakeDecoder: ScriptedWake? = nil,
                       speaking: @escaping @Sendable () -> Bool = { false },
                       interrupt: @escaping @Sendable () -> Void = {},
                       compile: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
@@ -85,6 +93,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         let harness = try EngineHarness(apps: [Toaster()], primaryApp: "Toaster")
         var wake = ParleyConfig.Wake()
         wake.named = named
+        wake.direct = direct
         let pipeline = ListeningPipeline(
             capture: capture, engine: harness.engine, wake: wake, endpointSilence: .milliseconds(600),
             playbackName: "none", latency: LatencyProbe(), isSpeaking: speaking, interruptSpeech: interrupt,
@@ -170,6 +179,62 @@ final class ScriptedWake: ScriptedDecoder<Bool>, @unchecked Sendable {}
         #expect(commands.utterances.map(\.finished) == [true, true])
         #expect(wake.utterances.first?.fed.isEmpty == false, "the wake detector heard the first utterance")
         #expect(running.pipeline.listeningCounts.segments == 2)
+    }
+
+    /// Named mode alone: an utterance whose wake phrase the detector's
+    /// first stage never proposes (television, talk in the room) is not
+    /// decoded at all: the command grammar and its phone loop are never
+    /// started. With direct mode on as well ("hey <phrase>" needs no
+    /// name), every utterance is decoded.
+    @Test func speechWithoutTheWakePhraseIsNotDecoded() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let commands = ScriptedCommands([], otherwise: .init(.complete, Self.order))
+        let wake = ScriptedWake([], otherwise: .init(.extendable, false))
+        wake.proposesAfter = nil
+        // The second utterance is longer than the gate's window.
+        let running = try await Self.start(words: [1.5...2.3, 3.5...6.5], seconds: 8, in: dir, named: true,
+                                           direct: false, commands: commands, wake: wake)
+        #expect(try await Self.decided(running, 2))
+        await running.stop()
+        #expect(commands.utterances.isEmpty, "the command decoders were never started")
+        #expect(wake.utterances.count == 2, "the wake detector heard both")
+        #expect(await running.pipeline.recognitions() == 0, "both were rejected")
+
+        let both = try TemporaryDirectory(); defer { both.remove() }
+        let direct = ScriptedCommands([], otherwise: .init(.complete, Self.nothing))
+        let silentWake = ScriptedWake([], otherwise: .init(.extendable, false))
+        silentWake.proposesAfter = nil
+        let withDirect = try await Self.start(words: [1.5...2.3], seconds: 4, in: both, named: true, direct: true,
+                                              commands: direct, wake: silentWake)
+        #expect(try await Self.decided(withDirect, 1))
+        await withDirect.stop()
+        #expect(direct.utterances.count == 1, "with direct mode on, the command decoders heard it")
+    }
+
+    /// Named mode: the command decoders start when the wake phrase is
+    /// proposed, half a second into the speech, and are given the whole
+    /// utterance from its start (lead-in included) before the rest.
+    @Test func theCommandDecodersStartAtTheProposalWithTheWholeUtterance() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        let commands = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
+        let wake = ScriptedWake([], otherwise: .init(.extendable, false))
+        wake.proposesAfter = 8_000
+        let running = try await Self.start(words: [2.0...3.4], seconds: 6, in: dir, named: true,
+                                           direct: false, commands: commands, wake: wake)
+        let performed = try await Poll.holds("the command performed") {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        await running.stop()
+        #expect(performed)
+        #expect(commands.utterances.count == 1)
+        let fed = commands.utterances.first?.fed ?? []
+        let speech = wake.utterances.first?.fed ?? []
+        // The wake detector gets the speech from its start, the command
+        // decoders the lead-in before it as well, and everything after.
+        #expect(speech.count >= 8_000)
+        #expect(fed.count > speech.count - 1_600, "the command decoders heard the utterance from its start")
+        #expect(fed.prefix(1_600).allSatisfy { abs(Int($0)) < 1_000 }, "it starts with the quiet lead-in")
     }
 
     /// On a busy CPU the window's grammar, asked for when "hey computer"

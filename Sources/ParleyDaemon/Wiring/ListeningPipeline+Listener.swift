@@ -16,7 +16,7 @@ extension ListeningPipeline {
         let pipeline: ListeningPipeline
         private(set) var recognizer: any CommandDecoding
         /// Named mode's wake detector, on each commands utterance.
-        private(set) var wake: (any UtteranceDecoder<Bool>)?
+        private(set) var wake: (any WakeDecoding)?
         private var makeDictation: () throws -> any UtteranceDecoder<String>
         /// The grammar while the device speaks, compiled once per wake setting.
         private(set) var bargeIn: (model: PhraseModel, graph: WordGraph)
@@ -28,11 +28,16 @@ extension ListeningPipeline {
         /// Loaded the first time an open-text answer is expected (its
         /// 130,000-word model is not needed before).
         private var dictationDecoder: (any UtteranceDecoder<String>)?
-        /// The kind of the open utterance, how far the wake detector has been
-        /// fed (it gets the speech from its start to the newest sample) and
-        /// where its confirmed wake phrase ended in the captured stream (for
-        /// Home Assistant: a rejected command is handed on from there).
-        private var open: (kind: ListeningKind, wakeFed: Int64, wakeEnd: Int64?)?
+        /// The kind of the open utterance, where its speech started, how far
+        /// the wake detector has been fed (it gets the speech from its start
+        /// to the newest sample) and where its confirmed wake phrase ended in
+        /// the captured stream (for Home Assistant: a rejected command is
+        /// handed on from there).
+        private var open: (kind: ListeningKind, speech: Int64, wakeFed: Int64, wakeEnd: Int64?)?
+        /// A commands utterance in named mode alone (direct mode off): the
+        /// command decoders wait for the wake detector's proposal
+        /// (`WakeGate`); nil: they run from the start.
+        private var gate: WakeGate?
         /// The echo canceller the source runs (nil: none), and whether it
         /// had adapted when the open utterance began (`EchoGate`).
         var canceller: EchoCanceller?
@@ -97,28 +102,45 @@ extension ListeningPipeline {
         func begin(start: Int64, speech: Int64) {
             followWakeSettings()
             let kind = prepare(speaking: pipeline.isSpeaking())
-            recognizer.begin()
+            // Only where every command starts with the name: direct mode's
+            // "hey <phrase>" has no wake phrase to wait for.
+            gate = kind == .commands && wake != nil && !pipeline.wake.direct ? WakeGate() : nil
+            if gate == nil { recognizer.begin() }
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
-            open = (kind, speech, nil)
+            open = (kind, speech, speech, nil)
             echoAdapted = canceller?.hasAdapted ?? true
         }
 
         func feed(_ samples: [Int16]) {
-            recognizer.feed(samples)
+            if gate == nil {
+                recognizer.feed(samples)
+            } else if let passed = gate?.pass(samples), !passed.isEmpty {
+                recognizer.feed(passed)
+            }
             if open?.kind == .dictation { dictationDecoder?.feed(samples) }
         }
 
         /// A decoder that cannot say counts as a whole phrase that may go
         /// on: the utterance ends at the trailing silence.
         func phraseProgress() -> PhraseProgress {
-            (try? recognizer.phraseProgress()) ?? .extendable
+            if let waiting = gate?.progress { return waiting }
+            return (try? recognizer.phraseProgress()) ?? .extendable
         }
 
         func cancel() {
-            recognizer.cancel()
+            if !undecoded { recognizer.cancel() }
+            gate = nil
             dictationDecoder?.cancel()
         }
+
+        /// The open commands utterance's wake phrase has not been proposed
+        /// (`WakeGate`): the command decoders were never started on it.
+        private var undecoded: Bool { gate.map { $0.state != .open } ?? false }
+
+        /// What an utterance the command decoders never heard gives.
+        static let noWakePhrase = CommandResult(transcript: "", confidence: -.infinity, match: nil,
+                                                rejection: "no wake phrase at its start")
 
         var phraseRules: PhraseRules {
             open?.kind.phraseRules(grammarCurrent: !isStale) ?? .none
@@ -235,6 +257,12 @@ extension ListeningPipeline {
             var kind = streamedKind
             var command: CommandResult
             var dictated: String?
+            // Never heard by the command decoders (`WakeGate`): decoded with
+            // a newer grammar only when that one needs no wake phrase.
+            let unheard = undecoded
+            func again(_ buffered: [Int16]) throws -> CommandResult {
+                unheard && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
+            }
             do {
                 if kind == .commands && afterWake {
                     awaitGrammar("the window's grammar after the wake word") { $0.current.kind == .window }
@@ -243,12 +271,13 @@ extension ListeningPipeline {
                     cancel()
                     kind = prepare(speaking: false)
                     let buffered = samples()
-                    command = try recognizer.recognize(buffered)
+                    command = try again(buffered)
                     if ListeningOutcome.needsDictation(kind: kind, command: command), let dictation {
                         dictated = try? transcribe(buffered, with: dictation)
                     }
                 } else {
-                    command = try recognizer.finish()
+                    command = unheard ? Self.noWakePhrase : try recognizer.finish()
+                    gate = nil
                     if kind == .dictation, let dictation {
                         if ListeningOutcome.needsDictation(kind: kind, command: command) {
                             dictated = try? finishDictation(dictation)
@@ -262,7 +291,7 @@ extension ListeningPipeline {
                         awaitGrammar("the grammar being compiled") { !$0.isCompiling }
                         if isStale {
                             kind = prepare(speaking: false)
-                            command = try recognizer.recognize(samples())
+                            command = try again(samples())
                         }
                     }
                 }
@@ -300,6 +329,12 @@ extension ListeningPipeline {
             let confirmedBefore = detector?.wakeEndSample
             wake.feed(pipeline.capture.ring.samples(from: current.wakeFed, count: Int(newest - current.wakeFed)))
             if let failure = detector?.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
+            if let held = gate?.heard(speechSamples: newest - current.speech, proposed: wake.proposed) {
+                // Proposed in time: the command decoders start on the
+                // utterance from its beginning and catch up.
+                recognizer.begin()
+                for piece in held { recognizer.feed(piece) }
+            }
             if let end = detector?.wakeEndSample, end != confirmedBefore {
                 // Detector time (samples of all it was fed) to a stream position:
                 // at most this block's end, at most a second before its start
@@ -459,11 +494,11 @@ extension ListeningPipeline {
 public struct ListeningDecoders {
     public var command: any CommandDecoding
     /// Named mode's wake detector (nil: direct mode, "hey <phrase>" only).
-    public var wake: (any UtteranceDecoder<Bool>)?
+    public var wake: (any WakeDecoding)?
     /// Loads the dictation decoder, the first time an open-text answer is expected.
     public var dictation: () throws -> any UtteranceDecoder<String>
 
-    public init(command: any CommandDecoding, wake: (any UtteranceDecoder<Bool>)?,
+    public init(command: any CommandDecoding, wake: (any WakeDecoding)?,
                 dictation: @escaping () throws -> any UtteranceDecoder<String>) {
         self.command = command
         self.wake = wake
