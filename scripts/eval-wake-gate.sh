@@ -15,9 +15,13 @@
 #
 # Prints one line per pair and condition (the first decision of each
 # daemon: the words heard, "woken", or "-" for nothing) and per condition
-# the orders heard by each, the pairs decided differently and the
-# utterances the gate left undecoded.
-# Environment: COUNT (pairs, default 80), NOISES ("clean kitchen"; a noise
+# the orders heard by each, the pairs decided differently, the utterances
+# the gate left undecoded and the median time from the command's end to the
+# engine taking it (`latency-ms`) over the pairs both heard. Side by side,
+# the gate's catch-up competes with the other daemon for the cores, which
+# inflates its latency; SEQUENTIAL=1 runs the two one after the other
+# (twice as long) for latencies that compare.
+# Environment: COUNT (pairs, default 80), SEQUENTIAL (0), NOISES ("clean kitchen"; a noise
 # is ../shared/data/noise/NAME.wav or .build/wake-cv/noise/NAME.wav),
 # SNR (10), WORK (kept; default a temporary folder).
 set -euo pipefail
@@ -37,10 +41,11 @@ sox -n -r 16000 -c 1 -b 16 "$work/gap.wav" trim 0 0.2
 sox -n -r 16000 -c 1 -b 16 "$work/tail.wav" trim 0 2.5
 mkdir -p "$work/pairs"
 for i in "${!wakes[@]}"; do
-  trim() { sox "$1" "$2" silence 1 0.02 -40d reverse silence 1 0.02 -40d reverse; }
+  # -D: no dither, so every run builds the same pairs (sox dithers with fresh noise otherwise).
+  trim() { sox -D "$1" "$2" silence 1 0.02 -40d reverse silence 1 0.02 -40d reverse; }
   trim "${wakes[$i]}" "$work/w.wav"
   trim "${orders[$i]}" "$work/o.wav"
-  sox "$work/lead.wav" "$work/w.wav" "$work/gap.wav" "$work/o.wav" "$work/tail.wav" "$work/pairs/$(printf %03d "$i").wav"
+  sox -D "$work/lead.wav" "$work/w.wav" "$work/gap.wav" "$work/o.wav" "$work/tail.wav" "$work/pairs/$(printf %03d "$i").wav"
 done
 
 # Runs BIN on CAPTURE in folder DIR until the capture has played; the log is DIR/log.
@@ -84,10 +89,14 @@ for noise in ${NOISES:-clean kitchen}; do
     [ -f "$file" ] || { echo "eval-wake-gate: no noise file for '$noise'" >&2; exit 2; }
     .build/release/parley-bench audio mix --snr "$snr" --noise "$file" --out "$folder" "$work"/pairs/*.wav
   fi
-  heard_base=0 heard_gate=0 differ=0 undecoded=0 n=0
+  heard_base=0 heard_gate=0 differ=0 undecoded=0 n=0 latencies=()
   for capture in "$folder"/*.wav; do
     name=$(basename "$capture" .wav)
-    run "$base" "$capture" "$work/run-base" & run "$gate" "$capture" "$work/run-gate"; wait
+    if [ "${SEQUENTIAL:-0}" = 1 ]; then
+      run "$base" "$capture" "$work/run-base"; run "$gate" "$capture" "$work/run-gate"
+    else
+      run "$base" "$capture" "$work/run-base" & run "$gate" "$capture" "$work/run-gate"; wait
+    fi
     a=$(decision "$work/run-base/log") b=$(decision "$work/run-gate/log")
     u=$(grep -c 'no wake phrase at its start' "$work/run-gate/log" || true)
     printf '%-8s %s  base: %-50s gate: %-50s undecoded %s\n' "$noise" "$name" "$a" "$b" "$u"
@@ -95,8 +104,14 @@ for noise in ${NOISES:-clean kitchen}; do
     [ "$a" = - ] || [ "$a" = woken ] || heard_base=$((heard_base + 1))
     [ "$b" = - ] || [ "$b" = woken ] || heard_gate=$((heard_gate + 1))
     [ "$a" = "$b" ] || differ=$((differ + 1))
+    la=$(grep -m1 -o ' latency-ms=[0-9]*' "$work/run-base/log" | cut -d= -f2 || true)
+    lb=$(grep -m1 -o ' latency-ms=[0-9]*' "$work/run-gate/log" | cut -d= -f2 || true)
+    [ -z "$la" ] || [ -z "$lb" ] || latencies+=("$la $lb")
   done
-  echo "== $noise$([ "$noise" = clean ] || echo " at $snr dB"): $n pairs; orders heard: base $heard_base, gate $heard_gate; decided differently: $differ; utterances left undecoded by the gate: $undecoded"
+  median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+  lat_base=$(printf '%s\n' "${latencies[@]}" | awk 'NF { print $1 }' | median)
+  lat_gate=$(printf '%s\n' "${latencies[@]}" | awk 'NF { print $2 }' | median)
+  echo "== $noise$([ "$noise" = clean ] || echo " at $snr dB"): $n pairs; orders heard: base $heard_base, gate $heard_gate; decided differently: $differ; utterances left undecoded by the gate: $undecoded; last word -> engine, median over ${#latencies[@]} heard by both: base $lat_base ms, gate $lat_gate ms"
 done
 }
 main "$@"

@@ -84,10 +84,10 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
                       interrupt: @escaping @Sendable () -> Void = {},
                       compile: @escaping @Sendable (PhraseModel) throws -> WordGraph = { try GrammarCompiler().graph(for: $0) },
                       grammarWait: Duration = ListeningPipeline.defaultGrammarWait, askRule: AskRule? = nil,
-                      decoders: ListeningDecoders.Factory? = nil)
+                      decoders: ListeningDecoders.Factory? = nil, noise: Double = 200)
         async throws -> Running {
         let wav = URL(fileURLWithPath: dir.file("in.wav"))
-        try WAVFile.write(SyntheticSpeech.samples(seconds: seconds, words: words), sampleRate: 16_000, to: wav)
+        try WAVFile.write(SyntheticSpeech.samples(seconds: seconds, words: words, noise: noise), sampleRate: 16_000, to: wav)
         let capture = try CaptureService(configuration: CaptureConfiguration.file(
             wav: wav, workDirectory: URL(fileURLWithPath: dir.path), pacing: .device, ringSeconds: 16))
         let harness = try EngineHarness(apps: [Toaster()], primaryApp: "Toaster")
@@ -181,24 +181,25 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
         #expect(running.pipeline.listeningCounts.segments == 2)
     }
 
-    /// Named mode alone: an utterance whose wake phrase the detector's
-    /// first stage never proposes (television, talk in the room) is not
-    /// decoded at all: the command grammar and its phone loop are never
-    /// started. With direct mode on as well ("hey <phrase>" needs no
-    /// name), every utterance is decoded.
+    /// Named mode alone: speech that runs on without the detector's first
+    /// stage proposing the wake phrase (a television) is not decoded at
+    /// all: the command grammar and its phone loop are never started. With
+    /// direct mode on as well ("hey <phrase>" needs no name), every
+    /// utterance is decoded.
     @Test func speechWithoutTheWakePhraseIsNotDecoded() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let commands = ScriptedCommands([], otherwise: .init(.complete, Self.order))
         let wake = ScriptedWake([], otherwise: .init(.extendable, false))
         wake.proposesAfter = nil
-        // The second utterance is longer than the gate's window.
-        let running = try await Self.start(words: [1.5...2.3, 3.5...6.5], seconds: 8, in: dir, named: true,
+        // Speech that runs on longer than a command (9.5 s), so it is not
+        // decoded at its end either.
+        let running = try await Self.start(words: [1.5...11.0], seconds: 13, in: dir, named: true,
                                            direct: false, commands: commands, wake: wake)
-        #expect(try await Self.decided(running, 2))
+        #expect(try await Self.decided(running, 1))
         await running.stop()
         #expect(commands.utterances.isEmpty, "the command decoders were never started")
-        #expect(wake.utterances.count == 2, "the wake detector heard both")
-        #expect(await running.pipeline.recognitions() == 0, "both were rejected")
+        #expect(wake.utterances.count == 1, "the wake detector heard it")
+        #expect(await running.pipeline.recognitions() == 0, "rejected")
 
         let both = try TemporaryDirectory(); defer { both.remove() }
         let direct = ScriptedCommands([], otherwise: .init(.complete, Self.nothing))
@@ -209,6 +210,37 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
         #expect(try await Self.decided(withDirect, 1))
         await withDirect.stop()
         #expect(direct.utterances.count == 1, "with direct mode on, the command decoders heard it")
+    }
+
+    /// Named mode alone: a short utterance in noise whose wake phrase was
+    /// never proposed (noise hid its start from the endpointer) is decoded
+    /// at its end from the held input, all of it, and the command performs.
+    /// The same utterance in a quiet room is not decoded.
+    @Test func aShortUtteranceInNoiseWithoutAProposalIsDecodedAtItsEnd() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        let commands = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
+        let wake = ScriptedWake([], otherwise: .init(.extendable, false))
+        wake.proposesAfter = nil
+        let running = try await Self.start(words: [2.0...5.0], seconds: 8, in: dir, named: true,
+                                           direct: false, commands: commands, wake: wake, noise: 1_500)
+        let performed = try await Poll.holds("the command performed") {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        await running.stop()
+        #expect(performed)
+        #expect(commands.utterances.count == 1)
+        #expect(commands.utterances.first?.phraseChecks == 0, "begun only at the end")
+        let fed = commands.utterances.first?.fed.count ?? 0
+        #expect(fed > 48_000, "the whole utterance, \(fed) samples")
+
+        let quietDir = try TemporaryDirectory(); defer { quietDir.remove() }
+        let quietCommands = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
+        let quiet = try await Self.start(words: [2.0...5.0], seconds: 8, in: quietDir, named: true,
+                                         direct: false, commands: quietCommands, wake: wake)
+        #expect(try await Self.decided(quiet, 1))
+        await quiet.stop()
+        #expect(quietCommands.utterances.isEmpty, "in a quiet room it is left undecoded")
     }
 
     /// Named mode: the command decoders start when the wake phrase is

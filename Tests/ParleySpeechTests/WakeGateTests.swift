@@ -19,24 +19,49 @@ struct WakeGateTests {
         #expect(gate.heard(speechSamples: 500, proposed: true) == nil, "handed over once")
     }
 
-    @Test func noProposalWithinTheWindowShutsItForTheUtterance() {
-        var gate = WakeGate(windowSamples: 100)
-        _ = gate.pass([1, 2, 3])
-        #expect(gate.heard(speechSamples: 99, proposed: false) == nil)
-        #expect(gate.state == .waiting)
-        #expect(gate.heard(speechSamples: 100, proposed: false) == nil)
-        #expect(gate.state == .shut)
-        #expect(gate.progress == .extendable, "no phrase can come: the utterance ends at its trailing silence")
-        #expect(gate.pass([4]).isEmpty)
-        #expect(gate.heard(speechSamples: 120, proposed: true) == nil, "a proposal after the window opens nothing")
-        #expect(gate.state == .shut)
+    /// 0.2 s pieces: `loud` seconds of a tone at 6,000 between noise at
+    /// `floor` (the SNR estimate compares the loud frames with the floor).
+    static func pieces(loud: Double, floor: Double) -> [[Int16]] {
+        let samples = SyntheticSpeech.samples(seconds: 2, words: [0.5...(0.5 + loud)], noise: floor)
+        return stride(from: 0, to: samples.count, by: 3_200).map { Array(samples[$0..<min(samples.count, $0 + 3_200)]) }
     }
 
-    @Test func aProposalInTheBlockThatCrossesTheWindowStillOpensIt() {
-        var gate = WakeGate(windowSamples: 100)
-        _ = gate.pass([7])
-        #expect(gate.heard(speechSamples: 130, proposed: true) == [[7]])
-        #expect(gate.state == .open)
+    @Test func noProposalWithinTheWindowShutsItAndAShortUtteranceInNoiseIsDecodedAtItsEnd() {
+        var gate = WakeGate(windowSamples: 16_000, heldLimit: 48_000)
+        let noisy = Self.pieces(loud: 1, floor: 2_000)
+        for piece in noisy.prefix(5) { #expect(gate.pass(piece).isEmpty) }
+        #expect(gate.heard(speechSamples: 15_999, proposed: false) == nil)
+        #expect(gate.state == .waiting)
+        #expect(gate.heard(speechSamples: 16_000, proposed: false) == nil)
+        #expect(gate.state == .shut)
+        #expect(gate.progress == .extendable, "no proposal: the utterance ends at its trailing silence")
+        for piece in noisy.dropFirst(5) { #expect(gate.pass(piece).isEmpty) }
+        #expect(gate.heard(speechSamples: 20_000, proposed: true) == nil, "a proposal after the window opens nothing")
+        #expect(gate.state == .shut)
+        #expect(RejectionPolicy.estimatedSNR(noisy.flatMap { $0 }) < RejectionPolicy().cleanSNR)
+        #expect(gate.remainder() == noisy, "short enough to be a command, and noisy: decoded at its end, as it came")
+    }
+
+    @Test func aShortUtteranceInAQuietRoomIsNotDecoded() {
+        var gate = WakeGate(windowSamples: 16_000, heldLimit: 48_000)
+        let quiet = Self.pieces(loud: 1, floor: 20)
+        for piece in quiet { _ = gate.pass(piece) }
+        _ = gate.heard(speechSamples: 32_000, proposed: false)
+        #expect(RejectionPolicy.estimatedSNR(quiet.flatMap { $0 }) >= RejectionPolicy().cleanSNR)
+        #expect(gate.remainder() == nil, "stage 1 misses no wake phrase in quiet: talk is left undecoded")
+    }
+
+    @Test func speechThatRunsPastTheLimitIsNeverDecoded() {
+        var gate = WakeGate(windowSamples: 100, heldLimit: 10)
+        _ = gate.pass([Int16](repeating: 1, count: 8))
+        #expect(gate.heard(speechSamples: 100, proposed: false) == nil)
+        _ = gate.pass([Int16](repeating: 2, count: 8))
+        #expect(gate.overflowed)
+        #expect(gate.remainder() == nil, "too long to be a command: rejected undecoded")
+        var late = WakeGate(windowSamples: 100, heldLimit: 10)
+        _ = late.pass([Int16](repeating: 1, count: 12))
+        #expect(late.heard(speechSamples: 50, proposed: true) == nil, "its start is gone: it cannot open")
+        #expect(late.remainder() == nil)
     }
 
     /// The window allows the longest "hey <name>" stage 2 can verify.

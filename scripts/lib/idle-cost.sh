@@ -9,6 +9,8 @@
 #   tv        television-like speech: an espeak-ng news paragraph and 20 clean
 #             coffee-maker recordings with their pauses shortened to 0.25 s,
 #             none of it after "hey" (it must wake nothing)
+#   talk      people talking with pauses: 30 other coffee-maker recordings as
+#             recorded (IDLE_SCENES="talk" to include it)
 # the daemon listens to the scene through the ALSA file device paced in real
 # time and the script prints
 #   cpu       share of one core over IDLE_SECONDS after a 3 s settle (/proc/PID/stat)

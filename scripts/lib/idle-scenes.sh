@@ -9,6 +9,9 @@
 #   tv        television-like speech: an espeak-ng news paragraph and 20 clean
 #             coffee-maker recordings with their pauses shortened to 0.25 s,
 #             none of it after "hey" (it must wake nothing)
+#   talk      people talking, with pauses: 30 other clean coffee-maker
+#             recordings as recorded (each a sentence between its own
+#             silences), none of it after a wake word
 scene() {
   local name=$1 length=$2
   local out=$work/idle/$name-$length.wav
@@ -30,7 +33,12 @@ roadworks continue near the river bridge."
       sox $(ls "$data"/coffee-maker/clean/*.wav | head -n 20) "$work/idle/coffee.wav" silence -l 1 0.1 1% -1 0.25 1%
       sox "$work/idle/news.wav" "$work/idle/coffee.wav" "$out" repeat 3 trim 0 "$length"
       ;;
-    *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen or tv)" >&2; exit 2 ;;
+    talk)
+      # shellcheck disable=SC2046
+      sox $(ls "$data"/coffee-maker/clean/*.wav | sed -n 21,50p) "$work/idle/talk-raw.wav"
+      sox "$work/idle/talk-raw.wav" "$out" repeat 1 trim 0 "$length"
+      ;;
+    *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen, tv or talk)" >&2; exit 2 ;;
   esac
   echo "$out"
 }

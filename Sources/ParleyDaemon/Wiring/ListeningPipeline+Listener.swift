@@ -138,7 +138,8 @@ extension ListeningPipeline {
         /// (`WakeGate`): the command decoders were never started on it.
         private var undecoded: Bool { gate.map { $0.state != .open } ?? false }
 
-        /// What an utterance the command decoders never heard gives.
+        /// What an utterance whose wake phrase was never proposed gives when
+        /// it is not decoded at its end either (`WakeGate.remainder`).
         static let noWakePhrase = CommandResult(transcript: "", confidence: -.infinity, match: nil,
                                                 rejection: "no wake phrase at its start")
 
@@ -257,11 +258,13 @@ extension ListeningPipeline {
             var kind = streamedKind
             var command: CommandResult
             var dictated: String?
-            // Never heard by the command decoders (`WakeGate`): decoded with
-            // a newer grammar only when that one needs no wake phrase.
-            let unheard = undecoded
+            // Never heard by the command decoders (`WakeGate`): decoded again
+            // with a newer grammar (a rare path: the grammar changed while
+            // it was spoken) unless that one still needs the wake phrase and
+            // the utterance is too long to be a command.
+            let unheard = undecoded, overflowed = gate?.overflowed ?? false
             func again(_ buffered: [Int16]) throws -> CommandResult {
-                unheard && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
+                unheard && overflowed && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
             }
             do {
                 if kind == .commands && afterWake {
@@ -276,7 +279,7 @@ extension ListeningPipeline {
                         dictated = try? transcribe(buffered, with: dictation)
                     }
                 } else {
-                    command = unheard ? Self.noWakePhrase : try recognizer.finish()
+                    command = unheard ? try decodeHeld() : try recognizer.finish()
                     gate = nil
                     if kind == .dictation, let dictation {
                         if ListeningOutcome.needsDictation(kind: kind, command: command) {
@@ -301,6 +304,16 @@ extension ListeningPipeline {
                 return nil
             }
             return (kind, command, dictated)
+        }
+
+        /// An utterance whose wake phrase was never proposed, at its end:
+        /// decoded from the gate's held pieces when short enough to be a
+        /// command and noisy (`WakeGate.remainder`), else rejected undecoded.
+        private func decodeHeld() throws -> CommandResult {
+            guard let pieces = gate?.remainder() else { return Self.noWakePhrase }
+            recognizer.begin()
+            for piece in pieces { recognizer.feed(piece) }
+            return try recognizer.finish()
         }
 
         private func transcribe(_ samples: [Int16], with dictation: any UtteranceDecoder<String>) throws -> String {
