@@ -68,6 +68,9 @@ YAML
   wait "$pid" || true
 }
 
+# The median of the numbers on standard input, "-" for none.
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+
 # The first decision in a log: the words heard, "woken", or "-".
 decision() {
   local line
@@ -108,10 +111,9 @@ for noise in ${NOISES:-clean kitchen}; do
     lb=$(grep -m1 -o ' latency-ms=[0-9]*' "$work/run-gate/log" | cut -d= -f2 || true)
     [ -z "$la" ] || [ -z "$lb" ] || latencies+=("$la $lb")
   done
-  median() { sort -n | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
   lat_base=$(printf '%s\n' "${latencies[@]}" | awk 'NF { print $1 }' | median)
   lat_gate=$(printf '%s\n' "${latencies[@]}" | awk 'NF { print $2 }' | median)
-  echo "== $noise$([ "$noise" = clean ] || echo " at $snr dB"): $n pairs; orders heard: base $heard_base, gate $heard_gate; decided differently: $differ; utterances left undecoded by the gate: $undecoded; last word -> engine, median over ${#latencies[@]} heard by both: base $lat_base ms, gate $lat_gate ms"
+  echo "== $noise$([ "$noise" = clean ] || echo " at $snr dB"): $n pairs; orders heard: base $heard_base, gate $heard_gate; decided differently: $differ; utterances left undecoded by the gate: $undecoded; utterance end -> engine, median over ${#latencies[@]} heard by both: base $lat_base ms, gate $lat_gate ms"
 done
 }
 main "$@"

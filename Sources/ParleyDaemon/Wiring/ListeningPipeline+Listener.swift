@@ -113,11 +113,8 @@ extension ListeningPipeline {
         }
 
         func feed(_ samples: [Int16]) {
-            if gate == nil {
-                recognizer.feed(samples)
-            } else if let passed = gate?.pass(samples), !passed.isEmpty {
-                recognizer.feed(passed)
-            }
+            let passed = gate?.pass(samples) ?? samples
+            if !passed.isEmpty { recognizer.feed(passed) }
             if open?.kind == .dictation { dictationDecoder?.feed(samples) }
         }
 
@@ -311,9 +308,15 @@ extension ListeningPipeline {
         /// command and noisy (`WakeGate.remainder`), else rejected undecoded.
         private func decodeHeld() throws -> CommandResult {
             guard let pieces = gate?.remainder() else { return Self.noWakePhrase }
-            recognizer.begin()
-            for piece in pieces { recognizer.feed(piece) }
+            startCommands(with: pieces)
             return try recognizer.finish()
+        }
+
+        /// Starts the command decoders on an utterance the gate held, fed
+        /// in the pieces it came in (what they would have seen from its start).
+        private func startCommands(with held: [[Int16]]) {
+            recognizer.begin()
+            for piece in held { recognizer.feed(piece) }
         }
 
         private func transcribe(_ samples: [Int16], with dictation: any UtteranceDecoder<String>) throws -> String {
@@ -345,8 +348,7 @@ extension ListeningPipeline {
             if let held = gate?.heard(speechSamples: newest - current.speech, proposed: wake.proposed) {
                 // Proposed in time: the command decoders start on the
                 // utterance from its beginning and catch up.
-                recognizer.begin()
-                for piece in held { recognizer.feed(piece) }
+                startCommands(with: held)
             }
             if let end = detector?.wakeEndSample, end != confirmedBefore {
                 // Detector time (samples of all it was fed) to a stream position:
