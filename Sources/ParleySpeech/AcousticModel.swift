@@ -4,8 +4,8 @@ import Synchronization
 
 /// Which acoustic model the recogniser loads: the one adapted to Parley's
 /// commands and to kitchen-like noise (built by scripts/shipped-model.sh,
-/// installed with the package; the daemon's and `parley understand`'s
-/// default), Debian's stock en-us model, or a folder.
+/// installed with the package), Debian's stock en-us model (the daemon's and
+/// `parley understand`'s default), or a folder.
 public enum AcousticModel: Sendable, Hashable {
     case adapted
     case stock
@@ -76,7 +76,7 @@ extension AcousticModel {
     /// The model every `DecoderSettings()` starts with: the command and
     /// dictation decoders'. Stock until set, so benchmarks and tests measure
     /// the model they name; the daemon sets it once from
-    /// `speech.acoustic_model` (adapted by default) before it creates any
+    /// `speech.acoustic_model` (stock by default) before it creates any
     /// decoder, so the choice reaches decoders built deep inside the listening
     /// pipeline without threading settings through it; tools override per
     /// decoder with `--acoustic-model` or `--set hmm=...` instead.

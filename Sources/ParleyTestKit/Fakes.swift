@@ -6,8 +6,21 @@ import Synchronization
 /// Records the engine's events for assertions.
 public actor RecordingSink: EngineOutputSink {
     public private(set) var events: [EngineEvent] = []
+    private var holds: [(event: EngineEvent, gate: Gate)] = []
     public init() {}
-    public func emit(_ event: EngineEvent) async { events.append(event) }
+    public func emit(_ event: EngineEvent) async {
+        events.append(event)
+        if let index = holds.firstIndex(where: { $0.event == event }) { await holds.remove(at: index).gate.wait() }
+    }
+
+    /// The next emit of `event` waits at the returned gate until the test
+    /// opens it: the engine is suspended there, as on a slow output, and
+    /// whatever else reaches the actor meanwhile runs.
+    public func hold(_ event: EngineEvent) -> Gate {
+        let gate = Gate()
+        holds.append((event, gate))
+        return gate
+    }
 
     /// Spoken lines so far.
     public var spoken: [String] { events.compactMap { if case .spoke(let s) = $0 { s } else { nil } } }

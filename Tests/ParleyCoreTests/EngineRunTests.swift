@@ -45,6 +45,28 @@ import Testing
         #expect(await h.engine.isConversationOpen == false)
     }
 
+    /// A cancel that reaches the engine while a confirmed run is on its way
+    /// to the app (suspended setting the LED) stops it there: the app is
+    /// never asked, where before the cancel said "Cancelled." and the order
+    /// went through all the same.
+    @Test func aCancelBeforeThePerformStartsMeansTheAppIsNeverAsked() async throws {
+        let h = try EngineHarness(apps: [Pantry()], primaryApp: "Pantry")
+        let before = flourOrders.load(ordering: .relaxed)
+        #expect(await h.say("order flour with pantry").last?.contains("Press the button") == true)
+        let gate = await h.sink.hold(.led(.thinking))
+        let press = Task { await h.engine.button(.press) }
+        await gate.waitForArrivals(1)  // the run is performing, its LED not yet set
+        await h.engine.button(.longPress)
+        gate.openFirst()
+        await press.value
+        #expect(await h.sink.spoken.last == "Cancelled.")
+        #expect(flourOrders.load(ordering: .relaxed) == before, "the app was asked to order")
+        #expect(await h.sink.performed.isEmpty)
+        #expect(await h.donations.rows.isEmpty)
+        #expect(await h.engine.isConversationOpen == false)
+        #expect(h.clock.sleeperCount == 0)
+    }
+
     @Test func aResultArrivingAfterItsRunWasCancelledIsNeitherSpokenNorDonated() async throws {
         let h = try harness()
         let arrived = lateGate.waiting

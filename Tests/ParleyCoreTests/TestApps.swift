@@ -162,3 +162,24 @@ struct SimmerChili: AppIntent {
         return IntentResult(dialog: "Simmered.")
     }
 }
+
+/// Orders of OrderFlour the app was asked to place.
+let flourOrders = Atomic<Int>(0)
+
+/// An order (confirmed with the button) that counts the times it was placed.
+struct OrderFlour: AppIntent {
+    static let title = "Order flour"
+    static let category = IntentCategory.order
+    init() {}
+    func perform(context: IntentContext) async throws -> IntentResult {
+        flourOrders.add(1, ordering: .relaxed)
+        return IntentResult(dialog: "Flour ordered.")
+    }
+}
+
+struct Pantry: ParleyApp {
+    let identifier = "Pantry"
+    let name = "Pantry"
+    var intents: [any AppIntent.Type] { [OrderFlour.self] }
+    var shortcuts: [AppShortcut] { [AppShortcut(intent: OrderFlour.self, phrases: ["order flour with {app}"], shortTitle: "Order flour")] }
+}

@@ -114,6 +114,37 @@ struct Oven: ParleyApp {
         #expect(running.pipeline.listeningCounts.segments == 3)
     }
 
+    /// What the listener hands over is decided in the order it was said,
+    /// however long the engine is held up: "bake bread" suspended on its
+    /// first output, then "cancel" queued behind it. The cancel waits for
+    /// the bread to be performing, then stops it. Before, the cancel ran
+    /// in the gap, found nothing open, and the bread baked after all.
+    @Test func utterancesAreDecidedInTheOrderTheyWereSaid() async throws {
+        let harness = try EngineHarness(apps: [Oven()], primaryApp: "Oven")
+        let startedBefore = BakeBread.started.load(ordering: .sequentiallyConsistent)
+        let cancelledBefore = BakeBread.cancelled.load(ordering: .sequentiallyConsistent)
+        let held = await harness.sink.hold(.led(.listening))
+        let bake = await harness.engine.start(.text("bake bread with oven"), after: nil)
+        let cancel = await harness.engine.start(.text("cancel"), after: bake)
+        await held.waitForArrivals(1)
+        // Only a bound for the broken case: in order, "cancel" cannot be done
+        // while "bake bread" is held, however long this waits.
+        let jumped = try await Poll.holds("cancel handled before bake bread", polls: 100, every: .milliseconds(5)) {
+            cancel.isReleased
+        }
+        #expect(!jumped, "cancel was handled while bake bread was held")
+        held.openFirst()
+        let stopped = try await Poll.holds("the bread's perform cancelled", every: .milliseconds(10)) {
+            BakeBread.cancelled.load(ordering: .sequentiallyConsistent) == cancelledBefore + 1
+        }
+        let spoken = await harness.sink.spoken
+        #expect(stopped, "said: \(spoken)")
+        #expect(BakeBread.started.load(ordering: .sequentiallyConsistent) == startedBefore + 1)
+        #expect(spoken == ["Cancelled."])
+        #expect(await harness.sink.performed.isEmpty)
+        await cancel.released()
+    }
+
     /// The volume by voice (issue 28): espeak-ng's "hey a bit louder" and
     /// "hey volume three" through the file plugin, the endpointer and
     /// PocketSphinx change the level, each answered with its word. (Of the

@@ -97,7 +97,7 @@ import Testing
     @Test func synthesizedSpeechDecodesBackToTheSentence() throws {
         let synth = try SpeechSynthesizer()
         let sentence = "your twelve ounce latte will be ready in 10 min"
-        let audio = try synth.render16k(sentence)
+        let audio = try synth.render16k(sentence).asCaptured()
         #expect(audio.seconds > 1.5)
         let words = SpokenText.normalise(sentence).split(separator: " ").map(String.init)
         #expect(words.contains("minutes"))
@@ -108,7 +108,10 @@ import Testing
         ])
         let recognizer = try CommandRecognizer(model: model, rejection: nil)
         let result = try recognizer.recognize(audio.samples)
-        #expect(result.match?.ruleID == "said", "heard \(result.transcript)")
+        #expect(result.match?.ruleID == "said", """
+            heard '\(result.transcript)' (score \(result.confidence)) in \(audio.seconds) s of audio, \
+            peak \(audio.samples.map { abs(Int($0)) }.max() ?? 0), sum \(audio.samples.reduce(0) { $0 &+ Int($1) })
+            """)
         #expect(throws: SpeechError.self) { try SpeechSynthesizer(settings: VoiceSettings(rate: 10)) }
     }
 }

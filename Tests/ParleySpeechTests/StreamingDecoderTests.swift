@@ -96,7 +96,7 @@ import Testing
             PhraseRule(id: "other", target: .answer, body: .words(other)),
         ])
         let decoder = try StreamingCommandDecoder(model: model, rejection: nil)
-        let audio = try synth.render16k("turn the radio off")
+        let audio = try synth.render16k("turn the radio off").asCaptured()
         decoder.begin()
         decoder.feed(Array(audio.samples.prefix(4_000)))
         decoder.cancel()

@@ -72,12 +72,17 @@ extension ConversationEngine {
     }
 
     func perform(_ run: Run) async {
+        // The race is in place before the first suspension: a cancel (spoken,
+        // a long press, a stop) that comes while the LED is set finds it and
+        // settles it, and the app's perform then never starts.
+        let race = PerformRace()
         phase = .busy(run.id)
+        performing = (run.id, race)
         await setLED(.thinking)
         let context = context(for: run)
         let limit = min(run.descriptor.timeLimit, configuration.performTimeLimit ?? .infinity)
-        let race = PerformRace()
-        performing = (run.id, race)
+        // The perform may take minutes: the next utterance is handled meanwhile ("cancel").
+        InputTurn.current?.release()
         let outcome = await withTaskCancellationHandler {
             await race.run(run.intent, context: context, clock: clock, limit: limit)
         } onCancel: {
@@ -135,11 +140,12 @@ extension ConversationEngine {
 
     /// Ends whatever is open; a run that is performing is stopped.
     func cancel() async {
-        if let performing, isCurrent(performing.id) {
-            await log("\(performing.id) stopped")
-            performing.race.cancel()
-        }
+        // Stopped and closed before the first suspension, so nothing started
+        // meanwhile can find the run still open.
+        let stopped = performing.flatMap { isCurrent($0.id) ? $0 : nil }
+        stopped?.race.cancel()
         phase = .idle
+        if let stopped { await log("\(stopped.id) stopped") }
         await say("Cancelled.")
         await rest()
     }

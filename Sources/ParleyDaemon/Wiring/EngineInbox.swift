@@ -36,18 +36,25 @@ final class EngineInbox: Sendable {
 }
 
 extension ConversationEngine {
-    /// Starts handling `heard` and returns once it is queued on the engine,
-    /// not when it is done: a task created here inherits the engine's
-    /// isolation, so events start in the order they were heard, and one that
-    /// arrives while an earlier one waits (an app performing) is handled
-    /// meanwhile, which is how "cancel" reaches a running intent.
-    func start(_ heard: Heard) {
+    /// Starts handling `heard` once the utterance before it (`previous`) has
+    /// given up its turn, and returns this one's turn at once, not when it
+    /// is handled: the listen thread's delivery never waits for the engine.
+    /// Utterances are thus decided in the order they were said (``InputTurn``),
+    /// and one that arrives while an app performs is handled meanwhile,
+    /// which is how "cancel" reaches a running intent.
+    func start(_ heard: Heard, after previous: InputTurn?) -> InputTurn {
+        let turn = InputTurn()
         Task {
-            switch heard {
-            case .text(let text): await self.hear(text, confidence: nil)
-            case .unsure(let text): await self.hear(text, confidence: nil, unsure: true)
-            case .woken(let window): await self.woken(window: window)
+            await previous?.released()
+            await InputTurn.$current.withValue(turn) {
+                switch heard {
+                case .text(let text): await self.hear(text, confidence: nil)
+                case .unsure(let text): await self.hear(text, confidence: nil, unsure: true)
+                case .woken(let window): await self.woken(window: window)
+                }
             }
+            turn.release()
         }
+        return turn
     }
 }

@@ -345,7 +345,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         thread.name = "parley-listen"
         thread.start()
         let delivery = Task { [inbox, engine] in
-            for await heard in inbox.events { await engine.start(heard) }
+            var previous: InputTurn?
+            for await heard in inbox.events { previous = await engine.start(heard, after: previous) }
         }
         defer {
             inbox.finish()
