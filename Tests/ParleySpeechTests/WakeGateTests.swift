@@ -39,6 +39,7 @@ struct WakeGateTests {
         #expect(gate.heard(speechSamples: 20_000, proposed: true) == nil, "a proposal after the window opens nothing")
         #expect(gate.state == .shut)
         #expect(RejectionPolicy.estimatedSNR(noisy.flatMap { $0 }) < RejectionPolicy().cleanSNR)
+        #expect(gate.decodesAtEnd())
         #expect(gate.remainder() == noisy, "short enough to be a command, and noisy: decoded at its end, as it came")
     }
 
@@ -48,6 +49,7 @@ struct WakeGateTests {
         for piece in quiet { _ = gate.pass(piece) }
         _ = gate.heard(speechSamples: 32_000, proposed: false)
         #expect(RejectionPolicy.estimatedSNR(quiet.flatMap { $0 }) >= RejectionPolicy().cleanSNR)
+        #expect(!gate.decodesAtEnd())
         #expect(gate.remainder() == nil, "stage 1 misses no wake phrase in quiet: talk is left undecoded")
     }
 
@@ -57,6 +59,7 @@ struct WakeGateTests {
         #expect(gate.heard(speechSamples: 100, proposed: false) == nil)
         _ = gate.pass([Int16](repeating: 2, count: 8))
         #expect(gate.overflowed)
+        #expect(!gate.decodesAtEnd())
         #expect(gate.remainder() == nil, "too long to be a command: rejected undecoded")
         var late = WakeGate(windowSamples: 100, heldLimit: 10)
         _ = late.pass([Int16](repeating: 1, count: 12))

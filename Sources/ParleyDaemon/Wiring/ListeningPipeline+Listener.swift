@@ -258,10 +258,11 @@ extension ListeningPipeline {
             // Never heard by the command decoders (`WakeGate`): decoded again
             // with a newer grammar (a rare path: the grammar changed while
             // it was spoken) unless that one still needs the wake phrase and
-            // the utterance is too long to be a command.
-            let unheard = undecoded, overflowed = gate?.overflowed ?? false
+            // the gate would not decode it at its end either (too long to be
+            // a command, or said in a quiet room), as `decodeHeld` decides.
+            let unheard = undecoded, decodable = gate?.decodesAtEnd() ?? true
             func again(_ buffered: [Int16]) throws -> CommandResult {
-                unheard && overflowed && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
+                unheard && !decodable && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
             }
             do {
                 if kind == .commands && afterWake {

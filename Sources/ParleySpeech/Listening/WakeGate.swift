@@ -102,10 +102,20 @@ public struct WakeGate: Sendable {
     /// starts allowing for noise: `RejectionPolicy`); nil otherwise (reject
     /// the utterance undecoded).
     public mutating func remainder(cleanSNR: Double = RejectionPolicy().cleanSNR) -> [[Int16]]? {
-        guard state != .open, !overflowed else { return nil }
+        guard decodesAtEnd(cleanSNR: cleanSNR) else {
+            held = []; heldCount = 0
+            return nil
+        }
         defer { held = []; heldCount = 0 }
-        guard RejectionPolicy.estimatedSNR(held.flatMap { $0 }) < cleanSNR else { return nil }
         return held
+    }
+
+    /// Whether `remainder` would give the held input (the gate not open,
+    /// the input short and noisy), without taking it: the listener's rare
+    /// path that decodes the whole utterance again with a newer grammar
+    /// decides by it too.
+    public func decodesAtEnd(cleanSNR: Double = RejectionPolicy().cleanSNR) -> Bool {
+        state != .open && !overflowed && RejectionPolicy.estimatedSNR(held.flatMap { $0 }) < cleanSNR
     }
 
     /// The phrase check's answer before the command decoders run (nil once
