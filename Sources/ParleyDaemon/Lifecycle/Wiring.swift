@@ -302,7 +302,7 @@ public enum Wiring {
             interruptSpeech: { speaker?.interrupt() },
             showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
             echo: reference.map { (config.echoCancel, $0) }, askRule: config.askUnsure ? AskRule() : nil,
-            roomTransform: roomTransform)
+            roomTransform: roomTransform, releasesStartupPages: true)
     }
 
     /// The engine's settings from parley.yaml, the board file and whether the

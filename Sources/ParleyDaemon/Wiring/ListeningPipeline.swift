@@ -86,6 +86,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// When an accepted command is asked back before it runs
     /// (`speech.ask_unsure`; nil: every accepted command is acted on).
     let askRule: AskRule?
+    /// Once the decoders are loaded, before capture starts: the pages only
+    /// start-up used go back to the kernel (`StartupPages`; the daemon, not
+    /// the tests that run a pipeline in their own process).
+    let releasesStartupPages: Bool
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
     let isSpeaking: @Sendable () -> Bool
@@ -146,7 +150,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
                 grammarWait: Duration = ListeningPipeline.defaultGrammarWait,
                 decoders: ListeningDecoders.Factory? = nil, frontEnd: FrontEndSettings = .none,
                 echo: (settings: EchoSettings, reference: EchoReference)? = nil, askRule: AskRule? = nil,
-                roomTransform: RoomTransform.Slot? = nil) {
+                roomTransform: RoomTransform.Slot? = nil, releasesStartupPages: Bool = false) {
+        self.releasesStartupPages = releasesStartupPages
         self.frontEnd = frontEnd
         self.askRule = askRule
         self.echo = echo?.settings.isActive == true ? echo : nil
@@ -310,6 +315,12 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
             // files' parsing, the grammar compiler's tables); give those pages
             // back to the system instead of keeping them in this thread's arena.
             parley_release_free_memory()
+            if releasesStartupPages, let released = StartupPages.release() {
+                logger.info("start-up pages released", metadata: [
+                    "mappings": "\(released.mappings)", "failed": "\(released.failures)",
+                    "clean-file-kib-before": "\(released.cleanFileKiBBefore)", "clean-file-kib-after": "\(released.cleanFileKiBAfter)",
+                ])
+            }
             guard !stopping.load(ordering: .acquiring) else { return }
             // Read from where capture starts, not from where the ring is
             // when the loop begins: a file read as fast as possible may have

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+
+@testable import ParleyDaemon
+
+/// Which mappings parleyd hands back after start-up, and that handing them
+/// back works on a live process (this one).
+struct StartupPagesTests {
+    static let smaps = """
+        562d34060000-562d34062000 r-xp 00002000 fe:00 254163                     /usr/bin/parleyd
+        Size:                 24 kB
+        Rss:                  24 kB
+        Private_Dirty:         0 kB
+        Anonymous:             0 kB
+        VmFlags: rd ex mr mw me
+        562d34062000-562d34063000 r--p 00008000 fe:00 254163                     /usr/bin/parleyd
+        Rss:                   4 kB
+        Private_Dirty:         4 kB
+        Anonymous:             4 kB
+        562d34063000-562d34064000 rw-p 00009000 fe:00 254163                     /usr/bin/parleyd
+        Rss:                   4 kB
+        Private_Dirty:         0 kB
+        Anonymous:             0 kB
+        7f0000000000-7f0000300000 r--s 00000000 fe:00 1200                       /usr/share/pocketsphinx/model/en-us/en-us/mdef
+        Rss:                2892 kB
+        Private_Dirty:         0 kB
+        Anonymous:             0 kB
+        7f0000400000-7f0000401000 r--p 00000000 fe:00 1300                       /usr/share/parley/model dir/feat.params
+        Rss:                   0 kB
+        Private_Dirty:         0 kB
+        Anonymous:             0 kB
+        7f0000500000-7f0000600000 rw-p 00000000 00:00 0                          [heap]
+        Rss:                 512 kB
+        Private_Dirty:       512 kB
+        Anonymous:           512 kB
+        7f0000700000-7f0000701000 r--s 00000000 00:05 77                         /dev/snd/pcmC0D0c
+        Rss:                   4 kB
+        Private_Dirty:         0 kB
+        Anonymous:             0 kB
+        7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0                          [vdso]
+        Rss:                   8 kB
+        Private_Dirty:         0 kB
+        Anonymous:             0 kB
+        """
+
+    @Test func onlyCleanPagesOfFilesTheProcessCannotWriteAreHandedBack() {
+        let all = StartupPages.mappings(smaps: Self.smaps)
+        #expect(all.count == 8)
+        #expect(all[4].path == "/usr/share/parley/model dir/feat.params", "a path with a space is kept whole")
+        #expect(all[3].residentKiB == 2_892 && all[1].privateDirtyKiB == 4)
+        let chosen = all.filter(\.isCleanFile).map(\.path)
+        // The code and the model index; not relocated data (dirty), not
+        // writable data, not what is not resident, not the heap, a device
+        // or the vDSO.
+        #expect(chosen == ["/usr/bin/parleyd", "/usr/share/pocketsphinx/model/en-us/en-us/mdef"])
+        #expect(all[0].start == 0x562d_3406_0000 && all[0].end == 0x562d_3406_2000)
+    }
+
+    @Test func thisProcessHandsBackItsCleanFilePagesAndGoesOn() throws {
+        let smaps = try #require(StartupPages.procFile("smaps"))
+        let clean = StartupPages.mappings(smaps: smaps).filter(\.isCleanFile)
+        #expect(!clean.isEmpty, "a running test process maps its own code")
+        let released = try #require(StartupPages.release())
+        #expect(released.failures == 0, "MADV_PAGEOUT refused (a kernel before 5.4?)")
+        #expect(released.mappings > 0)
+        // Handed back, less what is read again meanwhile (this thread's
+        // code, other tests'). Pages other processes map too (the Swift
+        // libraries, under a test run) stay: the kernel leaves them.
+        #expect(released.cleanFileKiBAfter < released.cleanFileKiBBefore,
+                "\(released.cleanFileKiBBefore) KiB before, \(released.cleanFileKiBAfter) KiB after")
+    }
+}
