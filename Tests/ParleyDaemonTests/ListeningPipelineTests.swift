@@ -142,7 +142,29 @@ struct Oven: ParleyApp {
         #expect(BakeBread.started.load(ordering: .sequentiallyConsistent) == startedBefore + 1)
         #expect(spoken == ["Cancelled."])
         #expect(await harness.sink.performed.isEmpty)
-        await cancel.released()
+        #expect(try await Poll.holds("the cancel's turn given up", every: .milliseconds(10)) { cancel.isReleased })
+    }
+
+    /// An utterance gives its turn up once the engine has settled, not when
+    /// the grammar of the new state is compiled (seconds on a Pi): "repeat"
+    /// with nothing to repeat is held there, and the order after it runs.
+    @Test func theNextUtteranceIsHandledWhileTheLastOnesGrammarCompiles() async throws {
+        let harness = try EngineHarness(apps: [Oven()], primaryApp: "Oven")
+        let startedBefore = BakeBread.started.load(ordering: .sequentiallyConsistent)
+        let cancelledBefore = BakeBread.cancelled.load(ordering: .sequentiallyConsistent)
+        let held = await harness.sink.hold(.listening(.commands))
+        let first = await harness.engine.start(.text("repeat"), after: nil)
+        _ = await harness.engine.start(.text("bake bread with oven"), after: first)
+        let started = try await Poll.holds("the bread started while repeat's grammar request was held", every: .milliseconds(10)) {
+            BakeBread.started.load(ordering: .sequentiallyConsistent) == startedBefore + 1
+        }
+        #expect(started)
+        #expect(first.isReleased)
+        held.openFirst()
+        await harness.engine.hear("cancel")
+        #expect(try await Poll.holds("the bread's perform cancelled", every: .milliseconds(10)) {
+            BakeBread.cancelled.load(ordering: .sequentiallyConsistent) == cancelledBefore + 1
+        })
     }
 
     /// The volume by voice (issue 28): espeak-ng's "hey a bit louder" and

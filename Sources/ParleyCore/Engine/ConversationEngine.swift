@@ -440,6 +440,9 @@ public actor ConversationEngine {
         case .idle: await setLED(muted ? .muted : .idle)
         }
         await stopShortcutIfAbandoned()
+        // Settled: the next utterance may be handled while the grammar for
+        // this state compiles (seconds on a Pi after a question).
+        InputTurn.current?.release()
         await sink.emit(.listening(listeningMode))
     }
 

@@ -8,9 +8,11 @@ import Synchronization
 ///
 /// The listener's delivery gives each utterance a turn. An utterance is
 /// handled only after the one before it has given its turn up. It gives up
-/// its turn when its handling returns, or when it starts waiting on an app's
-/// perform (``ConversationEngine`` gives it up there through ``current``).
-/// The perform can run for minutes, and "cancel" must reach it meanwhile.
+/// its turn when its handling returns, when it starts waiting on an app's
+/// perform (the perform can run for minutes, and "cancel" must reach it
+/// meanwhile), or when the engine has settled and only waits for the
+/// grammar of its new state (``ConversationEngine`` gives it up at those
+/// points through ``current``).
 public final class InputTurn: Sendable {
     /// The turn of the utterance whose handling this task carries out.
     @TaskLocal public static var current: InputTurn?

@@ -1,24 +1,29 @@
 import Foundation
 import Glibc
 
-/// Gives the kernel back the pages of code and read-only files that only
-/// start-up touched.
+/// Stops holding the pages of code and read-only files that only start-up
+/// touched.
 ///
 /// Starting parleyd runs code that idle listening never runs again: argument
 /// parsing, the configuration's YAML, the database's migrations, the web
 /// and socket servers' set-up, the grammar compiler, and much of Foundation
-/// and the Swift runtime with them. Those pages stay resident until memory
-/// runs short: of 75 MiB resident in named mode, 51 MiB were clean pages of
-/// files and 23 MiB the process's own memory (BENCHMARKS.md, "Idle memory").
+/// and the Swift runtime with them; and each PocketSphinx decoder reads all
+/// of the acoustic model's index (mdef) through its own mapping. Those pages
+/// stay mapped, and counted as parleyd's resident memory, for as long as it
+/// runs: of 75 MiB resident in named mode, 51 MiB were clean pages of files
+/// and 23 MiB the process's own memory (BENCHMARKS.md, "Idle memory").
 ///
 /// Once the decoders are loaded, before capture starts, every mapping of a
-/// file that the process cannot write and has not changed is advised out
-/// (`madvise(MADV_PAGEOUT)`, Linux 5.4). The kernel reclaims the pages no
-/// other mapping shares (it leaves the acoustic model's index, mapped once
-/// per decoder, and libraries other processes use), and whatever listening
-/// needs is read back on first use, before any audio waits. Nothing can be
-/// lost: only clean pages of files are advised, which the kernel may drop
-/// at any time under pressure anyway.
+/// file that the process cannot write and has not changed is unmapped page
+/// by page (`madvise(MADV_DONTNEED)`): the pages leave parleyd's resident
+/// set and stay in the page cache, where the kernel drops them first when
+/// memory runs short; what listening uses is mapped again on first use, from
+/// the cache, without reading the card. Nothing can be lost: a mapping with
+/// any page of its own (written, copied on write) is left alone, and a clean
+/// page of a file is the file's content. (`MADV_PAGEOUT`, which would also
+/// evict them from the cache, does nothing for files the process does not
+/// own, as parleyd running as the `parley` user does not own its binary,
+/// libraries and models.)
 enum StartupPages {
     /// One mapping of /proc/self/smaps, with what decides whether it is advised out.
     struct Mapping: Equatable {
@@ -75,24 +80,31 @@ enum StartupPages {
         var cleanFileKiBAfter: Int
     }
 
-    /// Advises out every clean file mapping of this process; nil when
-    /// /proc/self/smaps cannot be read.
+    /// Unmaps the pages of every clean file mapping of this process; nil
+    /// when /proc/self/smaps cannot be read.
     static func release() -> Released? {
         guard let before = procFile("smaps") else { return nil }
         let clean = mappings(smaps: before).filter(\.isCleanFile)
-        var advised = 0, failures = 0
-        for mapping in clean {
-            // MADV_PAGEOUT (21): not in every Glibc module's constants.
-            if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), 21) == 0 {
-                advised += 1
-            } else {
-                failures += 1  // a kernel before 5.4 (EINVAL), or a mapping gone meanwhile
-            }
-        }
+        let (advised, failures) = release(clean)
         let after = procFile("smaps").map { mappings(smaps: $0).filter(\.isCleanFile) } ?? []
         return Released(mappings: advised, failures: failures,
                         cleanFileKiBBefore: clean.reduce(0) { $0 + $1.residentKiB },
                         cleanFileKiBAfter: after.reduce(0) { $0 + $1.residentKiB })
+    }
+
+    /// `madvise(MADV_DONTNEED)` on each of `mappings` (read from smaps just
+    /// before: clean, not writable); how many were advised and how many
+    /// refused (a mapping gone meanwhile).
+    static func release(_ mappings: [Mapping]) -> (advised: Int, failures: Int) {
+        var advised = 0, failures = 0
+        for mapping in mappings where mapping.isCleanFile {
+            if madvise(UnsafeMutableRawPointer(bitPattern: mapping.start), Int(mapping.end - mapping.start), MADV_DONTNEED) == 0 {
+                advised += 1
+            } else {
+                failures += 1
+            }
+        }
+        return (advised, failures)
     }
 
     /// /proc/self/`name` whole. (`String(contentsOfFile:)` stops after the
@@ -100,6 +112,7 @@ enum StartupPages {
     static func procFile(_ name: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: "/proc/self/" + name) else { return nil }
         defer { try? handle.close() }
-        return (try? handle.readToEnd()).flatMap { $0.flatMap { String(data: $0, encoding: .utf8) } }
+        // Decoded leniently: a mapped path need not be UTF-8.
+        return (try? handle.readToEnd()).flatMap { $0.map { String(decoding: $0, as: UTF8.self) } }
     }
 }

@@ -260,9 +260,11 @@ extension ListeningPipeline {
             // it was spoken) unless that one still needs the wake phrase and
             // the gate would not decode it at its end either (too long to be
             // a command, or said in a quiet room), as `decodeHeld` decides.
-            let unheard = undecoded, decodable = gate?.decodesAtEnd() ?? true
+            // Asked only on that path: the gate as it is now, before the end's decode takes its pieces.
+            let unheard = undecoded, heldGate = gate
             func again(_ buffered: [Int16]) throws -> CommandResult {
-                unheard && !decodable && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
+                let decodable = heldGate?.decodesAtEnd() ?? true
+                return unheard && !decodable && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
             }
             do {
                 if kind == .commands && afterWake {

@@ -86,9 +86,9 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// When an accepted command is asked back before it runs
     /// (`speech.ask_unsure`; nil: every accepted command is acted on).
     let askRule: AskRule?
-    /// Once the decoders are loaded, before capture starts: the pages only
-    /// start-up used go back to the kernel (`StartupPages`; the daemon, not
-    /// the tests that run a pipeline in their own process).
+    /// Once the decoders are loaded, before capture starts: the pages of
+    /// files only start-up used are unmapped (`StartupPages`; the daemon,
+    /// not the tests that run a pipeline in their own process).
     let releasesStartupPages: Bool
     /// Makes the listener's decoders (``ListeningDecoders``).
     let makeDecoders: ListeningDecoders.Factory
