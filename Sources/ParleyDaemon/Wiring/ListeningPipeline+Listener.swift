@@ -259,8 +259,9 @@ extension ListeningPipeline {
             // with a newer grammar (a rare path: the grammar changed while
             // it was spoken) unless that one still needs the wake phrase and
             // the gate would not decode it at its end either (too long to be
-            // a command, or said in a quiet room), as `decodeHeld` decides.
-            // Asked only on that path: the gate as it is now, before the end's decode takes its pieces.
+            // a command, or said in a quiet room), as `decodeHeld` decides:
+            // asked only on that path, of the gate as it is now, before the
+            // end's decode takes its pieces.
             let unheard = undecoded, heldGate = gate
             func again(_ buffered: [Int16]) throws -> CommandResult {
                 let decodable = heldGate?.decodesAtEnd() ?? true

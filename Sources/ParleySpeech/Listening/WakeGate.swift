@@ -102,12 +102,8 @@ public struct WakeGate: Sendable {
     /// starts allowing for noise: `RejectionPolicy`); nil otherwise (reject
     /// the utterance undecoded).
     public mutating func remainder(cleanSNR: Double = RejectionPolicy().cleanSNR) -> [[Int16]]? {
-        guard decodesAtEnd(cleanSNR: cleanSNR) else {
-            held = []; heldCount = 0
-            return nil
-        }
         defer { held = []; heldCount = 0 }
-        return held
+        return decodesAtEnd(cleanSNR: cleanSNR) ? held : nil
     }
 
     /// Whether `remainder` would give the held input (the gate not open,
