@@ -13,7 +13,8 @@
 #   scripts/eval-confidence.sh
 #
 # Environment: WORK (keep mixes and decodes there; reused by later runs),
-# MODEL (stock). Release build; run from the package root.
+# MODEL (stock), DECODE_SET (one more decoder setting, as eval-front-end.sh).
+# Release build; run from the package root.
 set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
@@ -23,10 +24,10 @@ work_folder
 export WORK=$work PARLEY_SKIP_BUILD=1 FRONT_ENDS=none REMOVE_NOISE=yes ECHO=off MODEL=${MODEL:-stock}
 NOISES="babble pink clatter" SNRS="6 12 18" scripts/eval-front-end.sh
 NOISES=kitchen SNRS="clean 6 12 18" scripts/eval-front-end.sh
-d=$work/decodes
+d=$work/decodes x=${DECODE_SET:+-$DECODE_SET}
 /usr/bin/python3 scripts/confidence/ask_rule.py "$PARLEY_SHARED_DATA/coffee-maker/labels.json" \
-  --tune "$d"/babble-{6,12,18}-none-yes.jsonl "$d"/pink-{6,12,18}-none-yes.jsonl "$d"/clatter-{6,12,18}-none-yes.jsonl \
-         "$d"/kitchen-clean-none-yes.jsonl \
-  --report "$d"/kitchen-{6,12,18}-none-yes.jsonl
+  --tune "$d"/babble-{6,12,18}-none-yes$x.jsonl "$d"/pink-{6,12,18}-none-yes$x.jsonl "$d"/clatter-{6,12,18}-none-yes$x.jsonl \
+         "$d"/kitchen-clean-none-yes$x.jsonl \
+  --report "$d"/kitchen-{6,12,18}-none-yes$x.jsonl
 }
 main "$@"

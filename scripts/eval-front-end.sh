@@ -14,7 +14,9 @@
 # SNRS ("6 12 18"; "clean" for no noise), FRONT_ENDS ("none denoise denoise+agc"),
 # REMOVE_NOISE ("yes no"), MODEL (stock), WORK (keep mixes and decodes there),
 # ECHO ("off"; e.g. "off on": the echo canceller as it runs while the device
-# is silent, issue 28: what it does to a person speaking to a quiet device).
+# is silent, issue 28: what it does to a person speaking to a quiet device),
+# DECODE_SET (one more decoder setting for `parley understand --set`, e.g.
+# "loop_ds=2"; its decodes are kept under names of their own).
 # Prints one line per condition: noise snr front_end remove_noise echo right wrong rejected.
 # Release build; run from the package root.
 set -euo pipefail
@@ -41,10 +43,10 @@ for noise in $noises; do
       for rm in ${REMOVE_NOISE:-yes no}; do
        for echo in ${ECHO:-off}; do
         # Without the echo canceller the decodes keep their earlier names (a WORK folder stays valid).
-        out=$work/decodes/$noise-$snr-$front-$rm$([ "$echo" = off ] || echo "-echo-$echo").jsonl
+        out=$work/decodes/$noise-$snr-$front-$rm$([ "$echo" = off ] || echo "-echo-$echo")${DECODE_SET:+-$DECODE_SET}.jsonl
         mkdir -p "$work/decodes"
         [ -s "$out" ] || .build/release/parley understand --app coffee-maker --acoustic-model "${MODEL:-stock}" \
-          --front-end "$front" --set "remove_noise=$rm" --echo-cancel "$echo" "${files[@]}" > "$out"
+          --front-end "$front" --set "remove_noise=$rm" ${DECODE_SET:+--set "$DECODE_SET"} --echo-cancel "$echo" "${files[@]}" > "$out"
         python3 - "$data/labels.json" "$out" "$noise" "$snr" "$front" "$rm" "$echo" <<'PY'
 import json, os, sys
 labels = json.load(open(sys.argv[1])); right = wrong = rejected = 0

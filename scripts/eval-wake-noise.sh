@@ -24,6 +24,7 @@ work=${WORK:-.build/wake-cv}
 noises=${NOISES:-clean babble pink clatter kitchen}
 fronts=${FRONT_ENDS:-none denoise}
 snr=${SNR:-10}
+mkdir -p "$work"   # the first condition's report is written there before eval-wake-cv.sh makes it
 . scripts/wake/scores-key.sh
 # The committed plot is the shipped model's; with SET only when PLOT is given.
 plot=${PLOT-$([ -n "${SET:-}" ] || echo docs/wake-det-noise.svg)}

@@ -21,6 +21,9 @@ public struct DecoderSettings: Sendable, Hashable {
     public var phoneBeam = 1e-80
     public var maxHMMsPerFrame = -1
     public var downsampling = 1
+    /// -ds of the rejection's phone loop when it runs as a decoder of its
+    /// own (`StreamingCommandDecoder`); nil: `downsampling`.
+    public var loopDownsampling: Int? = nil
     public var topN = 4
     public var languageWeight = 3.0
     public var phoneLookahead = 5
@@ -92,6 +95,7 @@ public struct DecoderSettings: Sendable, Hashable {
         case "pbeam": phoneBeam = try double()
         case "maxhmmpf": maxHMMsPerFrame = try int()
         case "ds": downsampling = try int()
+        case "loop_ds": loopDownsampling = try int()
         case "topn": topN = try int()
         case "lw": languageWeight = try double()
         case "pl_window": phoneLookahead = try int()

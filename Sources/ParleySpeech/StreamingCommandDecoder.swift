@@ -135,7 +135,9 @@ public final class StreamingCommandDecoder {
         commands = DecoderWorker(decoder: commandDecoder, name: "parley-decode-command")
         if let rejection {
             let loop = GrammarCompiler.phoneLoop(rejection)
-            let loopDecoder = try SphinxDecoder(settings: settings, words: loop.words)
+            var loopSettings = settings
+            if let ds = settings.loopDownsampling { loopSettings.downsampling = ds }
+            let loopDecoder = try SphinxDecoder(settings: loopSettings, words: loop.words)
             try loopDecoder.setGrammar(name: CommandRecognizer.garbageSearch, graph: loop)
             try loopDecoder.use(CommandRecognizer.garbageSearch)
             garbage = DecoderWorker(decoder: loopDecoder, name: "parley-decode-reject")

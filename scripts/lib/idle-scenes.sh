@@ -1,7 +1,8 @@
 # The idle scenes and wake modes of issue 19, sourced by scripts/lib/idle-cost.sh
 # and scripts/lib/idle-instructions.sh (which set $work and $data):
 #   wake_yaml MODE       prints parley.yaml's `wake:` value for MODE: direct
-#                        (wake.named false) or named (wake.direct false, "computer")
+#                        (wake.named false), named (wake.direct false, "computer")
+#                        or default (both, as shipped)
 #   scene NAME SECONDS   prints the path of NAME's WAV of SECONDS seconds
 #                        (made once in $work/idle), NAME one of:
 #   silence   digital silence
@@ -47,6 +48,7 @@ wake_yaml() {
   case $1 in
     direct) echo "{named: false}" ;;
     named) echo "{direct: false, name: computer}" ;;
-    *) echo "idle: unknown wake mode '$1' (expected direct or named)" >&2; exit 2 ;;
+    default) echo "{direct: true, named: true}" ;;
+    *) echo "idle: unknown wake mode '$1' (expected direct, named or default)" >&2; exit 2 ;;
   esac
 }

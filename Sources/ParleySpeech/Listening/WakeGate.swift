@@ -44,10 +44,8 @@ public struct WakeGate: Sendable {
     public static let windowSeconds = WakeVerifier.windowSeconds + 0.4
 
     /// The longest utterance (decoder input, seconds) decoded at its end
-    /// without a proposal. Every development command ("computer" and a
-    /// coffee order) is under 7 s of speech, under 8 s with the lead-in;
-    /// speech that runs on reaches the endpointer's 15 s limit.
-    public static let heldSeconds = 8.0
+    /// without a proposal: the longest a command is (`CommandLength`).
+    public static let heldSeconds = CommandLength.longestSeconds
 
     public private(set) var state = State.waiting
     public let windowSamples: Int64
