@@ -42,7 +42,13 @@ struct SlowSpeaker: WyomingSatelliteDevice {
     func say(_ sentence: String) async {}
 }
 
-@Suite struct SatelliteTests {
+/// One test at a time: each blocks a thread of Swift's pool on Home
+/// Assistant's side of the link (`ha.receive()`) while the satellite answers
+/// through async tasks on the same pool. On a 2-core machine the pool has
+/// two threads, and two of these tests at once left none for the satellite:
+/// a 50 ms answer timeout came late and the link's drop was said instead,
+/// a ping went unanswered (whole-suite runs on a slower machine).
+@Suite(.serialized) struct SatelliteTests {
     static let info = WyomingInfo(satellite: WyomingSatelliteInfo(name: "Parley", area: "Kitchen", activeWakeWords: ["hey computer"]))
 
     static func satellite(_ device: any WyomingSatelliteDevice, answerTimeout: Duration = .seconds(15), maximumAnswerSeconds: Int = 60)
