@@ -11,14 +11,13 @@ if ! swift build --build-tests >"$log" 2>&1; then cat "$log"; exit 1; fi
 if grep -E "^$PWD/(Sources|Tests)/.*warning:" "$log"; then
   echo "test.sh: compiler warnings in Parley's code (see above)" >&2; exit 1
 fi
-# Many async tests wait on blocking calls (a fake Home Assistant's socket
-# reads, child processes). On a 2-core machine Swift's cooperative pool has two
-# threads, and a few such waits starve the other tests' tasks past their time
-# limits: on a slower 2-core machine SatelliteTests, ShortcutControlTests and
-# ExternalAppsDaemonTests failed so in every whole-suite run, at 27863ed as
-# after it, and passed alone. Without the cooperative queues, dispatch adds a
-# thread when one blocks. Only the tests (and the daemons they start) run so;
-# parleyd as installed keeps Swift's default.
+# A test that waits on a blocking call from async code (a socket read, a child
+# process) holds a thread of Swift's cooperative pool, which has two on a
+# 2-core machine; two at once starve every other test's tasks past their time
+# limits. SatelliteTests did so (now serialized, its cause); without the
+# cooperative queues dispatch adds a thread when one blocks, a margin against
+# any such test not yet found. Only the tests (and the daemons they start) run
+# so; parleyd as installed keeps Swift's default.
 export SWIFT_DEBUG_CONCURRENCY_ENABLE_COOPERATIVE_QUEUES=0
 swift test --skip-build --skip WebBrowserTests 2>&1
 # The browser test on its own, after the rest: a real parleyd, chromium and

@@ -133,7 +133,7 @@ extension ListeningPipeline {
             } else if !wasExceeded {
                 recognizer.cancel()
                 pipeline.logger.debug("longer than any command: no longer decoded", metadata: [
-                    "seconds": "\(Double(bound.limit) / Double(PCMAudio.sampleRate))",
+                    "seconds": "\(bound.limitSeconds)",
                 ])
             }
             length = bound

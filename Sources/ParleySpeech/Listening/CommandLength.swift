@@ -25,6 +25,9 @@ public struct CommandLength: Sendable, Equatable {
         self.limit = limit
     }
 
+    /// `limit` in seconds.
+    public var limitSeconds: Double { Double(limit) / Double(PCMAudio.sampleRate) }
+
     /// Whether the next `count` samples go to the decoders: false from the
     /// first piece that would take the utterance past `limit` (stop the
     /// decoders then; the utterance is rejected at its end).
@@ -37,6 +40,6 @@ public struct CommandLength: Sendable, Equatable {
 
     /// Why such an utterance is rejected (its `CommandResult.rejection`).
     public var rejection: String {
-        "longer than any command (past \(Int(Double(limit) / Double(PCMAudio.sampleRate))) s)"
+        "longer than any command (past \(Int(limitSeconds)) s)"
     }
 }

@@ -43,12 +43,10 @@ public struct WakeGate: Sendable {
     /// behind the first word.
     public static let windowSeconds = WakeVerifier.windowSeconds + 0.4
 
-    /// The longest utterance (decoder input, seconds) decoded at its end
-    /// without a proposal: the longest a command is (`CommandLength`).
-    public static let heldSeconds = CommandLength.longestSeconds
-
     public private(set) var state = State.waiting
     public let windowSamples: Int64
+    /// The longest utterance (decoder input, samples) decoded at its end
+    /// without a proposal: by default the longest a command is (`CommandLength`).
     public let heldLimit: Int
     private var held: [[Int16]] = []
     private var heldCount = 0
@@ -56,7 +54,7 @@ public struct WakeGate: Sendable {
     public private(set) var overflowed = false
 
     public init(windowSamples: Int64 = Int64(WakeGate.windowSeconds * Double(PCMAudio.sampleRate)),
-                heldLimit: Int = Int(WakeGate.heldSeconds * Double(PCMAudio.sampleRate))) {
+                heldLimit: Int = CommandLength().limit) {
         self.windowSamples = windowSamples
         self.heldLimit = heldLimit
     }
