@@ -212,36 +212,6 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
         #expect(direct.utterances.count == 1, "with direct mode on, the command decoders heard it")
     }
 
-    /// Direct mode: speech that runs on past the longest a command is
-    /// (`CommandLength`, 8 s) stops the command decoders there and is
-    /// rejected, though the decoder would have heard the order in it; a
-    /// command-length utterance is decoded to its end and performs.
-    @Test func speechLongerThanAnyCommandStopsTheDecodersAndIsRejected() async throws {
-        let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
-        let commands = ScriptedCommands([], otherwise: .init(.extendable, Self.order))
-        let running = try await Self.start(words: [1.0...12.0], seconds: 14, in: dir, named: false, commands: commands)
-        #expect(try await Self.decided(running, 1))
-        await running.stop()
-        #expect(await running.pipeline.recognitions() == 0, "rejected")
-        #expect(MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore)
-        #expect(commands.utterances.count == 1)
-        #expect(commands.utterances.first?.finished == false, "the decoders were stopped, not asked for a result")
-        let fed = commands.utterances.first?.fed.count ?? 0
-        let limit = CommandLength().limit
-        #expect(fed <= limit && fed > limit - 4_800, "decoded up to the bound: \(fed) samples of \(limit)")
-
-        let shortDir = try TemporaryDirectory(); defer { shortDir.remove() }
-        let short = ScriptedCommands([], otherwise: .init(.extendable, Self.order))
-        let command = try await Self.start(words: [1.0...7.0], seconds: 9, in: shortDir, named: false, commands: short)
-        let performed = try await Poll.holds("the command performed") {
-            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
-        }
-        await command.stop()
-        #expect(performed)
-        #expect(short.utterances.first?.finished == true)
-    }
-
     /// Named mode alone: a short utterance in noise whose wake phrase was
     /// never proposed (noise hid its start from the endpointer) is decoded
     /// at its end from the held input, all of it, and the command performs.

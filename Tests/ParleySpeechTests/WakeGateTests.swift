@@ -19,23 +19,6 @@ struct WakeGateTests {
         #expect(gate.heard(speechSamples: 500, proposed: true) == nil, "handed over once")
     }
 
-    /// The bound on a commands utterance's decoding (`CommandLength`): it
-    /// admits pieces up to the limit, none from the first that would pass
-    /// it, and is the bound the gate holds for.
-    @Test func theCommandLengthAdmitsUpToItsLimitAndNothingAfter() {
-        var length = CommandLength(limit: 10)
-        let first = length.admit(4), second = length.admit(6)
-        #expect(first && second, "exactly the limit is a command's length")
-        #expect(!length.exceeded)
-        let past = length.admit(1)
-        #expect(!past, "past it: stop")
-        #expect(length.exceeded)
-        let after = length.admit(1)
-        #expect(!after, "and nothing after")
-        #expect(CommandLength().limit == WakeGate().heldLimit, "the gate holds for as long as a command is")
-        #expect(CommandLength().rejection == "longer than any command (past 8 s)")
-    }
-
     /// 0.2 s pieces: `loud` seconds of a tone at 6,000 between noise at
     /// `floor` (the SNR estimate compares the loud frames with the floor).
     static func pieces(loud: Double, floor: Double) -> [[Int16]] {

@@ -38,10 +38,6 @@ extension ListeningPipeline {
         /// command decoders wait for the wake detector's proposal
         /// (`WakeGate`); nil: they run from the start.
         private var gate: WakeGate?
-        /// A commands utterance's decoder input so far: past the longest a
-        /// command is, the command decoders stop (`CommandLength`); nil for
-        /// other kinds (a window, an answer, barge-in: speech expected).
-        private var length: CommandLength?
         /// The echo canceller the source runs (nil: none), and whether it
         /// had adapted when the open utterance began (`EchoGate`).
         var canceller: EchoCanceller?
@@ -109,7 +105,6 @@ extension ListeningPipeline {
             // Only where every command starts with the name: direct mode's
             // "hey <phrase>" has no wake phrase to wait for.
             gate = kind == .commands && wake != nil && !pipeline.wake.direct ? WakeGate() : nil
-            length = kind == .commands ? CommandLength() : nil
             if gate == nil { recognizer.begin() }
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
@@ -119,39 +114,20 @@ extension ListeningPipeline {
 
         func feed(_ samples: [Int16]) {
             let passed = gate?.pass(samples) ?? samples
-            if !passed.isEmpty { feedCommands(passed) }
+            if !passed.isEmpty { recognizer.feed(passed) }
             if open?.kind == .dictation { dictationDecoder?.feed(samples) }
-        }
-
-        /// The command decoders' input, until the utterance is longer than
-        /// any command: they stop there (`CommandLength`).
-        private func feedCommands(_ samples: [Int16]) {
-            guard var bound = length else { return recognizer.feed(samples) }
-            let wasExceeded = bound.exceeded
-            if bound.admit(samples.count) {
-                recognizer.feed(samples)
-            } else if !wasExceeded {
-                recognizer.cancel()
-                pipeline.logger.debug("longer than any command: no longer decoded", metadata: [
-                    "seconds": "\(bound.limitSeconds)",
-                ])
-            }
-            length = bound
         }
 
         /// A decoder that cannot say counts as a whole phrase that may go
         /// on: the utterance ends at the trailing silence.
         func phraseProgress() -> PhraseProgress {
             if let waiting = gate?.progress { return waiting }
-            // Stopped: no phrase to end on; it ends at its trailing silence.
-            if tooLong { return .extendable }
             return (try? recognizer.phraseProgress()) ?? .extendable
         }
 
         func cancel() {
-            if !undecoded && !tooLong { recognizer.cancel() }
+            if !undecoded { recognizer.cancel() }
             gate = nil
-            length = nil
             dictationDecoder?.cancel()
         }
 
@@ -159,19 +135,10 @@ extension ListeningPipeline {
         /// (`WakeGate`): the command decoders were never started on it.
         private var undecoded: Bool { gate.map { $0.state != .open } ?? false }
 
-        /// The open commands utterance outgrew the longest command: the
-        /// command decoders were stopped on it (`CommandLength`).
-        private var tooLong: Bool { length?.exceeded ?? false }
-
         /// What an utterance whose wake phrase was never proposed gives when
         /// it is not decoded at its end either (`WakeGate.remainder`).
         static let noWakePhrase = CommandResult(transcript: "", confidence: -.infinity, match: nil,
                                                 rejection: "no wake phrase at its start")
-
-        /// What an utterance longer than any command gives (`CommandLength`).
-        static func tooLong(_ bound: CommandLength) -> CommandResult {
-            CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: bound.rejection)
-        }
 
         var phraseRules: PhraseRules {
             open?.kind.phraseRules(grammarCurrent: !isStale) ?? .none
@@ -204,13 +171,12 @@ extension ListeningPipeline {
             wokeAt = nil
             let wakeBefore = wakeBeforePause.flatMap { utterance.lowerBound - $0.upperBound < window ? $0 : nil }
             wakeBeforePause = nil
-            let stopped = tooLong
             guard let (kind, streamed, dictated) = decode(current.kind, afterWake: afterWake, samples: samples) else {
                 open = nil
                 return nil
             }
             var command = streamed
-            if kind == .commands, !stopped, command.match == nil || command.rejection != nil, let wakeBefore,
+            if kind == .commands, command.match == nil || command.rejection != nil, let wakeBefore,
                let joined = rejoined(wakeBefore, utterance, audio: audio) {
                 command = joined
             }
@@ -296,12 +262,10 @@ extension ListeningPipeline {
             // a command, or said in a quiet room), as `decodeHeld` decides:
             // asked only on that path, of the gate as it is now, before the
             // end's decode takes its pieces.
-            let unheard = undecoded, heldGate = gate, bound = length
+            let unheard = undecoded, heldGate = gate
             func again(_ buffered: [Int16]) throws -> CommandResult {
                 let decodable = heldGate?.decodesAtEnd() ?? true
-                guard kind == .commands else { return try recognizer.recognize(buffered) }
-                if let bound, bound.exceeded { return Self.tooLong(bound) }
-                return unheard && !decodable ? Self.noWakePhrase : try recognizer.recognize(buffered)
+                return unheard && !decodable && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
             }
             do {
                 if kind == .commands && afterWake {
@@ -316,21 +280,15 @@ extension ListeningPipeline {
                         dictated = try? transcribe(buffered, with: dictation)
                     }
                 } else {
-                    if let bound, bound.exceeded {
-                        command = Self.tooLong(bound)
-                    } else {
-                        command = unheard ? try decodeHeld() : try recognizer.finish()
-                    }
+                    command = unheard ? try decodeHeld() : try recognizer.finish()
                     gate = nil
-                    length = nil
                     if kind == .dictation, let dictation {
                         if ListeningOutcome.needsDictation(kind: kind, command: command) {
                             dictated = try? finishDictation(dictation)
                         } else {
                             dictation.cancel()
                         }
-                    } else if kind != .bargeIn && bound?.exceeded != true && (command.match == nil || command.rejection != nil)
-                                && pipeline.grammars.isCompiling {
+                    } else if kind != .bargeIn && (command.match == nil || command.rejection != nil) && pipeline.grammars.isCompiling {
                         // Nothing matched while a newer grammar compiles (a
                         // shortcut or app just added, a question just asked):
                         // the words may be in it, so they are decoded again with it.
@@ -362,7 +320,7 @@ extension ListeningPipeline {
         /// in the pieces it came in (what they would have seen from its start).
         private func startCommands(with held: [[Int16]]) {
             recognizer.begin()
-            for piece in held { feedCommands(piece) }
+            for piece in held { recognizer.feed(piece) }
         }
 
         private func transcribe(_ samples: [Int16], with dictation: any UtteranceDecoder<String>) throws -> String {

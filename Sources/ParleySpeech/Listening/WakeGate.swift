@@ -43,10 +43,14 @@ public struct WakeGate: Sendable {
     /// behind the first word.
     public static let windowSeconds = WakeVerifier.windowSeconds + 0.4
 
+    /// The longest utterance (decoder input, seconds) decoded at its end
+    /// without a proposal. Every development command ("computer" and a
+    /// coffee order) is under 7 s of speech, under 8 s with the lead-in;
+    /// speech that runs on reaches the endpointer's 15 s limit.
+    public static let heldSeconds = 8.0
+
     public private(set) var state = State.waiting
     public let windowSamples: Int64
-    /// The longest utterance (decoder input, samples) decoded at its end
-    /// without a proposal: by default the longest a command is (`CommandLength`).
     public let heldLimit: Int
     private var held: [[Int16]] = []
     private var heldCount = 0
@@ -54,7 +58,7 @@ public struct WakeGate: Sendable {
     public private(set) var overflowed = false
 
     public init(windowSamples: Int64 = Int64(WakeGate.windowSeconds * Double(PCMAudio.sampleRate)),
-                heldLimit: Int = CommandLength().limit) {
+                heldLimit: Int = Int(WakeGate.heldSeconds * Double(PCMAudio.sampleRate))) {
         self.windowSamples = windowSamples
         self.heldLimit = heldLimit
     }
