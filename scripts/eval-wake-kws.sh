@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# A small keyword network for "computer" (issue 27 item 3), trained and
+# measured by folds: scripts/wake/kws.py's rule (its header), the held-out
+# table, docs/wake-det-kws.svg.
+#
+#   scripts/eval-wake-kws.sh
+#
+# Uses the negatives and training noises of scripts/eval-wake-cv.sh (made
+# here when missing, in WORK, default .build/wake-cv) and
+# ../shared/data/wake-computer/clean; kitchen.wav is only reported. No
+# PocketSphinx decoding: the network's features are computed in Python.
+# Environment: WORK, FOLDS (default 0,1,2,3,4), PLOT (default
+# docs/wake-det-kws.svg; "" writes none), KWS_ARGS (more kws.py options,
+# e.g. "--features log"), FOLD_BY=voice (the positives' folds by voice,
+# scripts/adapt/voice_folds.py, instead of by take: no voice on both sides).
+set -euo pipefail
+main() {
+cd "$(dirname "$0")/.."
+. scripts/lib/evaluation-data.sh
+scripts/setup.sh
+work=${WORK:-.build/wake-cv}
+data=$PARLEY_SHARED_DATA
+py=/usr/bin/python3   # Debian's numpy and matplotlib (scripts/setup.sh)
+mkdir -p "$work"
+[ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-negatives.py "$work/negatives" "$data" 5
+[ -f "$work/noise/brown.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null
+plot=${PLOT-docs/wake-det-kws.svg}
+folds_file=""
+if [ "${FOLD_BY:-take}" = voice ]; then
+  folds_file=$work/kws-voice-folds.txt
+  [ -s "$folds_file" ] || nice -n 10 "$py" scripts/adapt/voice_folds.py 5 "$data"/wake-computer/clean/*.wav > "$folds_file"
+fi
+# shellcheck disable=SC2086  # KWS_ARGS is a list of options
+nice -n 10 "$py" scripts/wake/kws.py eval --work "$work" --positives "$data/wake-computer/clean" \
+  --noises "$work/noise" --kitchen "$data/noise/kitchen.wav" --folds "${FOLDS:-0,1,2,3,4}" \
+  ${plot:+--plot "$plot"} ${folds_file:+--folds-file "$folds_file"} --json-report "$work/kws-report${FOLD_BY:+-$FOLD_BY}.json" ${KWS_ARGS:-}
+}
+main "$@"
