@@ -224,21 +224,15 @@ class Net:
 def word_span(x):
     """(start, end) in seconds of the loudest stretch: 10 ms frames within
     30 dB of the loudest (the recordings are clean, one word each)."""
-    n = len(x) // HOP
-    level = 10 * numpy.log10(numpy.mean(x[: n * HOP].reshape(n, HOP) ** 2, axis=1) + 1e-9)
-    loud = numpy.nonzero(level >= level.max() - 30)[0]
-    return loud[0] * HOP / RATE, (loud[-1] + 1) * HOP / RATE
+    first, end = negatives.loud_span(x, 30.0)
+    return first / RATE, end / RATE
 
 
 def seed_of(*parts):
     return int(hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:8], 16)
 
 
-def noisy(x, noise, snr, rng):
-    return negatives.mix(x, noise, snr, rng)
-
-
-def positive_windows(x, span, rng):
+def positive_windows(x, span):
     """Windows of one (augmented) positive: ends just after the word's end
     are 1, ends in the word's first half 0; others dropped."""
     p = pooled(x)
@@ -261,15 +255,13 @@ def augmented_positive(x, noises, rng):
         y = y + rng.normal(0, 1.0, len(y))  # a quiet floor (digital silence is not a room)
         y = y * 10 ** (rng.uniform(-12, 6) / 20)
     else:
-        y = noisy(y, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
+        y = negatives.mix(y, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
         y = y * 10 ** (rng.uniform(-12, 0) / 20)
     return y, shift / RATE + 0.5
 
 
-def negative_windows(x, rng, every):
-    p = pooled(x)
-    w, _ = windows(p, step=every)
-    return w
+def negative_windows(x, every):
+    return windows(pooled(x), step=every)[0]
 
 
 def load_negatives(work):
@@ -295,27 +287,28 @@ def stream_scores(net, x):
     return raw, ends
 
 
+GAP = int(REFRACTORY * RATE / (HOP * POOL))  # REFRACTORY in pooled frames
+
+
 def detections(scores, threshold):
-    """Detections at `threshold`, REFRACTORY apart (in pooled frames)."""
-    gap = int(REFRACTORY * RATE / (HOP * POOL))
-    above = numpy.nonzero(scores >= threshold)[0]
-    count, last = 0, -gap - 1
-    for i in above:
-        if i - last > gap:
-            count += 1
+    """Indices of the detections at `threshold`: a window at or above it,
+    GAP after the last detection."""
+    out, last = [], -GAP - 1
+    for i in numpy.nonzero(scores >= threshold)[0]:
+        if i - last > GAP:
+            out.append(i)
             last = i
-    return count
+    return out
 
 
 def best_separated(scores):
     """The highest score of each 1 s stretch's peak, sorted descending: the
     threshold that allows k false wakes is just above the (k+1)-th."""
-    gap = int(REFRACTORY * RATE / (HOP * POOL))
     peaks = []
     order = numpy.argsort(-scores)
     taken = numpy.zeros(len(scores), bool)
     for i in order[:2000]:
-        if taken[max(0, i - gap):i + gap + 1].any():
+        if taken[max(0, i - GAP):i + GAP + 1].any():
             continue
         taken[i] = True
         peaks.append(scores[i])
@@ -325,25 +318,24 @@ def best_separated(scores):
 # --- the runs -----------------------------------------------------------------
 
 def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, synthetic=(), synthetic_copies=0):
-    xs, ys, ws = [], [], []
+    xs, ys = [], []
     for name, x in list(pos_files) + list(synthetic):
         for c in range(copies if not name.startswith("synthetic/") else synthetic_copies):
             y, offset = augmented_positive(x, noises, rng)
             s, e = spans[name]
-            w, lab = positive_windows(y, (s + offset, e + offset), rng)
+            w, lab = positive_windows(y, (s + offset, e + offset))
             xs.append(w); ys.append(lab)
-    n_pos_windows = sum(len(a) for a in xs)
     for path, fold, kind, secs in neg_rows:
         x = negatives.read_wav(path)
-        xs.append(negative_windows(x, rng, neg_every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
+        xs.append(negative_windows(x, neg_every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
         # the same audio again with a training noise
-        mixed = noisy(x, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
-        xs.append(negative_windows(mixed, rng, neg_every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
+        mixed = negatives.mix(x, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
+        xs.append(negative_windows(mixed, neg_every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for noise in noises:
-        xs.append(negative_windows(noise * 10 ** (rng.uniform(-20, 0) / 20), rng, 2)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
+        xs.append(negative_windows(noise * 10 ** (rng.uniform(-20, 0) / 20), 2)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     x = numpy.concatenate(xs); y = numpy.concatenate(ys)
     w = numpy.where(y > 0, 0.5 / max(1, y.sum()), 0.5 / max(1, (1 - y).sum())).astype(numpy.float32) * len(y)
-    return x, y, w, n_pos_windows
+    return x, y, w
 
 
 def synthetic_positives(work, count):
@@ -400,7 +392,7 @@ def condition_audio(x, name, condition, noise_audio, snr):
     if condition == "clean":
         return y
     rng = numpy.random.default_rng(seed_of(name, condition))
-    return noisy(y, noise_audio[condition], snr, rng)
+    return negatives.mix(y, noise_audio[condition], snr, rng)
 
 
 def explain(path, kind, scores, ends, threshold):
@@ -414,12 +406,7 @@ def explain(path, kind, scores, ends, threshold):
                 labels.append((float(t), text))
     except (OSError, ValueError):
         pass
-    gap = int(REFRACTORY * RATE / (HOP * POOL))
-    last = -gap - 1
-    for i in numpy.nonzero(scores >= threshold)[0]:
-        if i - last <= gap:
-            continue
-        last = i
+    for i in detections(scores, threshold):
         t = (ends[i] + 1) * POOL * HOP / RATE
         said = [text for start, text in labels if start <= t][-1:] or ["?"]
         print(f"  false wake: {os.path.basename(path)} ({kind}) at {t:.1f} s, score {scores[i]:.2f} "
@@ -486,7 +473,7 @@ def main():
     if a.mode == "train":
         rng = numpy.random.default_rng(1)
         train_neg = [r for r in neg_rows if "kitchen" not in r[2]]
-        x, y, w, npos = build_training([(n, audio[n]) for n in names], spans, train_neg, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
+        x, y, w = build_training([(n, audio[n]) for n in names], spans, train_neg, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
         with open(a.out, "w") as f:
             nets = net.nets if isinstance(net, Ensemble) else [net]
@@ -510,7 +497,7 @@ def main():
         rng = numpy.random.default_rng(100 + k)
         pos_train = [(n, audio[n]) for n in names if folds[n] != k]
         neg_train = [r for r in neg_rows if r[1] in train_folds and "kitchen" not in r[2]]
-        x, y, w, npos = build_training(pos_train, spans, neg_train, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
+        x, y, w = build_training(pos_train, spans, neg_train, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
         # the threshold: the calibration fold's negatives, clean and at 10 dB with a training noise
         calib_peaks = []
@@ -523,7 +510,7 @@ def main():
             calib_peaks += best_separated(s)
             rr = numpy.random.default_rng(seed_of(path, "calib"))
             for noise in noise_list[:3]:
-                s, _ = stream_scores(net, noisy(xx, noise, 10, rr))
+                s, _ = stream_scores(net, negatives.mix(xx, noise, 10, rr))
                 calib_peaks += best_separated(s)
             calib_hours += 4 * secs / 3600
         calib_peaks.sort(reverse=True)
@@ -548,9 +535,9 @@ def main():
                 continue
             xx = negatives.read_wav(path)
             rr = numpy.random.default_rng(seed_of(path, "held"))
-            for copy, stream in enumerate((xx, noisy(xx, noise_list[rr.integers(3)], 10, rr))):
+            for copy, stream in enumerate((xx, negatives.mix(xx, noise_list[rr.integers(3)], 10, rr))):
                 s, ends = stream_scores(net, stream)
-                fa += detections(s, threshold)
+                fa += len(detections(s, threshold))
                 if a.explain:
                     explain(path, kind + (" +noise" if copy else ""), s, ends, threshold)
                 neg_curve += [p - threshold for p in best_separated(s)]

@@ -62,17 +62,24 @@ def write_wav(path, x):
         w.writeframes(pcm.tobytes())
 
 
+def loud_span(x, floor_db):
+    """(first, end) sample of the 10 ms frames within floor_db of the
+    loudest, or None for less than a frame."""
+    n = len(x) // 160
+    if n == 0:
+        return None
+    level = 10 * numpy.log10(numpy.mean(x[: n * 160].reshape(n, 160) ** 2, axis=1) + 1e-9)
+    loud = numpy.nonzero(level >= level.max() - floor_db)[0]
+    return loud[0] * 160, (loud[-1] + 1) * 160
+
+
 def trim(x, floor_db=35.0, keep=0.1):
     """Cut leading and trailing silence: keep from the first to the last 10 ms
     frame within floor_db of the loudest, plus `keep` seconds either side."""
-    n = len(x) // 160
-    if n == 0:
+    span = loud_span(x, floor_db)
+    if span is None:
         return x
-    level = 10 * numpy.log10(numpy.mean(x[: n * 160].reshape(n, 160) ** 2, axis=1) + 1e-9)
-    loud = numpy.nonzero(level >= level.max() - floor_db)[0]
-    a = max(0, loud[0] * 160 - int(keep * RATE))
-    b = min(len(x), (loud[-1] + 1) * 160 + int(keep * RATE))
-    return x[a:b]
+    return x[max(0, span[0] - int(keep * RATE)):min(len(x), span[1] + int(keep * RATE))]
 
 
 def peak_frame_rms(x):
