@@ -15,10 +15,11 @@ vm_accel() {
     esac
 }
 
-# vm_stopped: QEMU is alive but its guest stopped (a KVM emulation failure:
-# QEMU prints it and pauses the machine instead of exiting).
+# vm_stopped: QEMU is alive but this boot's guest stopped (a KVM emulation
+# failure: QEMU prints it and pauses the machine instead of exiting); says so.
 vm_stopped() {
-    grep -q "KVM internal error" "$WORK"/qemu-*.err 2>/dev/null
+    grep -q "KVM internal error" "$VM_QEMU_ERR" 2>/dev/null || return 1
+    echo "the guest stopped: $(head -n 1 "$VM_QEMU_ERR")"
 }
 
 # vm_prepare_disk IMAGE: a sparse copy 1 GiB larger than the image (the root
@@ -52,6 +53,7 @@ vm_boot() {
     # The Wyoming satellite's port (10700), as Home Assistant on the LAN would reach it.
     VM_WYOMING_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     VM_CONSOLE=$WORK/console-$n.log
+    VM_QEMU_ERR=$WORK/qemu-$n.err
     : >"$VM_CONSOLE"
     # The image's own command line (root=...), with the console on the
     # emulated machine's serial port and no reboot loop on a panic.
@@ -67,13 +69,13 @@ vm_boot() {
         # No nested virtualisation for the guest (its kvm_amd hung a TCG boot once).
         local cpu=${PARLEY_QEMU_CPU:-qemu64}; [ "$ACCEL" = kvm ] && cpu=host
         nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
-            -append "$cmdline panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
+            -append "$cmdline panic=-1" >/dev/null 2>"$VM_QEMU_ERR" &
     else
         # The Pi's own kernel on QEMU's generic arm64 machine: the Pi's boot
         # firmware and SoC cannot be emulated, the kernel and root can.
         cmdline=$(echo "$cmdline" | sed -E 's/console=[^ ]+//g')
         nice -n 10 qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a72 "${common[@]}" \
-            -append "$cmdline console=ttyAMA0,115200 panic=-1" >/dev/null 2>"$WORK/qemu-$n.err" &
+            -append "$cmdline console=ttyAMA0,115200 panic=-1" >/dev/null 2>"$VM_QEMU_ERR" &
     fi
     VM_PID=$!
     # Checks run in subshells: the file tells every one (and the exit trap)
@@ -103,8 +105,8 @@ vm_wait_console() {
             return 0
         fi
         grep -q "Failed to start parleyd" "$VM_CONSOLE" && { echo "parleyd failed to start"; return 1; }
-        kill -0 "$VM_PID" 2>/dev/null || { echo "QEMU exited: $(tail -c 300 "$WORK"/qemu-*.err | tr '\n' ' ')"; return 1; }
-        vm_stopped && { echo "the guest stopped: $(head -n 1 "$WORK"/qemu-*.err)"; return 1; }
+        kill -0 "$VM_PID" 2>/dev/null || { echo "QEMU exited: $(tail -c 300 "$VM_QEMU_ERR" | tr '\n' ' ')"; return 1; }
+        vm_stopped && return 1
         (( $(date +%s) - t0 > limit )) && { echo "not within ${limit} s"; return 1; }
         sleep 0.2
     done
@@ -119,16 +121,18 @@ vm_wait_console() {
 vm_wait_ready() {
     local limit=$1 t0 state
     t0=$(date +%s)
-    # On failure the console's last lines say where the boot stopped: CI
-    # keeps only this script's output, not the console file.
-    vm_wait_ssh "$limit" || { echo "no SSH within ${limit} s; console ends:"; vm_console_tail; return 1; }
+    # On failure the console's last lines say where the boot stopped (CI
+    # keeps only this script's output, not the console file), then the
+    # reason, last: the check's one-line detail.
+    local why
+    why=$(vm_wait_ssh "$limit") || { vm_console_tail; echo "$why"; return 1; }
     while :; do
         state=$(vm_ssh systemctl is-active parleyd 2>/dev/null || true)
         case "$state" in
             active) break ;;
             failed) echo "parleyd failed to start: $(vm_ssh journalctl -u parleyd -n 3 --no-pager 2>/dev/null | tr '\n' ' ')"; return 1 ;;
         esac
-        kill -0 "$VM_PID" 2>/dev/null || { echo "QEMU exited: $(tail -c 300 "$WORK"/qemu-*.err | tr '\n' ' ')"; return 1; }
+        kill -0 "$VM_PID" 2>/dev/null || { echo "QEMU exited: $(tail -c 300 "$VM_QEMU_ERR" | tr '\n' ' ')"; return 1; }
         (( $(date +%s) - t0 > limit )) && { echo "parleyd not ready within ${limit} s (state: $state)"; return 1; }
         sleep 1
     done
@@ -137,9 +141,12 @@ vm_wait_ready() {
 }
 
 # vm_console_tail: the serial console's last 25 lines, control sequences
-# and carriage returns removed (systemd colours its status lines).
+# and carriage returns removed (systemd colours its status lines); says so
+# when the console is empty.
 vm_console_tail() {
-    sed -E 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\r//g' "$VM_CONSOLE" 2>/dev/null | grep -v '^[[:space:]]*$' | tail -n 25 | sed 's/^/  console: /'
+    local lines
+    lines=$(sed -E 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\r//g' "$VM_CONSOLE" 2>/dev/null | grep -v '^[[:space:]]*$' | tail -n 25 || true)
+    if [ -n "$lines" ]; then echo "$lines" | sed 's/^/  console: /'; else echo "  console: (nothing)"; fi
 }
 
 vm_ssh() {
@@ -161,13 +168,14 @@ vm_ssh_again() {
     return 255
 }
 
-# vm_wait_ssh TIMEOUT: the SSH server answers (enabled by sysconf.txt).
+# vm_wait_ssh TIMEOUT: the SSH server answers (enabled by sysconf.txt);
+# on failure prints why.
 vm_wait_ssh() {
     local t0; t0=$(date +%s)
     until vm_ssh true 2>/dev/null; do
-        (( $(date +%s) - t0 > $1 )) && return 1
-        kill -0 "$VM_PID" 2>/dev/null || return 1
-        vm_stopped && { echo "the guest stopped: $(head -n 1 "$WORK"/qemu-*.err)"; return 1; }
+        (( $(date +%s) - t0 > $1 )) && { echo "no SSH within $1 s"; return 1; }
+        kill -0 "$VM_PID" 2>/dev/null || { echo "no SSH: QEMU exited: $(tail -c 300 "$VM_QEMU_ERR" | tr '\n' ' ')"; return 1; }
+        vm_stopped && return 1
         sleep 2
     done
 }
