@@ -60,6 +60,7 @@ check "install: /var/lib/parley owned by parley, 0750" \
 check "install: configuration is a conffile" grep -q '/etc/parley/parley.yaml' "$root/var/lib/dpkg/info/parley.conffiles"
 check "install: parleyd.service enabled" test -L "$root/etc/systemd/system/multi-user.target.wants/parleyd.service"
 check "install: board files" test -f "$root/usr/share/parley/board/pi4/board.yaml"
+check "install: the wake word's keyword network" test -s "$root/usr/share/parley/model/wake/computer.json"
 check "install: shipped apps, handlers executable, no tests" sh -c "test -x '$root/usr/share/parley/apps/shopping-list/handler.sh' \
     && test -f '$root/usr/share/parley/apps/home-assistant/manifest.yaml' && ! ls '$root'/usr/share/parley/apps/*/test* 2>/dev/null"
 check "install: every library of parleyd resolves" \

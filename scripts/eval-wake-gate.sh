@@ -21,6 +21,9 @@
 # the gate's catch-up competes with the other daemon for the cores, which
 # inflates its latency; SEQUENTIAL=1 runs the two one after the other
 # (twice as long) for latencies that compare.
+# BASE_DETECTOR and DETECTOR set wake.detector of BASE's and this
+# checkout's daemon (e.g. BASE_DETECTOR=pocketsphinx with BASE this
+# checkout's parleyd: the keyword network against PocketSphinx's detector).
 # Environment: COUNT (pairs, default 80), SEQUENTIAL (0), NOISES ("clean kitchen"; a noise
 # is ../shared/data/noise/NAME.wav or .build/wake-cv/noise/NAME.wav),
 # SNR (10), WORK (kept; default a temporary folder).
@@ -48,14 +51,15 @@ for i in "${!wakes[@]}"; do
   sox -D "$work/lead.wav" "$work/w.wav" "$work/gap.wav" "$work/o.wav" "$work/tail.wav" "$work/pairs/$(printf %03d "$i").wav"
 done
 
-# Runs BIN on CAPTURE in folder DIR until the capture has played; the log is DIR/log.
+# Runs BIN on CAPTURE in folder DIR until the capture has played, with
+# wake.detector DETECTOR when given; the log is DIR/log.
 run() {
-  local bin=$1 capture=$2 dir=$3
+  local bin=$1 capture=$2 dir=$3 detector=${4:-}
   rm -rf "$dir" && mkdir -p "$dir"
   ln -s "$capture" "$dir/capture.wav"
   cat >"$dir/parley.yaml" <<YAML
 audio: {capture: "file:capture.wav"}
-wake: {named: true, direct: false, name: computer, hey_optional: true}
+wake: {named: true, direct: false, name: computer, hey_optional: true${detector:+, detector: $detector}}
 primary_app: Coffee Maker
 log_level: debug
 state_directory: $dir
@@ -96,9 +100,9 @@ for noise in ${NOISES:-clean kitchen}; do
   for capture in "$folder"/*.wav; do
     name=$(basename "$capture" .wav)
     if [ "${SEQUENTIAL:-0}" = 1 ]; then
-      run "$base" "$capture" "$work/run-base"; run "$gate" "$capture" "$work/run-gate"
+      run "$base" "$capture" "$work/run-base" "${BASE_DETECTOR:-}"; run "$gate" "$capture" "$work/run-gate" "${DETECTOR:-}"
     else
-      run "$base" "$capture" "$work/run-base" & run "$gate" "$capture" "$work/run-gate"; wait
+      run "$base" "$capture" "$work/run-base" "${BASE_DETECTOR:-}" & run "$gate" "$capture" "$work/run-gate" "${DETECTOR:-}"; wait
     fi
     a=$(decision "$work/run-base/log") b=$(decision "$work/run-gate/log")
     u=$(grep -c 'no wake phrase at its start' "$work/run-gate/log" || true)

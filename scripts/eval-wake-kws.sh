@@ -16,14 +16,7 @@
 set -euo pipefail
 main() {
 cd "$(dirname "$0")/.."
-. scripts/lib/evaluation-data.sh
-scripts/setup.sh
-work=${WORK:-.build/wake-cv}
-data=$PARLEY_SHARED_DATA
-py=/usr/bin/python3   # Debian's numpy and matplotlib (scripts/setup.sh)
-mkdir -p "$work"
-[ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-negatives.py "$work/negatives" "$data" 5
-[ -f "$work/noise/brown.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null
+. scripts/lib/wake-kws-inputs.sh
 plot=${PLOT-docs/wake-det-kws.svg}
 folds_file=""
 if [ "${FOLD_BY:-take}" = voice ]; then

@@ -16,6 +16,7 @@
 #                                         model by scripts/shipped-model.sh on the
 #                                         build host (sphinxtrain; cached in
 #                                         out/model keyed by its inputs)
+#   /usr/share/parley/model/wake/         the wake names' keyword networks (model/wake)
 #   /var/lib/parley                       state, made by postinst (owner parley, 0750)
 #
 # Dependencies are Debian 13 packages only, derived from the binaries'
@@ -83,6 +84,8 @@ PARLEY_MODEL_KEY_SOURCES=1 bash scripts/shipped-model.sh out/model/en-us-adapted
 install -d "$root/usr/share/parley/model"
 cp -r out/model/en-us-adapted "$root/usr/share/parley/model/en-us-adapted"
 rm -f "$root/usr/share/parley/model/en-us-adapted/INPUTS"
+# The wake names' keyword networks (model/wake, trained by scripts/train-wake-kws.sh).
+cp -r model/wake "$root/usr/share/parley/model/wake"
 find "$root/usr/share/parley" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
 # The shipped apps: scripts (a #! line) executable, as a handler may be run
 # directly; `parley apps install` copies them with their modes.

@@ -175,7 +175,7 @@ public enum ConfigLoader {
     }
 
     private static func readWake(_ section: Field, into wake: inout ParleyConfig.Wake) throws {
-        try section.forEachEntry(of: ["direct", "named", "hey_optional", "name", "sensitivity", "window"]) { key, field in
+        try section.forEachEntry(of: ["direct", "named", "hey_optional", "name", "sensitivity", "window", "detector"]) { key, field in
             switch key {
             case "direct": wake.direct = try field.bool()
             case "named": wake.named = try field.bool()
@@ -188,6 +188,12 @@ public enum ConfigLoader {
                 wake.name = words.joined(separator: " ")
             case "sensitivity": wake.sensitivity = try field.double(in: 0...1)
             case "window": wake.window = try field.duration(in: .milliseconds(500)...(.seconds(30)))
+            case "detector":
+                let value = try field.string()
+                guard let kind = ParleyConfig.WakeDetectorKind(rawValue: value) else {
+                    throw field.impossible("\"\(value)\" is not a wake detector: expected network or pocketsphinx")
+                }
+                wake.detector = kind
             default: throw field.unknownKey()
             }
         }

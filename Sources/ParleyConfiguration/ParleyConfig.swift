@@ -193,7 +193,18 @@ public struct ParleyConfig: Sendable, Equatable {
         public var sensitivity: Double = 0.5
         /// `wake.window`: how long after "Hey <name>" a phrase may follow.
         public var window: Duration = .seconds(4)
+        /// `wake.detector`: what hears the name in named mode.
+        public var detector: WakeDetectorKind = .network
         public init() {}
+    }
+
+    /// `wake.detector`'s values.
+    public enum WakeDetectorKind: String, Sendable, Equatable, CaseIterable {
+        /// The keyword network trained for the name (model/wake/<name>.json,
+        /// scripts/wake/kws.py); a name without one falls back to pocketsphinx.
+        case network
+        /// PocketSphinx's keyphrase search, verified against a phone loop.
+        case pocketsphinx
     }
 
     /// The synthesised voice (espeak-ng).

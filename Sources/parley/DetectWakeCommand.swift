@@ -3,8 +3,8 @@ import Foundation
 import ParleyAudio
 import ParleySpeech
 
-/// `parley detect-wake --wake "<phrase>" [--sensitivity S] FILE.wav...`:
-/// streams each file through the always-on wake detector in 100 ms frames
+/// `parley detect-wake --wake "<phrase>" [--sensitivity S] [--detector D] FILE.wav...`:
+/// streams each file through the wake detector (the daemon's by default)
 /// and prints `{"file": ..., "detections": [seconds, ...]}` per line.
 struct DetectWake: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +14,9 @@ struct DetectWake: ParsableCommand {
     var wake: String
     @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
     var sensitivity: Double = 0.5
-    @Option(help: "Acoustic model: stock (Debian's en-us, the default, as the daemon's speech.wake_acoustic_model), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
+    @Option(help: "Detector: network (the name's keyword network, model/wake/<name>.json, as the daemon's wake.detector) or pocketsphinx.")
+    var detector = "network"
+    @Option(help: "Acoustic model (pocketsphinx detector): stock (Debian's en-us, the default, as the daemon's speech.wake_acoustic_model), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
     var acousticModel = "stock"
     @Option(help: "Capture front end before the detector: none, denoise or denoise+agc (optionally :dB, as speech.front_end); a fresh state per file.")
     var frontEnd = "none"
@@ -23,6 +25,9 @@ struct DetectWake: ParsableCommand {
 
     func validate() throws {
         guard (0...1).contains(sensitivity) else { throw ValidationError("--sensitivity \(sensitivity): expected a number from 0 to 1") }
+        guard ["network", "pocketsphinx"].contains(detector) else {
+            throw ValidationError("--detector \(detector): expected network or pocketsphinx")
+        }
         _ = try frontEndSettings()
     }
 
@@ -39,13 +44,27 @@ struct DetectWake: ParsableCommand {
         do { settings.acousticModel = try AcousticModel(parsing: acousticModel).folder } catch {
             throw ValidationError("--acoustic-model \(acousticModel): \(error)")
         }
-        let detector = try WakeDetector(mode: .named(words.joined(separator: " "), heyOptional: true), sensitivity: sensitivity,
-                                        settings: settings)
+        let name = words.joined(separator: " ")
+        let detect: (PCMAudio) throws -> [Double]
+        if detector == "network" {
+            guard let path = KeywordModel.wakeModelPath(name: name) else {
+                throw ValidationError("--detector network: no keyword network for \"\(name)\" (model/wake/\(name).json); try --detector pocketsphinx")
+            }
+            let spotter = KeywordSpotter(model: try KeywordModel.load(path), sensitivity: sensitivity)
+            // A fresh stream per file, as PocketSphinx's detector restarts its search.
+            detect = { audio in
+                spotter.reset()
+                return spotter.process(audio.samples)
+            }
+        } else {
+            let sphinx = try WakeDetector(mode: .named(name, heyOptional: true), sensitivity: sensitivity, settings: settings)
+            detect = { try sphinx.detections(in: $0) }
+        }
         let frontEnd = try frontEndSettings()
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let heard = PCMAudio(samples: try FrontEndSource.processed(audio.samples, settings: frontEnd))
-            let times = try detector.detections(in: heard).map { ($0 * 1000).rounded() / 1000 }
+            let times = try detect(heard).map { ($0 * 1000).rounded() / 1000 }
             let data = try JSONSerialization.data(withJSONObject: ["file": file, "detections": times] as [String: Any],
                                                   options: [.sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))

@@ -72,6 +72,23 @@ import Testing
         #expect(range.status != 0 && range.stderr.contains("--sensitivity"))
     }
 
+    /// The keyword network is the default detector, as the daemon's; PocketSphinx's
+    /// is there by name; a name with no network, or no such detector, is refused by name.
+    @Test func detectWakeChoosesItsDetector() async throws {
+        let files = try Fixtures.wavFiles(in: Fixtures.wakeComputer, atLeast: 3).prefix(3).map(\.path)
+        let network = try await run(["detect-wake", "--wake", "computer", "--detector", "network"] + files)
+        let plain = try await run(["detect-wake", "--wake", "hey computer"] + files)
+        #expect(network.status == 0 && plain.status == 0, "\(network.stderr)\(plain.stderr)")
+        #expect(network.lines.map { $0["detections"] as? [Double] } == plain.lines.map { $0["detections"] as? [Double] })
+        #expect(network.lines.filter { (($0["detections"] as? [Double]) ?? []).count == 1 }.count == 3)
+        let sphinx = try await run(["detect-wake", "--wake", "computer", "--detector", "pocketsphinx"] + files)
+        #expect(sphinx.status == 0 && sphinx.lines.count == 3, "\(sphinx.stderr)")
+        let unknownName = try await run(["detect-wake", "--wake", "jarvis", files[0]])
+        #expect(unknownName.status != 0 && unknownName.stderr.contains("no keyword network for \"jarvis\""))
+        let bad = try await run(["detect-wake", "--wake", "computer", "--detector", "porcupine", files[0]])
+        #expect(bad.status != 0 && bad.stderr.contains("--detector porcupine"))
+    }
+
     /// `--front-end`: `none` is the detector alone; `denoise` runs the
     /// capture front end first and still finds the wake word in clean
     /// recordings; a bad value is named with what is expected.

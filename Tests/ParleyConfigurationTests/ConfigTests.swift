@@ -46,7 +46,7 @@ import Testing
               pacing: realtime
               endpoint_silence: 0.5
               complete_phrase_silence: 120ms
-            wake: {direct: false, named: true, name: Hey Jude, hey_optional: true, sensitivity: 0.7, window: 3s}
+            wake: {direct: false, named: true, name: Hey Jude, hey_optional: true, sensitivity: 0.7, window: 3s, detector: pocketsphinx}
             primary_app: Coffee Maker
             voice: {name: en-gb+f3, rate: 200, volume: 80}
             speech: {acoustic_model: adapted}
@@ -70,7 +70,7 @@ import Testing
         }())
         #expect(config.audio.realtimePriority == 10 && config.audio.pacing == .realtime)
         #expect(config.wake.direct == false && config.wake.name == "hey jude" && config.wake.sensitivity == 0.7)
-        #expect(config.wake.window == .seconds(3) && config.wake.heyOptional)
+        #expect(config.wake.window == .seconds(3) && config.wake.heyOptional && config.wake.detector == .pocketsphinx)
         #expect(config.primaryApp == "Coffee Maker")
         #expect(config.voice == { var v = ParleyConfig.Voice(); v.name = "en-gb+f3"; v.rate = 200; v.volume = 80; return v }())
         #expect(config.voiceConfirmableCategories == ["delete", "set"])
@@ -153,6 +153,9 @@ import Testing
         #expect(refusal("state_directory: var/lib")?.kind == .impossibleValue)
         #expect(refusal("log_level: chatty")?.kind == .impossibleValue)
         #expect(refusal("wake: {direct: false, named: false}")?.kind == .impossibleValue)
+        let detector = refusal("wake:\n  detector: porcupine")
+        #expect(detector?.kind == .impossibleValue && detector?.key == "wake.detector" && detector?.line == 2)
+        #expect("\(detector.map { "\($0)" } ?? "")".contains("network or pocketsphinx"))
         #expect(refusal("audio: {capture: 'file:'}")?.key == "audio.capture")
         #expect(refusal("confirm_by_voice: [shopping]")?.kind == .impossibleValue)
     }

@@ -43,6 +43,18 @@ struct WakeGateTests {
         #expect(gate.remainder() == noisy, "short enough to be a command, and noisy: decoded at its end, as it came")
     }
 
+    /// The keyword network's gate: a short noisy utterance with no proposal
+    /// is not decoded at its end (the network proposes near misses itself).
+    @Test func withoutUnproposedDecodesANoisyUtteranceWithoutAProposalIsNotDecoded() {
+        var gate = WakeGate(windowSamples: 16_000, heldLimit: 48_000, decodesUnproposed: false)
+        let noisy = Self.pieces(loud: 1, floor: 2_000)
+        for piece in noisy { #expect(gate.pass(piece).isEmpty) }
+        _ = gate.heard(speechSamples: 32_000, proposed: false)
+        #expect(gate.state == .shut)
+        #expect(!gate.decodesAtEnd())
+        #expect(gate.remainder() == nil)
+    }
+
     @Test func aShortUtteranceInAQuietRoomIsNotDecoded() {
         var gate = WakeGate(windowSamples: 16_000, heldLimit: 48_000)
         let quiet = Self.pieces(loud: 1, floor: 20)
@@ -87,5 +99,25 @@ struct WakeGateTests {
         utterance.begin()
         utterance.feed([Int16](repeating: 0, count: 32_000))
         #expect(!utterance.proposed, "nothing proposed in silence")
+    }
+
+    /// The keyword network proposes at `proposalMargin` below its threshold:
+    /// a recording of "computer" at sensitivity 0 (threshold 5 higher) is
+    /// proposed without always being confirmed; kitchen noise proposes nothing.
+    @Test func theKeywordNetworkProposesNearItsThreshold() throws {
+        let path = Fixtures.packageRoot.appendingPathComponent("model/wake/computer.json").path
+        let model = try KeywordModel.load(path)
+        let utterance = KeywordWakeUtterance(KeywordSpotter(model: model, sensitivity: 0))
+        for audio in try WakeTests.positives(3) {
+            utterance.begin()
+            #expect(!utterance.proposed)
+            utterance.feed(audio.samples)
+            #expect(utterance.proposed && utterance.peak >= utterance.spotter.threshold - KeywordWakeUtterance.proposalMargin)
+            #expect(utterance.finish() == (utterance.peak >= utterance.spotter.threshold))
+        }
+        utterance.begin()
+        utterance.feed(try PCMAudio.read(Fixtures.require(Fixtures.kitchenNoise)).samples)
+        #expect(!utterance.proposed && !utterance.finish(), "peak \(utterance.peak)")
+        #expect(!utterance.unproposedMayBeCommands)
     }
 }

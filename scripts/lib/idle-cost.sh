@@ -3,7 +3,8 @@
 # (function idle_cost) and runnable alone:
 #   scripts/lib/idle-cost.sh BIN WORKDIR
 # For each wake mode (IDLE_MODES: direct = wake.named false, named = wake.direct
-# false, "computer", default = both, as shipped) and each idle scene (IDLE_SCENES):
+# false, "computer" (its keyword network), named-sphinx = the same with
+# wake.detector pocketsphinx, default = both, as shipped) and each idle scene (IDLE_SCENES):
 #   silence   digital silence
 #   kitchen   ../shared/data/noise/kitchen.wav (room noise, no speech)
 #   tv        television-like speech: an espeak-ng news paragraph and 20 clean

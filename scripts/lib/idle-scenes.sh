@@ -48,7 +48,8 @@ wake_yaml() {
   case $1 in
     direct) echo "{named: false}" ;;
     named) echo "{direct: false, name: computer}" ;;
+    named-sphinx) echo "{direct: false, name: computer, detector: pocketsphinx}" ;;
     default) echo "{direct: true, named: true}" ;;
-    *) echo "idle: unknown wake mode '$1' (expected direct, named or default)" >&2; exit 2 ;;
+    *) echo "idle: unknown wake mode '$1' (expected direct, named, named-sphinx or default)" >&2; exit 2 ;;
   esac
 }

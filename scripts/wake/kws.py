@@ -4,6 +4,7 @@ model trained for noise"), trained and measured by folds.
 
     kws.py eval  --work .build/wake-cv --positives DIR --noises DIR --kitchen FILE
     kws.py train --work .build/wake-cv --positives DIR --noises DIR --out FILE.json
+    kws.py score --model FILE.json WAV...
 
 The model: 32 mel bands (60-7600 Hz) of 25 ms Hann windows every 10 ms,
 each band divided by its own slow average (PCEN, about 0.4 s, then a square
@@ -11,7 +12,8 @@ root: a steady noise's level and colour drop out; `--features log` for
 plain log energies), pooled three frames at a time; a window is 32 pooled
 frames (0.96 s) with their mean per band taken away, into a network of two
 hidden layers (ReLU) and a logit: does the window end on the word. It runs
-every pooled frame (30 ms). No Swift port yet: the daemon does not run it.
+every pooled frame (30 ms). The daemon runs it through ParleySpeech's
+KeywordSpotter, which computes the same features (its test compares the two).
 
 Training data, per fold left out (`eval`), or all folds (`train`):
 - positives: the training folds' recordings of "computer", each many times:
@@ -210,13 +212,27 @@ class Net:
                     v[k] = 0.999 * v[k] + 0.001 * gg * gg
                     pp -= rate * (m[k] / (1 - 0.9 ** t)) / (numpy.sqrt(v[k] / (1 - 0.999 ** t)) + 1e-8)
 
+    @classmethod
+    def from_json(cls, d):
+        net = cls.__new__(cls)
+        net.mean = numpy.array(d["input_mean"], numpy.float32)
+        net.scale = numpy.array(d["input_scale"], numpy.float32)
+        net.W = [numpy.array(layer["weights"], numpy.float32).T for layer in d["layers"]]
+        net.b = [numpy.array(layer["bias"], numpy.float32) for layer in d["layers"]]
+        return net
+
     def to_json(self):
         return {"features": {"rate": RATE, "frame": FRAME_LEN, "hop": HOP, "fft": FFT, "bands": BANDS,
                              "low_hz": LOW_HZ, "high_hz": HIGH_HZ, "floor": FLOOR, "pool": POOL, "window": WINDOW,
                              "kind": FEATURES, "pcen": {"s": PCEN_S, "alpha": PCEN_ALPHA, "delta": PCEN_DELTA, "r": PCEN_R},
                              "window_mean_removed": True, "smooth": SMOOTH},
-                "input_mean": self.mean.tolist(), "input_scale": self.scale.tolist(),
-                "layers": [{"weights": W.T.tolist(), "bias": b.tolist()} for W, b in zip(self.W, self.b)]}
+                "input_mean": short(self.mean), "input_scale": short(self.scale),
+                "layers": [{"weights": [short(row) for row in W.T], "bias": short(b)} for W, b in zip(self.W, self.b)]}
+
+
+def short(values):
+    """float32 values as JSON numbers of 7 significant digits (what a float32 holds)."""
+    return [float(f"{v:.7g}") for v in numpy.asarray(values, numpy.float32).ravel()]
 
 
 # --- data ---------------------------------------------------------------------
@@ -386,6 +402,30 @@ def fit(x, y, w, sizes, rng, epochs, mine, members=1):
     return net
 
 
+CALIBRATION_FOLD = 4  # the shipped model's (train): its negatives set the threshold
+
+
+def calibrate(net, neg_rows, calib, noise_list):
+    """The threshold: just above the best detection in the calibration
+    fold's negatives (kitchen left out), clean and at 10 dB with each of
+    babble, pink and clatter; (threshold, hours listened)."""
+    peaks, hours = [], 0.0
+    for path, fold, kind, secs in neg_rows:
+        if fold != calib or "kitchen" in kind:
+            continue
+        xx = negatives.read_wav(path)
+        s, _ = stream_scores(net, xx)
+        peaks += best_separated(s)
+        rr = numpy.random.default_rng(seed_of(path, "calib"))
+        for noise in noise_list[:3]:
+            s, _ = stream_scores(net, negatives.mix(xx, noise, 10, rr))
+            peaks += best_separated(s)
+        hours += 4 * secs / 3600
+    peaks.sort(reverse=True)
+    allowed = int(0.1 * hours)
+    return (float(peaks[allowed]) + 1e-3 if len(peaks) > allowed else -1e9), hours
+
+
 def condition_audio(x, name, condition, noise_audio, snr):
     pad = numpy.zeros(int(0.5 * RATE))
     y = numpy.concatenate([pad, x, pad])
@@ -430,7 +470,27 @@ def plot(path, curves, neg_curve, hours):
                 "false wakes per hour (none drawn at 0.01)", columns=2, legend_at="lower left")
 
 
+def score_files(model_path, files):
+    """`kws.py score --model FILE.json WAV...`: each recording's window
+    scores from a fresh stream, a JSON line per file (the Swift port's
+    test holds KeywordSpotter to these)."""
+    with open(model_path) as f:
+        model = json.load(f)
+    nets = [Net.from_json(m) for m in model["members"]]
+    net = nets[0] if len(nets) == 1 else Ensemble(nets)
+    for path in files:
+        s, _ = stream_scores(net, negatives.read_wav(path))
+        print(json.dumps({"file": os.path.basename(path), "scores": [round(float(v), 4) for v in s]}))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "score":
+        sp = argparse.ArgumentParser()
+        sp.add_argument("mode")
+        sp.add_argument("--model", required=True)
+        sp.add_argument("files", nargs="+")
+        b = sp.parse_args()
+        return score_files(b.model, b.files)
     ap = argparse.ArgumentParser()
     ap.add_argument("mode", choices=["eval", "train"])
     ap.add_argument("--work", required=True)
@@ -471,14 +531,21 @@ def main():
     sizes = [WINDOW * BANDS] + hidden + [1]
 
     if a.mode == "train":
+        # The shipped model, by the rule of every fold run: all positives,
+        # the negatives of every fold but CALIBRATION_FOLD, whose negatives
+        # (never trained on) set the threshold.
         rng = numpy.random.default_rng(1)
-        train_neg = [r for r in neg_rows if "kitchen" not in r[2]]
+        train_neg = [r for r in neg_rows if "kitchen" not in r[2] and r[1] != CALIBRATION_FOLD]
         x, y, w = build_training([(n, audio[n]) for n in names], spans, train_neg, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
+        threshold, hours = calibrate(net, neg_rows, CALIBRATION_FOLD, noise_list)
+        nets = net.nets if isinstance(net, Ensemble) else [net]
+        model = {"word": "computer", "threshold": round(threshold, 4), "calibration_hours": round(hours, 3),
+                 "members": [n.to_json() for n in nets]}
         with open(a.out, "w") as f:
-            nets = net.nets if isinstance(net, Ensemble) else [net]
-            json.dump({"members": [n.to_json() for n in nets]}, f)
-        print(f"kws: trained on {len(names)} positives, {len(x)} windows ({int(y.sum())} positive): {a.out}")
+            json.dump(model, f, separators=(",", ":"))
+        print(f"kws: trained on {len(names)} positives, {len(x)} windows ({int(y.sum())} positive); "
+              f"threshold {threshold:.3f} on {hours:.2f} h of fold {CALIBRATION_FOLD}'s negatives: {a.out}")
         return
 
     conditions = ["clean", "babble", "pink", "clatter"] + (["kitchen"] if a.kitchen else [])
@@ -499,23 +566,7 @@ def main():
         neg_train = [r for r in neg_rows if r[1] in train_folds and "kitchen" not in r[2]]
         x, y, w = build_training(pos_train, spans, neg_train, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
-        # the threshold: the calibration fold's negatives, clean and at 10 dB with a training noise
-        calib_peaks = []
-        calib_hours = 0.0
-        for path, fold, kind, secs in neg_rows:
-            if fold != calib or "kitchen" in kind:
-                continue
-            xx = negatives.read_wav(path)
-            s, _ = stream_scores(net, xx)
-            calib_peaks += best_separated(s)
-            rr = numpy.random.default_rng(seed_of(path, "calib"))
-            for noise in noise_list[:3]:
-                s, _ = stream_scores(net, negatives.mix(xx, noise, 10, rr))
-                calib_peaks += best_separated(s)
-            calib_hours += 4 * secs / 3600
-        calib_peaks.sort(reverse=True)
-        allowed = int(0.1 * calib_hours)
-        threshold = float(calib_peaks[allowed]) + 1e-3 if len(calib_peaks) > allowed else -1e9
+        threshold, calib_hours = calibrate(net, neg_rows, calib, noise_list)
         # held out: positives
         fold_row = {"fold": k, "threshold": threshold, "calibration_hours": calib_hours, "misses": {}}
         held = [n for n in names if folds[n] == k]

@@ -104,11 +104,14 @@ extension ListeningPipeline {
             let kind = prepare(speaking: pipeline.isSpeaking())
             // Only where every command starts with the name: direct mode's
             // "hey <phrase>" has no wake phrase to wait for.
-            gate = kind == .commands && wake != nil && !pipeline.wake.direct ? WakeGate() : nil
+            gate = kind == .commands && wake != nil && !pipeline.wake.direct
+                ? WakeGate(decodesUnproposed: wake?.unproposedMayBeCommands ?? true) : nil
             if gate == nil { recognizer.begin() }
             if kind == .commands { wake?.begin() }
             if kind == .dictation { dictation?.begin() }
-            open = (kind, speech, speech, nil)
+            // The wake detector starts on its lead-in before the speech.
+            let wakeFrom = max(0, speech - Int64(kind == .commands ? wake?.leadInSamples ?? 0 : 0))
+            open = (kind, speech, wakeFrom, nil)
             echoAdapted = canceller?.hasAdapted ?? true
         }
 
@@ -344,17 +347,16 @@ extension ListeningPipeline {
         /// noise; BENCHMARKS.md, "The wake word in noise (issue 27 items 1-2)").
         private func feedWake(upTo newest: Int64) {
             guard let current = open, current.kind == .commands, let wake, newest > current.wakeFed else { return }
-            let detector = wake as? WakeUtterance
-            let fedBefore = detector?.samplesFed ?? 0
-            let confirmedBefore = detector?.wakeEndSample
+            let fedBefore = wake.samplesFed
+            let confirmedBefore = wake.wakeEndSample
             wake.feed(pipeline.capture.ring.samples(from: current.wakeFed, count: Int(newest - current.wakeFed)))
-            if let failure = detector?.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
+            if let failure = wake.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
             if let held = gate?.heard(speechSamples: newest - current.speech, proposed: wake.proposed) {
                 // Proposed in time: the command decoders start on the
                 // utterance from its beginning and catch up.
                 startCommands(with: held)
             }
-            if let end = detector?.wakeEndSample, end != confirmedBefore {
+            if let end = wake.wakeEndSample, end != confirmedBefore {
                 // Detector time (samples of all it was fed) to a stream position:
                 // at most this block's end, at most a second before its start
                 // (the verification stage confirms a little after the phrase).
@@ -529,6 +531,20 @@ public struct ListeningDecoders {
     public typealias Factory = @Sendable (_ initial: PhraseModel, _ graph: WordGraph, _ wake: ParleyConfig.Wake) throws
         -> ListeningDecoders
 
+    /// Named mode's detector: the name's keyword network (`wake.detector`
+    /// network, where model/wake has one for the name), else PocketSphinx's
+    /// two stages.
+    static func namedWake(_ wake: ParleyConfig.Wake) throws -> any WakeDecoding {
+        if wake.detector == .network {
+            if let path = KeywordModel.wakeModelPath(name: wake.name) {
+                return KeywordWakeUtterance(KeywordSpotter(model: try KeywordModel.load(path), sensitivity: wake.sensitivity))
+            }
+            Logger(label: "parley.wake").warning("no keyword network for the wake name; PocketSphinx listens for it",
+                                                 metadata: ["name": "\(wake.name)"])
+        }
+        return WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
+    }
+
     /// PocketSphinx: the streaming command decoder at the wake
     /// sensitivity's rejection threshold, the two-stage wake detector in
     /// named mode, the dictation decoder.
@@ -544,9 +560,7 @@ public struct ListeningDecoders {
                 command: try StreamingCommandDecoder(
                     model: initial, graph: graph, settings: settings,
                     threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity)),
-                wake: wake.named
-                    ? WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
-                    : nil,
+                wake: wake.named ? try namedWake(wake) : nil,
                 dictation: { [dictationSettings] in try DictationDecoder(settings: dictationSettings) })
         }
     }

@@ -21,7 +21,10 @@ import ParleyCore
 /// development command, so talk there is left undecoded; so is speech that
 /// runs on past the limit (a television).
 ///
-/// Stage 1 is the permissive one (`WakeDetector.candidateThreshold`): it
+/// With the keyword network (`KeywordWakeUtterance`, the default) the
+/// proposal is a score near its threshold, and an utterance without one is
+/// never decoded (`decodesUnproposed` false). With PocketSphinx's detector,
+/// stage 1 is the permissive one (`WakeDetector.candidateThreshold`): it
 /// proposed "computer" in all 80 clean development recordings and in 74 to
 /// 79 of them mixed with noise at 10 dB. The second stage's threshold (the
 /// wake sensitivity) plays no part, so a command is not held to a stricter
@@ -57,10 +60,16 @@ public struct WakeGate: Sendable {
     /// More than `heldLimit` came without a proposal: nothing is held.
     public private(set) var overflowed = false
 
+    /// Whether a short noisy utterance with no proposal is decoded at its
+    /// end (`WakeDecoding.unproposedMayBeCommands`: not with the keyword network).
+    public let decodesUnproposed: Bool
+
     public init(windowSamples: Int64 = Int64(WakeGate.windowSeconds * Double(PCMAudio.sampleRate)),
-                heldLimit: Int = Int(WakeGate.heldSeconds * Double(PCMAudio.sampleRate))) {
+                heldLimit: Int = Int(WakeGate.heldSeconds * Double(PCMAudio.sampleRate)),
+                decodesUnproposed: Bool = true) {
         self.windowSamples = windowSamples
         self.heldLimit = heldLimit
+        self.decodesUnproposed = decodesUnproposed
     }
 
     /// The utterance's decoder input, in order; returns what the command
@@ -111,7 +120,7 @@ public struct WakeGate: Sendable {
     /// path that decodes the whole utterance again with a newer grammar
     /// decides by it too.
     public func decodesAtEnd(cleanSNR: Double = RejectionPolicy().cleanSNR) -> Bool {
-        state != .open && !overflowed && RejectionPolicy.estimatedSNR(held.flatMap { $0 }) < cleanSNR
+        decodesUnproposed && state != .open && !overflowed && RejectionPolicy.estimatedSNR(held.flatMap { $0 }) < cleanSNR
     }
 
     /// The phrase check's answer before the command decoders run (nil once

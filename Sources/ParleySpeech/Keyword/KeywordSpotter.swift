@@ -1,0 +1,164 @@
+import Foundation
+
+/// A keyword network (`KeywordModel`) on a stream: `KeywordFeatures`'
+/// windows through the network every pooled frame (30 ms); a window's score
+/// is the mean logit of the last `smooth` windows (the word gives about ten
+/// high windows in a row, a stray window one). A score at or above the
+/// threshold is a detection, at most one a second (`refractorySeconds`).
+/// Use from one thread; no allocation after `init`.
+public final class KeywordSpotter {
+    public let model: KeywordModel
+    /// Scores at or above this are the word.
+    public let threshold: Double
+    /// Detections at most this often (the device listens for a command after one).
+    public static let refractorySeconds = 1.0
+
+    private var features: KeywordFeatures
+    private let networks: [DenseNetwork]
+    private var recent: [Double]
+    private var recentNext = 0
+    private var lastDetection = Int.min / 2
+    private let gap: Int
+    /// Samples in one pooled frame, and from a window's end frame start to its last sample.
+    private let pooledSamples: Int
+    private let frameTail: Int
+    /// The highest score since the last `takePeak`.
+    private var peak = -Double.infinity
+
+    /// How far one step of sensitivity moves the threshold, in logits: 0
+    /// puts it 5 above the model's, 1 five below.
+    public static let sensitivitySpan = 10.0
+
+    public init(model: KeywordModel, sensitivity: Double = 0.5) {
+        self.model = model
+        threshold = model.threshold + (0.5 - min(1, max(0, sensitivity))) * Self.sensitivitySpan
+        features = KeywordFeatures(model.features)
+        networks = model.members.map(DenseNetwork.init)
+        recent = Array(repeating: 0, count: model.features.smooth)
+        let f = model.features
+        pooledSamples = f.hop * f.pool
+        frameTail = f.frame - f.hop
+        gap = Int(Self.refractorySeconds * Double(f.rate) / Double(pooledSamples))
+    }
+
+    /// Starts again as on a new stream (stream times count from here).
+    public func reset() {
+        features.reset()
+        for i in recent.indices { recent[i] = 0 }
+        recentNext = 0
+        lastDetection = Int.min / 2
+        peak = -.infinity
+    }
+
+    /// Feeds samples; `detected` gets each detection's stream time in
+    /// samples (the end of the window that reached the threshold, about
+    /// the word's end) and its score.
+    public func feed(_ samples: UnsafeBufferPointer<Int16>, detected: (Int64, Double) -> Void) {
+        let networks = self.networks
+        let threshold = self.threshold
+        features.feed(samples) { window, pooledFrames in
+            var logit = 0.0
+            for network in networks { logit += Double(network.logit(window)) }
+            logit /= Double(networks.count)
+            let index = pooledFrames - 1
+            self.recent[self.recentNext] = logit
+            self.recentNext = (self.recentNext + 1) % self.recent.count
+            let score = self.recent.reduce(0, +) / Double(self.recent.count)
+            self.peak = max(self.peak, score)
+            if score >= threshold, index - self.lastDetection > self.gap {
+                self.lastDetection = index
+                detected(Int64((index + 1) * self.pooledSamples + self.frameTail), score)
+            }
+        }
+    }
+
+    /// Feeds samples; the stream times in seconds of any detections in them.
+    public func process(_ samples: [Int16]) -> [Double] {
+        var times: [Double] = []
+        let rate = Double(model.features.rate)
+        samples.withUnsafeBufferPointer { feed($0) { sample, _ in times.append(Double(sample) / rate) } }
+        return times
+    }
+
+    /// Every window's score of a whole recording from a fresh stream (tests,
+    /// benchmarks): one per pooled frame from the first full window on.
+    public static func scores(of samples: [Int16], model: KeywordModel) -> [Double] {
+        var features = KeywordFeatures(model.features)
+        let networks = model.members.map(DenseNetwork.init)
+        var recent = Array(repeating: 0.0, count: model.features.smooth)
+        var next = 0
+        var out: [Double] = []
+        samples.withUnsafeBufferPointer { buffer in
+            features.feed(buffer) { window, _ in
+                recent[next] = networks.reduce(0) { $0 + Double($1.logit(window)) } / Double(networks.count)
+                next = (next + 1) % recent.count
+                out.append(recent.reduce(0, +) / Double(recent.count))
+            }
+        }
+        return out
+    }
+
+    /// The highest score since the last call (nil when no window came).
+    public func takePeak() -> Double? {
+        defer { peak = -.infinity }
+        return peak.isFinite ? peak : nil
+    }
+}
+
+/// One network of a `KeywordModel`: inputs normalised, dense layers with
+/// ReLU between them, one logit out. Scratch space is made once.
+final class DenseNetwork: @unchecked Sendable {
+    // @unchecked: the scratch buffers are written only inside `logit`, and a
+    // `KeywordSpotter` (a value used from one thread) is its only user.
+    private let mean: [Float]
+    private let scale: [Float]
+    private let layers: [KeywordModel.Layer]
+    private var scratch: [[Float]]
+
+    init(_ network: KeywordModel.Network) {
+        mean = network.inputMean
+        scale = network.inputScale
+        layers = network.layers
+        scratch = [Array(repeating: 0, count: network.inputMean.count)] + network.layers.map { Array(repeating: 0, count: $0.bias.count) }
+    }
+
+    func logit(_ input: UnsafeBufferPointer<Float>) -> Float {
+        scratch[0].withUnsafeMutableBufferPointer { x in
+            for i in 0..<x.count { x[i] = (input[i] - mean[i]) * scale[i] }
+        }
+        for (l, layer) in layers.enumerated() {
+            let last = l == layers.count - 1
+            let inputs = layer.inputs
+            scratch[l].withUnsafeBufferPointer { x in
+                scratch[l + 1].withUnsafeMutableBufferPointer { y in
+                    layer.weights.withUnsafeBufferPointer { w in
+                        for o in 0..<y.count {
+                            let sum = Self.dot(w.baseAddress! + o * inputs, x.baseAddress!, inputs) + layer.bias[o]
+                            y[o] = last ? sum : max(0, sum)
+                        }
+                    }
+                }
+            }
+        }
+        return scratch[layers.count][0]
+    }
+
+    /// Eight lanes at a time (a plain loop is not vectorised: float sums
+    /// may not be reordered), the rest one by one.
+    @inline(__always)
+    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
+        var lanes = SIMD8<Float>()
+        var i = 0
+        while i + 8 <= count {
+            lanes += UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self)
+                * UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<Float>.self)
+            i += 8
+        }
+        var sum = lanes.sum()
+        while i < count {
+            sum += a[i] * b[i]
+            i += 1
+        }
+        return sum
+    }
+}

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Trains the wake word's keyword network the daemon ships
+# (model/wake/computer.json) by the rule of scripts/wake/kws.py's fold runs:
+# all 80 development recordings of "computer" and 500 espeak-ng voices,
+# the negatives of folds 0-3 (scripts/wake/make-negatives.py), the training
+# noises; fold 4's negatives (never trained on) set the threshold. Then
+# writes the Python reference scores the Swift port's test holds
+# KeywordSpotter to (Tests/Fixtures/wake-computer/kws-scores.jsonl).
+#
+#   scripts/train-wake-kws.sh
+#
+# Needs ../shared/data (the recordings; PARLEY_SHARED_DATA); about 5 min on
+# 2 cores. Environment: WORK (default .build/wake-cv), OUT (default
+# model/wake/computer.json).
+set -euo pipefail
+main() {
+cd "$(dirname "$0")/.."
+. scripts/lib/wake-kws-inputs.sh
+out=${OUT:-model/wake/computer.json}
+mkdir -p "$(dirname "$out")"
+nice -n 10 "$py" scripts/wake/kws.py train --work "$work" --positives "$data/wake-computer/clean" \
+  --noises "$work/noise" --out "$out"
+[ "$out" = model/wake/computer.json ] || return 0
+fixtures=Tests/Fixtures
+{
+  printf '{"model_sha256": "%s"}\n' "$(sha256sum "$out" | cut -d' ' -f1)"
+  "$py" scripts/wake/kws.py score --model "$out" \
+    "$fixtures"/wake-computer/clean/0386da81-9db7-499c-b4f8-910beec53c23.wav \
+    "$fixtures"/wake-computer/clean/157d6e9a-6754-4621-b59f-bf5a198e38c4.wav \
+    "$fixtures"/coffee-maker/clean/0075d273-51bb-47cb-b323-4437bd0de029.wav \
+    "$fixtures"/noise/kitchen-20s.wav
+} > "$fixtures/wake-computer/kws-scores.jsonl"
+echo "reference scores: $fixtures/wake-computer/kws-scores.jsonl"
+}
+main "$@"
