@@ -1,3 +1,4 @@
+import CParleyMallocCounter
 import Foundation
 import ParleyAudio
 import ParleyCore
@@ -98,6 +99,37 @@ import Testing
             size = size * 3 % 4_001 + 1
         }
         #expect(pieces == whole)
+    }
+
+    /// Streaming costs no allocation once made: features, network and
+    /// detections reuse their buffers (the listen thread runs it on every
+    /// commands utterance).
+    @Test func feedingAllocatesNothing() throws {
+        let model = try KeywordModel.load(Self.modelPath)
+        let file = try Fixtures.wavFiles(in: Fixtures.wakeComputer).first!
+        let samples = try PCMAudio.read(file).samples + [Int16](repeating: 0, count: 16_000) + (try PCMAudio.read(file).samples)
+        func stream(_ spotter: KeywordSpotter, _ buffer: UnsafeBufferPointer<Int16>) -> Int {
+            var detections = 0
+            var offset = 0
+            while offset < buffer.count {
+                let n = min(1_600, buffer.count - offset)
+                spotter.feed(UnsafeBufferPointer(rebasing: buffer[offset..<offset + n])) { _, _ in detections += 1 }
+                offset += n
+            }
+            return detections
+        }
+        let spotter = KeywordSpotter(model: model)
+        let detections = samples.withUnsafeBufferPointer { buffer in
+            // Another spotter on the same path first: the first use of a type
+            // makes the runtime's metadata for it, once per process.
+            _ = stream(KeywordSpotter(model: model), buffer)
+            let before = parley_malloc_count_current_thread()
+            let detections = stream(spotter, buffer)
+            let after = parley_malloc_count_current_thread()
+            #expect(after == before, "\(after - before) allocations")
+            return detections
+        }
+        #expect(detections == 2)
     }
 
     @Test func sensitivityMovesTheThreshold() throws {

@@ -129,7 +129,8 @@ public struct KeywordFeatures {
         for b in 0..<settings.bands {
             var sum = 0.0
             let first = melFirst[b]
-            for (k, w) in melWeights[b].enumerated() { sum += w * power[first + k] }
+            // Indices, not enumerated(): its iterator allocates in a debug build.
+            for k in 0..<melWeights[b].count { sum += melWeights[b][k] * power[first + k] }
             mel[b] = sum * scale
         }
     }

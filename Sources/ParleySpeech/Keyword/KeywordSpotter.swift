@@ -58,12 +58,15 @@ public final class KeywordSpotter {
         let threshold = self.threshold
         features.feed(samples) { window, pooledFrames in
             var logit = 0.0
-            for network in networks { logit += Double(network.logit(window)) }
+            for n in 0..<networks.count { logit += Double(networks[n].logit(window)) }
             logit /= Double(networks.count)
             let index = pooledFrames - 1
             self.recent[self.recentNext] = logit
             self.recentNext = (self.recentNext + 1) % self.recent.count
-            let score = self.recent.reduce(0, +) / Double(self.recent.count)
+            var sum = 0.0
+            // Index loops here and in `logit`: reduce and enumerated() allocate in a debug build.
+            for i in 0..<self.recent.count { sum += self.recent[i] }
+            let score = sum / Double(self.recent.count)
             self.peak = max(self.peak, score)
             if score >= threshold, index - self.lastDetection > self.gap {
                 self.lastDetection = index
@@ -126,7 +129,8 @@ final class DenseNetwork: @unchecked Sendable {
         scratch[0].withUnsafeMutableBufferPointer { x in
             for i in 0..<x.count { x[i] = (input[i] - mean[i]) * scale[i] }
         }
-        for (l, layer) in layers.enumerated() {
+        for l in 0..<layers.count {
+            let layer = layers[l]
             let last = l == layers.count - 1
             let inputs = layer.inputs
             scratch[l].withUnsafeBufferPointer { x in
