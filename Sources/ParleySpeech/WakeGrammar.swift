@@ -108,6 +108,14 @@ public struct WakeGrammar: Sendable, Equatable {
         return Array(rest)
     }
 
+    /// Whether the words start with "hey" and then the name: what the
+    /// command decoders must have heard for a wake detector that hears the
+    /// name alone (`WakeDecoding.hearsHey` false) where "hey" is required.
+    public func startsWithHeyAndName(_ words: [String]) -> Bool {
+        guard !name.isEmpty, words.count > name.count, PhraseText.normalised(words[0]) == Self.hey else { return false }
+        return words[1...name.count].map { PhraseText.normalised($0) } == name
+    }
+
     /// Typed text without its leading wake words ("hey computer, coffee
     /// time" → "coffee time"); text without them is returned unchanged.
     public func strip(text: String) -> String {

@@ -58,6 +58,8 @@ struct Toaster: ParleyApp {
 /// utterance's speech (nil: never).
 final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendable {
     var proposesAfter: Int? = 1
+    /// False: a detector of the name alone, as the keyword network.
+    var hearsHey = true
     var proposed: Bool {
         guard let after = proposesAfter, let open = utterances.last, open.finished == nil else { return false }
         return open.fed.count >= after
@@ -179,6 +181,36 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
         #expect(commands.utterances.map(\.finished) == [true, true])
         #expect(wake.utterances.first?.fed.isEmpty == false, "the wake detector heard the first utterance")
         #expect(running.pipeline.listeningCounts.segments == 2)
+    }
+
+    /// A detector that hears the name alone (the keyword network), "hey"
+    /// required (`hey_optional: false`, the default): its confirmation wakes
+    /// the device when the command decoders heard "hey <name>", not when
+    /// they heard the name alone.
+    @Test func aNameAloneDetectorNeedsTheHeyWhereItIsRequired() async throws {
+        for (transcript, wakes) in [("hey computer", true), ("computer", false)] {
+            let dir = try TemporaryDirectory(); defer { dir.remove() }
+            let heard = transcript == "hey computer" ? Self.heard(transcript, WakeGrammar.aloneTarget)
+                : CommandResult(transcript: transcript, confidence: -3, match: nil, rejection: "scripted: no hey")
+            let commands = ScriptedCommands([.init(.extendable, heard)], otherwise: .init(.incomplete, Self.nothing))
+            let wake = ScriptedWake([.init(.extendable, true)], otherwise: .init(.extendable, false))
+            wake.hearsHey = false
+            let running = try await Self.start(words: [1.5...2.3], seconds: 4, in: dir, named: true,
+                                               commands: commands, wake: wake)
+            func windowOpened() async -> Bool {
+                await running.harness.sink.events.contains { if case .listening(.window) = $0 { true } else { false } }
+            }
+            if wakes {
+                // Woken is neither a recognition nor a rejection: wait for the window.
+                #expect(try await Poll.holds("a window opened") { await windowOpened() }, "\(transcript): a window opens")
+            } else {
+                #expect(try await Self.decided(running, 1))
+                #expect(await running.pipeline.recognitions() == 0, "rejected")
+                #expect(await !windowOpened(), "\(transcript): no window")
+            }
+            await running.stop()
+            #expect(wake.utterances.first?.finished == true, "the detector confirmed the name")
+        }
     }
 
     /// Named mode alone: speech that runs on without the detector's first

@@ -17,6 +17,18 @@ import Testing
         #expect(heyOptional.strip(["computer", "coffee", "time"]) == ["coffee", "time"])
     }
 
+    /// What the listener asks of the command decoders when the wake
+    /// detector hears the name alone and "hey" is required.
+    @Test func heyThenTheNameIsRecognisedAtTheStartOnly() {
+        let wake = WakeGrammar(name: "Kitchen Helper")
+        #expect(wake.startsWithHeyAndName(["hey", "kitchen", "helper"]))
+        #expect(wake.startsWithHeyAndName(["Hey", "Kitchen", "helper", "coffee", "time"]))
+        #expect(!wake.startsWithHeyAndName(["kitchen", "helper"]), "no hey")
+        #expect(!wake.startsWithHeyAndName(["hey", "kitchen"]), "half the name")
+        #expect(!wake.startsWithHeyAndName(["coffee", "hey", "kitchen", "helper"]), "not at the start")
+        #expect(!wake.startsWithHeyAndName([]))
+    }
+
     @Test func theWakeAloneIsARuleOnlyInNamedMode() {
         let commands = PhraseModel(rules: [
             PhraseRule(id: "coffee", target: .intent(app: "Coffee", intent: "brew", fixed: [:]), body: .words(["coffee", "time"])),

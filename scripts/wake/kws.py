@@ -333,8 +333,13 @@ def best_separated(scores):
 
 # --- the runs -----------------------------------------------------------------
 
-def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, synthetic=(), synthetic_copies=0):
+def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, synthetic=(), synthetic_copies=0,
+                   confusables=()):
     xs, ys = [], []
+    for x in confusables:
+        # Augmented as a positive is (padding, shift, noise, gain), every window a non-word.
+        y, _ = augmented_positive(x, noises, rng)
+        xs.append(negative_windows(y, 1)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for name, x in list(pos_files) + list(synthetic):
         for c in range(copies if not name.startswith("synthetic/") else synthetic_copies):
             y, offset = augmented_positive(x, noises, rng)
@@ -369,6 +374,30 @@ def synthetic_positives(work, count):
         if not os.path.exists(path):
             negatives.write_wav(path, negatives.trim(negatives.espeak("computer", voice, rate, pitch), keep=0.05))
         out.append((f"synthetic/{i:04d}", negatives.read_wav(path)))
+    return out
+
+
+CONFUSABLES = ["commuter", "computing", "pewter", "compute her", "come pewter", "cucumber", "compete",
+               "commuter train", "the commuter", "computation", "comparative"]
+
+
+def confusable_negatives(work, count):
+    """espeak-ng saying words that sound like "computer" ("commuter",
+    "pewter", "compute her"...), `count` renderings in make-negatives.py's
+    voices, rates and pitches, cached in WORK/kws-confusables: negatives for
+    training only (`--confusables`), every window of them a non-word."""
+    folder = os.path.join(work, "kws-confusables")
+    os.makedirs(folder, exist_ok=True)
+    rng = numpy.random.default_rng(11)
+    out = []
+    for i in range(count):
+        word = CONFUSABLES[rng.integers(len(CONFUSABLES))]
+        voice = negatives.VOICES[rng.integers(len(negatives.VOICES))] + negatives.VARIANTS[rng.integers(len(negatives.VARIANTS))]
+        rate, pitch = int(rng.integers(110, 231)), int(rng.integers(20, 81))
+        path = os.path.join(folder, f"{i:04d}.wav")
+        if not os.path.exists(path):
+            negatives.write_wav(path, negatives.trim(negatives.espeak(word, voice, rate, pitch), keep=0.05))
+        out.append(negatives.read_wav(path))
     return out
 
 
@@ -505,6 +534,7 @@ def main():
     ap.add_argument("--folds", default="0,1,2,3,4")
     ap.add_argument("--synthetic", type=int, default=500, help="espeak-ng positives added to the training")
     ap.add_argument("--synthetic-copies", type=int, default=3)
+    ap.add_argument("--confusables", type=int, default=0, help="espeak-ng renderings of words like \"commuter\" added as training negatives")
     ap.add_argument("--out")
     ap.add_argument("--json-report")
     ap.add_argument("--features", choices=["log", "pcen"], default="pcen")
@@ -525,6 +555,7 @@ def main():
     noise_list = [noises[k] for k in TRAIN_NOISES]
     neg_rows = load_negatives(a.work)
     synthetic = synthetic_positives(a.work, a.synthetic) if a.synthetic else []
+    confusables = confusable_negatives(a.work, a.confusables) if a.confusables else []
     for n, x in synthetic:
         spans[n] = word_span(x)
     hidden = [int(h) for h in a.hidden.split(",")]
@@ -536,7 +567,7 @@ def main():
         # (never trained on) set the threshold.
         rng = numpy.random.default_rng(1)
         train_neg = [r for r in neg_rows if "kitchen" not in r[2] and r[1] != CALIBRATION_FOLD]
-        x, y, w = build_training([(n, audio[n]) for n in names], spans, train_neg, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
+        x, y, w = build_training([(n, audio[n]) for n in names], spans, train_neg, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies, confusables)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
         threshold, hours = calibrate(net, neg_rows, CALIBRATION_FOLD, noise_list)
         nets = net.nets if isinstance(net, Ensemble) else [net]
@@ -564,7 +595,7 @@ def main():
         rng = numpy.random.default_rng(100 + k)
         pos_train = [(n, audio[n]) for n in names if folds[n] != k]
         neg_train = [r for r in neg_rows if r[1] in train_folds and "kitchen" not in r[2]]
-        x, y, w = build_training(pos_train, spans, neg_train, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies)
+        x, y, w = build_training(pos_train, spans, neg_train, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies, confusables)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
         threshold, calib_hours = calibrate(net, neg_rows, calib, noise_list)
         # held out: positives

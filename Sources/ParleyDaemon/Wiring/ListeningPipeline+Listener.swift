@@ -188,7 +188,12 @@ extension ListeningPipeline {
                 // "hey <name>" alone: the rest of the stream gives its tail.
                 feedWake(upTo: newest)
                 // Only an utterance streamed as commands went to the detector.
-                woke = current.kind == .commands ? (try? wake?.finish()) ?? false : false
+                let confirmed = current.kind == .commands ? (try? wake?.finish()) ?? false : false
+                // A detector of the name alone, "hey" required: the command
+                // decoders must have heard "hey <name>".
+                let grammar = pipeline.wakeGrammar
+                woke = confirmed && (wake?.hearsHey ?? true || grammar.heyOptional
+                    || grammar.startsWithHeyAndName(command.transcript.split(separator: " ").map(String.init)))
             } else {
                 woke = false
             }
@@ -533,14 +538,21 @@ public struct ListeningDecoders {
 
     /// Named mode's detector: the name's keyword network (`wake.detector`
     /// network, where model/wake has one for the name), else PocketSphinx's
-    /// two stages.
-    static func namedWake(_ wake: ParleyConfig.Wake) throws -> any WakeDecoding {
+    /// two stages. A network file that cannot be read is logged, naming the
+    /// file and what is wrong, and PocketSphinx listens instead: the device
+    /// stays wakeable.
+    static func namedWake(_ wake: ParleyConfig.Wake, logger: Logger = Logger(label: "parley.wake"),
+                          modelPath: (String) -> String? = KeywordModel.wakeModelPath(name:)) throws -> any WakeDecoding {
         if wake.detector == .network {
-            if let path = KeywordModel.wakeModelPath(name: wake.name) {
-                return KeywordWakeUtterance(KeywordSpotter(model: try KeywordModel.load(path), sensitivity: wake.sensitivity))
+            if let path = modelPath(wake.name) {
+                do {
+                    return KeywordWakeUtterance(KeywordSpotter(model: try KeywordModel.load(path), sensitivity: wake.sensitivity))
+                } catch {
+                    logger.error("wake word network unusable; PocketSphinx listens for the name: \(error)")
+                }
+            } else {
+                logger.warning("no keyword network for the wake name; PocketSphinx listens for it", metadata: ["name": "\(wake.name)"])
             }
-            Logger(label: "parley.wake").warning("no keyword network for the wake name; PocketSphinx listens for it",
-                                                 metadata: ["name": "\(wake.name)"])
         }
         return WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
     }

@@ -22,10 +22,15 @@ public protocol WakeDecoding: UtteranceDecoder<Bool> {
     /// Whether an utterance it never proposed the phrase in may still be a
     /// command (`WakeGate`'s decode at the end of a short, noisy one).
     var unproposedMayBeCommands: Bool { get }
+    /// Whether its confirmation covers "hey" too (PocketSphinx's keyphrase
+    /// does; the keyword network hears the name alone, so where "hey" is
+    /// required the listener asks the command decoders for it).
+    var hearsHey: Bool { get }
 }
 
 extension WakeDecoding {
     public var unproposedMayBeCommands: Bool { true }
+    public var hearsHey: Bool { true }
     public var leadInSamples: Int { 0 }
     public var samplesFed: Int64 { 0 }
     public var wakeEndSample: Int64? { nil }
@@ -49,6 +54,7 @@ public final class KeywordWakeUtterance: WakeDecoding {
     public let spotter: KeywordSpotter
     public let leadInSamples = PCMAudio.sampleRate / 2
     public let unproposedMayBeCommands = false
+    public let hearsHey = false
     /// Logits below the threshold a score proposes the phrase at.
     public static let proposalMargin = 6.0
     public private(set) var woke = false

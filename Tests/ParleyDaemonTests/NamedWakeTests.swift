@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+import ParleyConfiguration
+import ParleySpeech
+import ParleyTestKit
+import Testing
+
+@testable import ParleyDaemon
+
+/// Which detector named mode listens with (`wake.detector`): the name's
+/// keyword network, PocketSphinx when asked, when the name has none, or when
+/// its file cannot be read (logged with the file and the problem; the
+/// device stays wakeable).
+@Suite struct NamedWakeTests {
+    static func wake(_ name: String = "computer", detector: ParleyConfig.WakeDetectorKind = .network) -> ParleyConfig.Wake {
+        var wake = ParleyConfig.Wake()
+        wake.name = name
+        wake.detector = detector
+        return wake
+    }
+
+    static func logged(_ store: RecordingLogHandler.Store) -> Logger {
+        Logger(label: "test") { _ in RecordingLogHandler(store: store) }
+    }
+
+    @Test func theNetworkByDefaultAndPocketSphinxWhenAsked() throws {
+        let store = RecordingLogHandler.Store()
+        let network = try ListeningDecoders.namedWake(Self.wake(), logger: Self.logged(store))
+        #expect(network is KeywordWakeUtterance)
+        #expect(network.leadInSamples == 8_000 && !network.unproposedMayBeCommands)
+        let sphinx = try ListeningDecoders.namedWake(Self.wake(detector: .pocketsphinx), logger: Self.logged(store))
+        #expect(sphinx is WakeUtterance)
+        #expect(sphinx.leadInSamples == 0 && sphinx.unproposedMayBeCommands)
+        #expect(store.all.isEmpty)
+    }
+
+    @Test func aNameWithoutANetworkIsHeardByPocketSphinx() throws {
+        let store = RecordingLogHandler.Store()
+        let detector = try ListeningDecoders.namedWake(Self.wake("jarvis"), logger: Self.logged(store))
+        #expect(detector is WakeUtterance)
+        #expect(store.all.map(\.level) == [.warning] && store.all.first?.metadata["name"] == "jarvis")
+    }
+
+    @Test func anUnreadableNetworkIsLoggedAndPocketSphinxListens() throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let broken = dir.file("computer.json")
+        try Data("{\"word\": \"computer\", \"threshold\": ".utf8).write(to: URL(fileURLWithPath: broken))
+        let store = RecordingLogHandler.Store()
+        let detector = try ListeningDecoders.namedWake(Self.wake(), logger: Self.logged(store)) { _ in broken }
+        #expect(detector is WakeUtterance)
+        let entry = try #require(store.all.first)
+        #expect(entry.level == .error && entry.message.contains(broken) && entry.message.contains("kws.py"))
+    }
+}
