@@ -377,13 +377,15 @@ def synthetic_positives(work, count):
     return out
 
 
-CONFUSABLES = ["commuter", "computing", "pewter", "compute her", "come pewter", "cucumber", "compete",
-               "commuter train", "the commuter", "computation", "comparative"]
+# Not "compute her" or "come pewter": said quickly they are the word
+# itself (a first run with them missed 8 of fold 0's 25 clean positives).
+CONFUSABLES = ["commuter", "computing", "pewter", "cucumber", "compete", "commuter train", "the commuter",
+               "computation", "comparative", "commuters", "completed"]
 
 
 def confusable_negatives(work, count):
     """espeak-ng saying words that sound like "computer" ("commuter",
-    "pewter", "compute her"...), `count` renderings in make-negatives.py's
+    "pewter", "computing"...), `count` renderings in make-negatives.py's
     voices, rates and pitches, cached in WORK/kws-confusables: negatives for
     training only (`--confusables`), every window of them a non-word."""
     folder = os.path.join(work, "kws-confusables")
