@@ -359,22 +359,30 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
     return x, y, w
 
 
-def synthetic_positives(work, count):
-    """espeak-ng saying "computer" in `count` voices, rates and pitches (the
-    voices of make-negatives.py), cached in WORK/kws-synthetic: more voices
-    than the 80 recordings hold, for training only."""
-    folder = os.path.join(work, "kws-synthetic")
+def espeak_renderings(folder, count, seed, text):
+    """`count` espeak-ng renderings, `text(rng)` each, in make-negatives.py's
+    voices, rates and pitches drawn from `seed`, trimmed, cached in `folder`
+    as NNNN.wav: [(path, audio)]."""
     os.makedirs(folder, exist_ok=True)
-    rng = numpy.random.default_rng(7)
+    rng = numpy.random.default_rng(seed)
     out = []
     for i in range(count):
+        said = text(rng)
         voice = negatives.VOICES[rng.integers(len(negatives.VOICES))] + negatives.VARIANTS[rng.integers(len(negatives.VARIANTS))]
         rate, pitch = int(rng.integers(110, 231)), int(rng.integers(20, 81))
         path = os.path.join(folder, f"{i:04d}.wav")
         if not os.path.exists(path):
-            negatives.write_wav(path, negatives.trim(negatives.espeak("computer", voice, rate, pitch), keep=0.05))
-        out.append((f"synthetic/{i:04d}", negatives.read_wav(path)))
+            negatives.write_wav(path, negatives.trim(negatives.espeak(said, voice, rate, pitch), keep=0.05))
+        out.append((path, negatives.read_wav(path)))
     return out
+
+
+def synthetic_positives(work, count):
+    """espeak-ng saying "computer" in `count` voices, rates and pitches (the
+    voices of make-negatives.py), cached in WORK/kws-synthetic: more voices
+    than the 80 recordings hold, for training only."""
+    renderings = espeak_renderings(os.path.join(work, "kws-synthetic"), count, 7, lambda rng: "computer")
+    return [(f"synthetic/{i:04d}", x) for i, (_, x) in enumerate(renderings)]
 
 
 # Not "compute her" or "come pewter": said quickly they are the word
@@ -388,19 +396,9 @@ def confusable_negatives(work, count):
     "pewter", "computing"...), `count` renderings in make-negatives.py's
     voices, rates and pitches, cached in WORK/kws-confusables: negatives for
     training only (`--confusables`), every window of them a non-word."""
-    folder = os.path.join(work, "kws-confusables")
-    os.makedirs(folder, exist_ok=True)
-    rng = numpy.random.default_rng(11)
-    out = []
-    for i in range(count):
-        word = CONFUSABLES[rng.integers(len(CONFUSABLES))]
-        voice = negatives.VOICES[rng.integers(len(negatives.VOICES))] + negatives.VARIANTS[rng.integers(len(negatives.VARIANTS))]
-        rate, pitch = int(rng.integers(110, 231)), int(rng.integers(20, 81))
-        path = os.path.join(folder, f"{i:04d}.wav")
-        if not os.path.exists(path):
-            negatives.write_wav(path, negatives.trim(negatives.espeak(word, voice, rate, pitch), keep=0.05))
-        out.append(negatives.read_wav(path))
-    return out
+    renderings = espeak_renderings(os.path.join(work, "kws-confusables"), count, 11,
+                                   lambda rng: CONFUSABLES[rng.integers(len(CONFUSABLES))])
+    return [x for _, x in renderings]
 
 
 class Ensemble:

@@ -11,8 +11,6 @@ import Foundation
 /// Feed samples as they come; no allocation after `init`.
 public struct KeywordFeatures {
     public let settings: KeywordModel.Features
-    /// A window's values: `window` pooled frames of `bands`, frame-major.
-    public var windowSize: Int { settings.window * settings.bands }
     /// Pooled frames made so far.
     public private(set) var pooledFrames = 0
 

@@ -22,8 +22,8 @@ public final class KeywordSpotter {
     /// Samples in one pooled frame, and from a window's end frame start to its last sample.
     private let pooledSamples: Int
     private let frameTail: Int
-    /// The highest score since the last `takePeak`.
-    private var peak = -Double.infinity
+    /// The highest score since the stream began (`reset`); -infinity before the first window.
+    public private(set) var peak = -Double.infinity
 
     /// How far one step of sensitivity moves the threshold, in logits: 0
     /// puts it 5 above the model's, 1 five below.
@@ -54,24 +54,29 @@ public final class KeywordSpotter {
     /// samples (the end of the window that reached the threshold, about
     /// the word's end) and its score.
     public func feed(_ samples: UnsafeBufferPointer<Int16>, detected: (Int64, Double) -> Void) {
+        scored(samples) { index, score in
+            if score >= threshold, index - lastDetection > gap {
+                lastDetection = index
+                detected(Int64((index + 1) * pooledSamples + frameTail), score)
+            }
+        }
+    }
+
+    /// Feeds samples; `each` gets every new window's index (pooled frames
+    /// from the stream's start, less one) and score.
+    private func scored(_ samples: UnsafeBufferPointer<Int16>, each: (Int, Double) -> Void) {
         let networks = self.networks
-        let threshold = self.threshold
         features.feed(samples) { window, pooledFrames in
             var logit = 0.0
+            // Index loops here and in `logit`: reduce and enumerated() allocate in a debug build.
             for n in 0..<networks.count { logit += Double(networks[n].logit(window)) }
-            logit /= Double(networks.count)
-            let index = pooledFrames - 1
-            self.recent[self.recentNext] = logit
+            self.recent[self.recentNext] = logit / Double(networks.count)
             self.recentNext = (self.recentNext + 1) % self.recent.count
             var sum = 0.0
-            // Index loops here and in `logit`: reduce and enumerated() allocate in a debug build.
             for i in 0..<self.recent.count { sum += self.recent[i] }
             let score = sum / Double(self.recent.count)
             self.peak = max(self.peak, score)
-            if score >= threshold, index - self.lastDetection > self.gap {
-                self.lastDetection = index
-                detected(Int64((index + 1) * self.pooledSamples + self.frameTail), score)
-            }
+            each(pooledFrames - 1, score)
         }
     }
 
@@ -86,33 +91,15 @@ public final class KeywordSpotter {
     /// Every window's score of a whole recording from a fresh stream (tests,
     /// benchmarks): one per pooled frame from the first full window on.
     public static func scores(of samples: [Int16], model: KeywordModel) -> [Double] {
-        var features = KeywordFeatures(model.features)
-        let networks = model.members.map(DenseNetwork.init)
-        var recent = Array(repeating: 0.0, count: model.features.smooth)
-        var next = 0
         var out: [Double] = []
-        samples.withUnsafeBufferPointer { buffer in
-            features.feed(buffer) { window, _ in
-                recent[next] = networks.reduce(0) { $0 + Double($1.logit(window)) } / Double(networks.count)
-                next = (next + 1) % recent.count
-                out.append(recent.reduce(0, +) / Double(recent.count))
-            }
-        }
+        samples.withUnsafeBufferPointer { KeywordSpotter(model: model).scored($0) { _, score in out.append(score) } }
         return out
-    }
-
-    /// The highest score since the last call (nil when no window came).
-    public func takePeak() -> Double? {
-        defer { peak = -.infinity }
-        return peak.isFinite ? peak : nil
     }
 }
 
 /// One network of a `KeywordModel`: inputs normalised, dense layers with
 /// ReLU between them, one logit out. Scratch space is made once.
-final class DenseNetwork: @unchecked Sendable {
-    // @unchecked: the scratch buffers are written only inside `logit`, and a
-    // `KeywordSpotter` (a value used from one thread) is its only user.
+final class DenseNetwork {
     private let mean: [Float]
     private let scale: [Float]
     private let layers: [KeywordModel.Layer]

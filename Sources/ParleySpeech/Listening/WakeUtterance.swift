@@ -58,8 +58,8 @@ public final class KeywordWakeUtterance: WakeDecoding {
     /// Logits below the threshold a score proposes the phrase at.
     public static let proposalMargin = 6.0
     public private(set) var woke = false
-    /// The open utterance's highest score so far.
-    public private(set) var peak = -Double.infinity
+    /// The open utterance's highest score so far (the spotter restarts with it).
+    public var peak: Double { spotter.peak }
     public private(set) var samplesFed: Int64 = 0
     public private(set) var wakeEndSample: Int64?
     /// `samplesFed` when the open utterance began: the spotter's stream times count from there.
@@ -71,7 +71,6 @@ public final class KeywordWakeUtterance: WakeDecoding {
 
     public func begin() {
         woke = false
-        peak = -.infinity
         wakeEndSample = nil
         base = samplesFed
         spotter.reset()
@@ -86,7 +85,6 @@ public final class KeywordWakeUtterance: WakeDecoding {
                 wakeEndSample = base + end
             }
         }
-        if let newest = spotter.takePeak() { peak = max(peak, newest) }
         samplesFed += Int64(samples.count)
     }
 
