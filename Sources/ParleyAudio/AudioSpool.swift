@@ -12,9 +12,10 @@ import Glibc
 /// recogniser exactly as it would from a card: ALSA, ring, endpointer.
 public struct AudioSpool: Sendable {
     public static let sampleRate = 16_000
-    /// Appends are padded to whole capture periods (10 ms), so the plugin
-    /// never reads a period that is only partly written.
-    public static let periodFrames = 160
+    /// Appends are padded to whole capture periods (30 ms, as a
+    /// microphone's), so the plugin never reads a period that is only partly
+    /// written.
+    public static let periodFrames = 480
 
     public let url: URL
 

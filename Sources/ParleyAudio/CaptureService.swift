@@ -56,7 +56,7 @@ public struct CaptureConfiguration: Sendable {
 
     public init(
         device: PCMDevice,
-        format: PCMFormat = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 160, bufferFrames: 1_280),
+        format: PCMFormat = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 480, bufferFrames: 3_840),
         outputSampleRate: Int = 16_000, ringSeconds: Double = 8, realtimePriority: Int32? = 20,
         pacing: Pacing = .device, reconnectInitialMilliseconds: Int = 100, reconnectMaximumMilliseconds: Int = 5_000,
         threadName: String = "parley-capture", inputFrameLimit: Int? = nil
@@ -84,7 +84,7 @@ extension CaptureConfiguration {
                             ringSeconds: Double = 8) throws -> CaptureConfiguration {
         let (device, rate, channels) = try FileAudioDevice.capture(wav: wav, workDirectory: workDirectory)
         let frames = try WAVFile.readInterleaved(wav).samples.count / channels
-        let period = max(16, rate / 100)
+        let period = max(16, rate * 3 / 100)  // 30 ms, as a microphone's (ParleyConfig.CaptureFormat)
         return CaptureConfiguration(
             device: device,
             format: PCMFormat(sampleRate: rate, channels: channels, periodFrames: period, bufferFrames: period * 8),
@@ -152,7 +152,7 @@ public final class CaptureStatus: Sendable {
 
     /// The microphone's level now, 0...32767: the loudest sample of the
     /// latest period, or less than the level before when that was louder
-    /// (it falls by a quarter a period, as a meter's needle would), so
+    /// (it falls by a quarter every 10 ms of audio, as a meter's needle would), so
     /// whoever samples it a few times a second still sees a word's peak.
     /// One atomic store a period by the capture thread, nothing more.
     public var level: Int { levelValue.load(ordering: .relaxed) }
@@ -459,8 +459,10 @@ final class CaptureLoop {
         }
     }
 
-    /// The period's peak, or the previous level less a quarter when that is
-    /// higher: a plain loop over the converted samples, no allocation.
+    /// The period's peak, or the previous level less a quarter for each
+    /// 10 ms (160 samples) of the period when that is higher: the needle
+    /// falls at the same speed whatever the period. A plain loop over the
+    /// converted samples, no allocation.
     @inline(__always)
     static func meter(previous: Int, samples: UnsafePointer<Int16>, count: Int) -> Int {
         var peak = 0
@@ -468,7 +470,9 @@ final class CaptureLoop {
             let sample = Int(samples[index])
             peak = max(peak, sample < 0 ? -sample : sample)
         }
-        return max(min(peak, 32_767), previous * 3 / 4)
+        var fallen = previous
+        for _ in 0..<max(1, count / 160) { fallen = fallen * 3 / 4 }
+        return max(min(peak, 32_767), fallen)
     }
 
     /// Blocks in poll(2) on the PCM descriptors and the wake eventfd.

@@ -135,7 +135,7 @@ public struct ParleyConfig: Sendable, Equatable {
         /// `audio.capture_rate`, `audio.capture_channels`,
         /// `audio.capture_period_frames`, `audio.capture_buffer_frames`: what
         /// an ALSA capture device is asked for (converted to `sampleRate` mono).
-        /// 16 kHz mono with 10 ms periods suits a plughw device; a hw device
+        /// 16 kHz mono with 30 ms periods suits a plughw device; a hw device
         /// or a USB microphone may need its native format (48000, 2).
         public var captureFormat = CaptureFormat()
         /// `audio.realtime_priority`: SCHED_FIFO priority of the capture
@@ -164,8 +164,13 @@ public struct ParleyConfig: Sendable, Equatable {
     public struct CaptureFormat: Sendable, Equatable {
         public var rate: Int = 16_000
         public var channels: Int = 1
-        public var periodFrames: Int = 160
-        public var bufferFrames: Int = 1_280
+        /// 30 ms at 16 kHz: the listener reads 30 ms blocks
+        /// (`ListeningPipeline.listenBatchSamples`), so a period a block wakes
+        /// the capture thread once per read; 10 ms periods woke it three
+        /// times for each (idle listening, BENCHMARKS.md "Capture periods").
+        public var periodFrames: Int = 480
+        /// Eight periods (240 ms) before an overrun.
+        public var bufferFrames: Int = 3_840
         public init() {}
     }
 

@@ -228,8 +228,8 @@ import Testing
         #expect(buffer?.key == "audio.capture_buffer_frames" && buffer?.line == 4)
         #expect(buffer?.reason.contains("at least 960") == true)
         #expect(buffer?.description.hasPrefix("/etc/parley/parley.yaml:4:") == true)
-        // Only the period given: the default buffer (1280) is too small for it.
-        #expect(refusal("audio: {capture_period_frames: 1024}")?.key == "audio.capture_period_frames")
+        // Only the period given: the default buffer (3840) is too small for it.
+        #expect(refusal("audio: {capture_period_frames: 2048}")?.key == "audio.capture_period_frames")
         let channels = refusal("audio:\n  capture_channels: 9\n")
         #expect(channels?.key == "audio.capture_channels" && channels?.line == 2 && channels?.reason.contains("1…8") == true)
         #expect(refusal("audio: {capture_rate: 4000}")?.reason.contains("8000…192000") == true)

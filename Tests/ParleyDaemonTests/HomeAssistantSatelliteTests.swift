@@ -34,6 +34,17 @@ import Testing
         throw TestFailure("Home Assistant's side: the link closed or nothing awaited came within \(limit)")
     }
 
+    /// Runs `body` off the pool; when it throws, the failure carries the
+    /// daemon's log (it is stopped for it), which says where the path broke.
+    static func withDaemonLog<T: Sendable>(_ process: ChildProcess, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        do {
+            return try await offPool(body)
+        } catch {
+            let log = (try? await EndToEndTests.stop(process)) ?? ""
+            throw TestFailure("\(error)\nparleyd's log, last lines:\n\(log.split(separator: "\n").suffix(60).joined(separator: "\n"))")
+        }
+    }
+
     @Test func aRejectedCommandGoesToHomeAssistantAndItsAnswerIsPlayed() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         // "computer" (a real recording), then words no app of Parley's knows.
@@ -70,8 +81,9 @@ import Testing
         #expect(info.satellite?.activeWakeWords == ["hey computer"])
 
         _ = try await LiveMicrophoneTests.play(dir.file("command.wav"), socket: socket)
-        // Home Assistant's side: the pipeline request and the audio of the command.
-        let received = try await offPool { () throws -> (WyomingRunPipeline?, Int) in
+        // Home Assistant's side: the pipeline request and the audio of the
+        // command. A wait that fails says what the daemon logged.
+        let received = try await Self.withDaemonLog(process) { () throws -> (WyomingRunPipeline?, Int) in
             var run: WyomingRunPipeline?
             var bytes = 0
             _ = try Self.next(ha) { event in

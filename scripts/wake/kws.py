@@ -541,12 +541,14 @@ def main():
     ap.add_argument("--folds-file", help="FOLD FILE per line (scripts/adapt/voice_folds.py) instead of the take folds")
     ap.add_argument("--members", type=int, default=1, help="networks averaged (each from its own initialisation)")
     ap.add_argument("--mine", type=int, default=0, help="rounds of hard-negative mining")
+    ap.add_argument("--smooth", type=int, help="windows averaged into a score (default 3; written into the model)")
     ap.add_argument("--explain", action="store_true", help="print each held-out false wake with what was said there")
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
     a = ap.parse_args()
 
-    global FEATURES
+    global FEATURES, SMOOTH
     FEATURES = a.features
+    SMOOTH = a.smooth or SMOOTH
     folds = cv.positive_folds(a.positives, a.folds_file)
     names = sorted(folds)
     audio = {n: negatives.read_wav(os.path.join(a.positives, n)) for n in names}
