@@ -261,11 +261,35 @@ def positive_windows(x, span):
     return w[keep], pos[keep].astype(numpy.float32)
 
 
+AUGMENT = False  # --augment: spectral tilts and speech-like backgrounds for the positives
+
+
+def tilt(x, rng):
+    """A random first-order spectral tilt, x[n] - a x[n-1] with a in
+    [-0.5, 0.9] (a microphone's or a room's colour), the level kept."""
+    a = rng.uniform(-0.5, 0.9)
+    y = numpy.concatenate([x[:1], x[1:] - a * x[:-1]])
+    return y * (numpy.sqrt(numpy.mean(x ** 2)) / (numpy.sqrt(numpy.mean(y ** 2)) + 1e-9))
+
+
+def positive_noises(noises, neg_rows, rng):
+    """What positives are mixed with: the training noises, and with
+    `--augment` also two tilted copies of each and the training folds'
+    television-like negatives (speech behind the word)."""
+    if not AUGMENT:
+        return noises
+    pool = list(noises) + [tilt(n, rng) for n in noises for _ in range(2)]
+    pool += [negatives.read_wav(path) for path, fold, kind, secs in neg_rows if kind == "tv"]
+    return pool
+
+
 def augmented_positive(x, noises, rng):
     """One augmented copy: gain, 0.5 s padding, shifted, clean (1 in 6) or a
-    training noise at 0-20 dB."""
+    training noise at 0-20 dB; with `--augment`, a spectral tilt first."""
     pad = numpy.zeros(int(0.5 * RATE))
     shift = rng.integers(0, int(0.3 * RATE))
+    if AUGMENT:
+        x = tilt(x, rng)
     y = numpy.concatenate([numpy.zeros(shift), pad, x, pad])
     if rng.random() < 1 / 6:
         y = y + rng.normal(0, 1.0, len(y))  # a quiet floor (digital silence is not a room)
@@ -336,13 +360,14 @@ def best_separated(scores):
 def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, synthetic=(), synthetic_copies=0,
                    confusables=()):
     xs, ys = [], []
+    mixed_with = positive_noises(noises, neg_rows, rng)
     for x in confusables:
         # Augmented as a positive is (padding, shift, noise, gain), every window a non-word.
         y, _ = augmented_positive(x, noises, rng)
         xs.append(negative_windows(y, 1)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for name, x in list(pos_files) + list(synthetic):
         for c in range(copies if not name.startswith("synthetic/") else synthetic_copies):
-            y, offset = augmented_positive(x, noises, rng)
+            y, offset = augmented_positive(x, mixed_with, rng)
             s, e = spans[name]
             w, lab = positive_windows(y, (s + offset, e + offset))
             xs.append(w); ys.append(lab)
@@ -541,13 +566,15 @@ def main():
     ap.add_argument("--folds-file", help="FOLD FILE per line (scripts/adapt/voice_folds.py) instead of the take folds")
     ap.add_argument("--members", type=int, default=1, help="networks averaged (each from its own initialisation)")
     ap.add_argument("--mine", type=int, default=0, help="rounds of hard-negative mining")
+    ap.add_argument("--augment", action="store_true", help="spectral tilts and television-like backgrounds for the positives")
     ap.add_argument("--smooth", type=int, help="windows averaged into a score (default 3; written into the model)")
     ap.add_argument("--explain", action="store_true", help="print each held-out false wake with what was said there")
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
     a = ap.parse_args()
 
-    global FEATURES, SMOOTH
+    global FEATURES, SMOOTH, AUGMENT
     FEATURES = a.features
+    AUGMENT = a.augment
     SMOOTH = a.smooth or SMOOTH
     folds = cv.positive_folds(a.positives, a.folds_file)
     names = sorted(folds)
