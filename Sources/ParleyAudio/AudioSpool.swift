@@ -12,10 +12,10 @@ import Glibc
 /// recogniser exactly as it would from a card: ALSA, ring, endpointer.
 public struct AudioSpool: Sendable {
     public static let sampleRate = 16_000
-    /// Appends are padded to whole capture periods (30 ms, as a
-    /// microphone's), so the plugin never reads a period that is only partly
-    /// written.
-    public static let periodFrames = 480
+    /// Appends are padded to whole capture periods (a microphone's,
+    /// `PCMFormat.microphone`), so the plugin never reads a period that is
+    /// only partly written.
+    public static let periodFrames = PCMFormat.microphone.periodFrames
 
     public let url: URL
 
@@ -35,8 +35,7 @@ public struct AudioSpool: Sendable {
     public var captureConfiguration: CaptureConfiguration {
         var configuration = CaptureConfiguration(
             device: FileAudioDevice.capture(rawInput: url, name: "parley_spool_capture"),
-            format: PCMFormat(sampleRate: Self.sampleRate, channels: 1, periodFrames: Self.periodFrames,
-                              bufferFrames: Self.periodFrames * 8),
+            format: .microphone,
             realtimePriority: nil, pacing: .realTime)
         configuration.silenceBeyondInput = true
         configuration.inputLock = url

@@ -56,7 +56,7 @@ public struct CaptureConfiguration: Sendable {
 
     public init(
         device: PCMDevice,
-        format: PCMFormat = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 480, bufferFrames: 3_840),
+        format: PCMFormat = .microphone,
         outputSampleRate: Int = 16_000, ringSeconds: Double = 8, realtimePriority: Int32? = 20,
         pacing: Pacing = .device, reconnectInitialMilliseconds: Int = 100, reconnectMaximumMilliseconds: Int = 5_000,
         threadName: String = "parley-capture", inputFrameLimit: Int? = nil
@@ -84,7 +84,8 @@ extension CaptureConfiguration {
                             ringSeconds: Double = 8) throws -> CaptureConfiguration {
         let (device, rate, channels) = try FileAudioDevice.capture(wav: wav, workDirectory: workDirectory)
         let frames = try WAVFile.readInterleaved(wav).samples.count / channels
-        let period = max(16, rate * 3 / 100)  // 30 ms, as a microphone's (ParleyConfig.CaptureFormat)
+        // The microphone's period in time (30 ms), at the file's rate.
+        let period = max(16, rate * PCMFormat.microphone.periodFrames / PCMFormat.microphone.sampleRate)
         return CaptureConfiguration(
             device: device,
             format: PCMFormat(sampleRate: rate, channels: channels, periodFrames: period, bufferFrames: period * 8),

@@ -19,6 +19,14 @@ public struct PCMFormat: Sendable, Equatable, CustomStringConvertible {
     public var periodFrames: Int
     public var bufferFrames: Int
 
+    /// What Parley asks of a microphone unless told otherwise: 16 kHz mono,
+    /// 30 ms periods (the listener's block, `ListeningPipeline.listenBatchSamples`,
+    /// so the capture thread wakes once per block read; 10 ms periods woke it
+    /// three times: BENCHMARKS.md "Capture periods of 30 ms"), eight periods
+    /// (240 ms) of buffer before an overrun. The capture default, the
+    /// spool's and `audio.capture_*`'s.
+    public static let microphone = PCMFormat(sampleRate: 16_000, channels: 1, periodFrames: 480, bufferFrames: 3_840)
+
     public init(sampleRate: Int, channels: Int, format: SampleFormat = .s16, periodFrames: Int, bufferFrames: Int) {
         self.sampleRate = sampleRate
         self.channels = channels

@@ -162,15 +162,10 @@ public struct ParleyConfig: Sendable, Equatable {
 
     /// What an ALSA capture device is asked for.
     public struct CaptureFormat: Sendable, Equatable {
-        public var rate: Int = 16_000
-        public var channels: Int = 1
-        /// 30 ms at 16 kHz: the listener reads 30 ms blocks
-        /// (`ListeningPipeline.listenBatchSamples`), so a period a block wakes
-        /// the capture thread once per read; 10 ms periods woke it three
-        /// times for each (idle listening, BENCHMARKS.md "Capture periods").
-        public var periodFrames: Int = 480
-        /// Eight periods (240 ms) before an overrun.
-        public var bufferFrames: Int = 3_840
+        public var rate = PCMFormat.microphone.sampleRate
+        public var channels = PCMFormat.microphone.channels
+        public var periodFrames = PCMFormat.microphone.periodFrames
+        public var bufferFrames = PCMFormat.microphone.bufferFrames
         public init() {}
     }
 

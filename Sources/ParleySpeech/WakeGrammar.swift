@@ -98,22 +98,27 @@ public struct WakeGrammar: Sendable, Equatable {
     /// time") and recogniser output ("hey computer coffee time") are
     /// stripped alike; the words kept are returned as given.
     public func strip(_ words: [String]) -> [String] {
-        var rest = words[...]
-        let saidHey = rest.first.map { PhraseText.normalised($0) == Self.hey } ?? false
-        if saidHey { rest = rest.dropFirst() }
-        if !name.isEmpty, saidHey || heyOptional, rest.count >= name.count,
-           rest.prefix(name.count).map({ PhraseText.normalised($0) }) == name {
-            rest = rest.dropFirst(name.count)
-        }
-        return Array(rest)
+        let said = leadingWakeWords(words)
+        let nameWords = said.name && (said.hey || heyOptional) ? name.count : 0
+        return Array(words.dropFirst((said.hey ? 1 : 0) + nameWords))
     }
 
     /// Whether the words start with "hey" and then the name: what the
     /// command decoders must have heard for a wake detector that hears the
     /// name alone (`WakeDecoding.hearsHey` false) where "hey" is required.
     public func startsWithHeyAndName(_ words: [String]) -> Bool {
-        guard !name.isEmpty, words.count > name.count, PhraseText.normalised(words[0]) == Self.hey else { return false }
-        return words[1...name.count].map { PhraseText.normalised($0) } == name
+        let said = leadingWakeWords(words)
+        return said.hey && said.name
+    }
+
+    /// Whether the words begin with "hey", and whether the name follows it
+    /// (or begins them, without "hey"), compared normalised.
+    private func leadingWakeWords(_ words: [String]) -> (hey: Bool, name: Bool) {
+        let hey = words.first.map { PhraseText.normalised($0) == Self.hey } ?? false
+        let rest = words.dropFirst(hey ? 1 : 0)
+        let named = !name.isEmpty && rest.count >= name.count
+            && rest.prefix(name.count).map { PhraseText.normalised($0) } == name
+        return (hey, named)
     }
 
     /// Typed text without its leading wake words ("hey computer, coffee

@@ -114,10 +114,10 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// 50 ms this loop was about a tenth of idle listening's CPU).
     static let watchInterval: Duration = .milliseconds(500)
 
-    /// Audio the listen thread waits for before it wakes (30 ms: three capture
-    /// periods). One wake-up per capture period was a fifth of idle
-    /// listening's CPU; the endpointer and the decoders see the audio at most
-    /// 20 ms later than with one period (BENCHMARKS.md, "Idle listening").
+    /// Audio the listen thread waits for before it wakes (30 ms: one capture
+    /// period of `PCMFormat.microphone`). One wake-up per 10 ms period was a
+    /// fifth of idle listening's CPU; the endpointer and the decoders see the
+    /// audio at most 20 ms later than with 10 ms (BENCHMARKS.md, "Idle listening").
     /// It is also the grid the ring is read on (`AudioRingSource`): a
     /// listener running late reads the same blocks, and hears the same.
     static let listenBatchSamples = 480
