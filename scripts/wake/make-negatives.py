@@ -62,13 +62,18 @@ def write_wav(path, x):
         w.writeframes(pcm.tobytes())
 
 
+def frame_levels(x):
+    """Each whole 10 ms frame's energy, dB."""
+    n = len(x) // 160
+    return 10 * numpy.log10(numpy.mean(x[: n * 160].reshape(n, 160) ** 2, axis=1) + 1e-9)
+
+
 def loud_span(x, floor_db):
     """(first, end) sample of the 10 ms frames within floor_db of the
     loudest, or None for less than a frame."""
-    n = len(x) // 160
-    if n == 0:
+    if len(x) < 160:
         return None
-    level = 10 * numpy.log10(numpy.mean(x[: n * 160].reshape(n, 160) ** 2, axis=1) + 1e-9)
+    level = frame_levels(x)
     loud = numpy.nonzero(level >= level.max() - floor_db)[0]
     return loud[0] * 160, (loud[-1] + 1) * 160
 

@@ -52,8 +52,7 @@ FIRST_LOOK = 1.5  # seconds of speech within which a command must be found speec
 
 def speech_frames(x):
     """Per 10 ms frame: within 30 dB of the recording's loudest frame."""
-    n = len(x) // 160
-    level = 10 * numpy.log10(numpy.mean(x[: n * 160].reshape(n, 160) ** 2, axis=1) + 1e-9)
+    level = negatives.frame_levels(x)
     return level >= level.max() - 30
 
 
