@@ -6,8 +6,11 @@
 #   scripts/eval-wake-kws.sh
 #
 # Uses the negatives and training noises of scripts/eval-wake-cv.sh (made
-# here when missing, in WORK, default .build/wake-cv) and
-# ../shared/data/wake-computer/clean; kitchen.wav is only reported. No
+# here when missing, in WORK, default .build/wake-cv), the long negatives
+# of scripts/wake/make-long-negatives.py (10 h of espeak-ng and flite
+# speech, made here when missing; LONG_NEGATIVES=none leaves them out, as
+# the runs before 2026-12-01) and ../shared/data/wake-computer/clean;
+# kitchen.wav is only reported. No
 # PocketSphinx decoding: the network's features are computed in Python.
 # Environment: WORK, FOLDS (default 0,1,2,3,4), PLOT (default
 # docs/wake-det-kws.svg; "" writes none), KWS_ARGS (more kws.py options,
@@ -18,6 +21,8 @@ main() {
 cd "$(dirname "$0")/.."
 . scripts/lib/wake-kws-inputs.sh
 plot=${PLOT-docs/wake-det-kws.svg}
+more=$long_negatives
+[ "${LONG_NEGATIVES:-}" = none ] && more=""
 folds_file=""
 if [ "${FOLD_BY:-take}" = voice ]; then
   folds_file=$work/kws-voice-folds.txt
@@ -25,7 +30,7 @@ if [ "${FOLD_BY:-take}" = voice ]; then
 fi
 # shellcheck disable=SC2086  # KWS_ARGS is a list of options
 nice -n 10 "$py" scripts/wake/kws.py eval --work "$work" --positives "$data/wake-computer/clean" \
-  --noises "$work/noise" --kitchen "$data/noise/kitchen.wav" --folds "${FOLDS:-0,1,2,3,4}" \
+  --noises "$work/noise" ${more:+--more-negatives "$more"} --kitchen "$data/noise/kitchen.wav" --folds "${FOLDS:-0,1,2,3,4}" \
   ${plot:+--plot "$plot"} ${folds_file:+--folds-file "$folds_file"} --json-report "$work/kws-report${FOLD_BY:+-$FOLD_BY}.json" ${KWS_ARGS:-}
 }
 main "$@"

@@ -11,6 +11,7 @@ PACKAGES=(
   libspeexdsp-dev                                   # the capture front end (noise suppression, AGC, echo cancellation)
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
+  flite                                             # scripts/wake/make-long-negatives.py: voices beside espeak-ng for the wake word's negatives
   sphinxtrain sphinxbase-utils pocketsphinx python3-numpy  # scripts/adapt-model.sh: adapting the acoustic model
   flac                                              # model/adaptation/*.flac: the shipped model's recordings (scripts/adaptation-recordings.sh)
   python3-matplotlib                                # scripts/eval-wake-cv.sh: the wake DET curve (docs/wake-det.svg)

@@ -1,9 +1,11 @@
 # The keyword network's inputs, for scripts/eval-wake-kws.sh and
 # scripts/train-wake-kws.sh (sourced from the package root): sets `work`
-# (WORK, default .build/wake-cv), `data` (../shared/data) and `py` (Debian's
-# python3, with numpy and scipy from scripts/setup.sh), and makes the
-# negatives (scripts/wake/make-negatives.py) and the training noises
-# (scripts/adapt/make-noises.py) in $work when they are missing.
+# (WORK, default .build/wake-cv), `data` (../shared/data), `py` (Debian's
+# python3, with numpy and scipy from scripts/setup.sh) and `long_negatives`
+# (the folder of scripts/wake/make-long-negatives.py: 10 h of espeak-ng and
+# flite speech, about 4 min to make, 1.1 GB), and makes the negatives
+# (scripts/wake/make-negatives.py), the long negatives and the training
+# noises (scripts/adapt/make-noises.py) in $work when they are missing.
 . scripts/lib/evaluation-data.sh
 scripts/setup.sh
 work=${WORK:-.build/wake-cv}
@@ -11,4 +13,6 @@ data=$PARLEY_SHARED_DATA
 py=/usr/bin/python3
 mkdir -p "$work"
 [ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-negatives.py "$work/negatives" "$data" 5
+long_negatives=$work/negatives-long
+[ -f "$long_negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-long-negatives.py "$long_negatives" 5 2
 [ -f "$work/noise/brown.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null

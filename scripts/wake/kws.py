@@ -5,6 +5,7 @@ model trained for noise"), trained and measured by folds.
     kws.py eval  --work .build/wake-cv --positives DIR --noises DIR --kitchen FILE
     kws.py train --work .build/wake-cv --positives DIR --noises DIR --out FILE.json
     kws.py score --model FILE.json WAV...
+    kws.py false-wakes --model FILE.json --negatives DIR [--noises DIR] [--explain]
 
 The model: 32 mel bands (60-7600 Hz) of 25 ms Hann windows every 10 ms,
 each band divided by its own slow average (PCEN, about 0.4 s, then a square
@@ -12,7 +13,8 @@ root: a steady noise's level and colour drop out; `--features log` for
 plain log energies), pooled three frames at a time; a window is 32 pooled
 frames (0.96 s) with their mean per band taken away, into a network of two
 hidden layers (ReLU) and a logit: does the window end on the word. It runs
-every pooled frame (30 ms). The daemon runs it through ParleySpeech's
+every pooled frame (30 ms); the hidden layers are 192 and 96 wide (96 and
+48 until 2026-12-01, `--hidden 96,48`). The daemon runs it through ParleySpeech's
 KeywordSpotter, which computes the same features (its test compares the two).
 
 Training data, per fold left out (`eval`), or all folds (`train`):
@@ -29,13 +31,22 @@ Training data, per fold left out (`eval`), or all folds (`train`):
   (scripts/wake/make-negatives.py: coffee orders, espeak-ng sentences with
   words like "computing" and "compete", television-like audio), the ones
   holding kitchen noise left out, clean and with a training noise at 0-20 dB,
-  and the training noises alone.
+  and the training noises alone;
+- with `--more-negatives DIR` (the scripts pass scripts/wake/make-long-negatives.py's
+  folder: 2 h a fold of espeak-ng and flite voices reading prose and
+  household sentences), those streams join their folds' negatives for
+  training (every other window of the others' grid), calibration and the
+  false-wake count. Without them the threshold rule is set on espeak-ng
+  alone, and flite's voices, closer to recorded speech, woke the shipped
+  network of 2026-11-28 2.8 times an hour (BENCHMARKS.md, "False wakes on
+  ten hours of two synthesizers' speech").
 
 The rule: for each fold left out, the network trains on four folds'
 positives and on three folds' negatives; the fourth training fold's
 negatives (never trained on), clean and with each of babble, pink and
-clatter at 10 dB (1.7 h), set the threshold: just above their best window,
-detections 1 s apart (at 0.1 false wakes/h, 1.7 h allow none). The
+clatter at 10 dB (1.7 h; 9.7 h with the long negatives), set the threshold:
+just above their best window, detections 1 s apart (at 0.1 false wakes/h,
+9.7 h allow none). The
 settings (features, synthetic voices, network size) were chosen on fold 0
 before the five-fold runs (BENCHMARKS.md says which). A
 score is the mean logit of the last 3 windows (90 ms).
@@ -59,6 +70,7 @@ import numpy
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import cv  # noqa: E402  (the positives' take folds)
+import front_end  # noqa: E402  (the daemon's noise suppression, --front-end)
 
 _spec = importlib.util.spec_from_file_location("negatives", os.path.join(HERE, "make-negatives.py"))
 negatives = importlib.util.module_from_spec(_spec)
@@ -136,7 +148,12 @@ def logmel(x):
     return numpy.log(e + FLOOR).astype(numpy.float32)
 
 
+FRONT_END = None  # --front-end denoise[:DB]: the daemon's speexdsp noise suppression before the features
+
+
 def pooled(x):
+    if FRONT_END is not None:
+        x = front_end.denoised(x, FRONT_END)
     f = logmel(x)
     n = len(f) // POOL
     return f[: n * POOL].reshape(n, POOL, BANDS).mean(axis=1)
@@ -155,6 +172,32 @@ def windows(p, step=1):
 
 
 # --- the network --------------------------------------------------------------
+
+MASK = (0, 0)  # --mask BANDS,FRAMES: SpecAugment's masks while training (none by default)
+
+
+def masked(x, rng):
+    """Training windows with, each, a run of up to MASK[0] mel bands and a run
+    of up to MASK[1] pooled frames set to the window's mean (0 once the mean
+    is removed): a word partly hidden by noise is still the word
+    (SpecAugment). x itself is not changed."""
+    bands, frames = MASK
+    if not bands and not frames:
+        return x
+    w = x.reshape(len(x), WINDOW, BANDS).copy()
+    for size, axis_len, axis in ((bands, BANDS, 2), (frames, WINDOW, 1)):
+        if not size:
+            continue
+        width = rng.integers(0, size + 1, len(x))
+        start = rng.integers(0, axis_len - width + 1)
+        pos = numpy.arange(axis_len)[None, :]
+        hide = (pos >= start[:, None]) & (pos < (start + width)[:, None])
+        if axis == 2:
+            w[hide[:, None, :].repeat(WINDOW, axis=1)] = 0
+        else:
+            w[hide[:, :, None].repeat(BANDS, axis=2)] = 0
+    return w.reshape(len(x), -1)
+
 
 class Net:
     def __init__(self, sizes, rng):
@@ -187,7 +230,7 @@ class Net:
             rate = lr * (0.5 * (1 + numpy.cos(numpy.pi * epoch / epochs)))
             for s in range(0, len(order), batch):
                 j = order[s:s + batch]
-                h = [(x[j] - self.mean) * self.scale]
+                h = [(masked(x[j], rng) - self.mean) * self.scale]
                 masks = []
                 for i, (W, b) in enumerate(zip(self.W, self.b)):
                     z = h[-1] @ W + b
@@ -283,11 +326,28 @@ def positive_noises(noises, neg_rows, rng):
     return pool
 
 
+SPEED = 0.0  # --speed: copies played faster or slower, by a factor drawn from [1 - SPEED, 1 + SPEED]
+
+
+def speed_changed(x, rng):
+    """x played faster or slower by a factor drawn from [1 - SPEED, 1 + SPEED]
+    (tempo, pitch and formants together, as a tape runs: Kaldi's speed
+    perturbation), resampled by a ratio of integers; (audio, factor)."""
+    from scipy.signal import resample_poly
+    down = int(round(100 * rng.uniform(1 - SPEED, 1 + SPEED)))
+    return resample_poly(x, 100, down), down / 100
+
+
 def augmented_positive(x, noises, rng):
     """One augmented copy: gain, 0.5 s padding, shifted, clean (1 in 6) or a
-    training noise at 0-20 dB; with `--augment`, a spectral tilt first."""
+    training noise at 0-20 dB; with `--augment`, a spectral tilt first; with
+    `--speed`, played faster or slower first. (audio, where the original's
+    time 0 now is, s; the speed factor: original time t is at t / factor)."""
     pad = numpy.zeros(int(0.5 * RATE))
     shift = rng.integers(0, int(0.3 * RATE))
+    factor = 1.0
+    if SPEED:
+        x, factor = speed_changed(x, rng)
     if AUGMENT:
         x = tilt(x, rng)
     y = numpy.concatenate([numpy.zeros(shift), pad, x, pad])
@@ -297,20 +357,29 @@ def augmented_positive(x, noises, rng):
     else:
         y = negatives.mix(y, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
         y = y * 10 ** (rng.uniform(-12, 0) / 20)
-    return y, shift / RATE + 0.5
+    return y, shift / RATE + 0.5, factor
 
 
 def negative_windows(x, every):
     return windows(pooled(x), step=every)[0]
 
 
-def load_negatives(work):
+def load_negatives(work, more=None):
+    """make-negatives.py's streams (WORK/negatives), and with `more` those of
+    make-long-negatives.py in that folder: (path, fold, kind, seconds)."""
     rows = []
-    with open(os.path.join(work, "negatives", "manifest.tsv")) as f:
-        for line in f:
-            path, fold, kind, secs = line.rstrip("\n").split("\t")
-            rows.append((path, int(fold), kind, float(secs)))
+    for folder in [os.path.join(work, "negatives")] + ([more] if more else []):
+        with open(os.path.join(folder, "manifest.tsv")) as f:
+            for line in f:
+                path, fold, kind, secs = line.rstrip("\n").split("\t")
+                rows.append((path, int(fold), kind, float(secs)))
     return rows
+
+
+# Long streams (make-long-negatives.py's "prose", hours a fold) are sampled
+# for training windows half as densely as the others: enough windows, half the memory.
+SPARSE_KINDS = {"prose": 2}
+DENSE = False  # --dense-long: every kind as densely as the others
 
 
 SMOOTH = 3  # windows averaged into a score (90 ms): the word gives ~10 in a row, a stray window one
@@ -363,20 +432,24 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
     mixed_with = positive_noises(noises, neg_rows, rng)
     for x in confusables:
         # Augmented as a positive is (padding, shift, noise, gain), every window a non-word.
-        y, _ = augmented_positive(x, noises, rng)
+        y, _, _ = augmented_positive(x, noises, rng)
         xs.append(negative_windows(y, 1)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for name, x in list(pos_files) + list(synthetic):
         for c in range(copies if not name.startswith("synthetic/") else synthetic_copies):
-            y, offset = augmented_positive(x, mixed_with, rng)
+            y, offset, factor = augmented_positive(x, mixed_with, rng)
             s, e = spans[name]
-            w, lab = positive_windows(y, (s + offset, e + offset))
+            w, lab = positive_windows(y, (s / factor + offset, e / factor + offset))
             xs.append(w); ys.append(lab)
     for path, fold, kind, secs in neg_rows:
         x = negatives.read_wav(path)
-        xs.append(negative_windows(x, neg_every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
-        # the same audio again with a training noise
+        every = neg_every * (1 if DENSE else SPARSE_KINDS.get(kind, 1))
+        xs.append(negative_windows(x, every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
+        # the same audio again with a training noise (and with --speed played
+        # faster or slower, as the positives are: a resampled sound is not a sign of the word)
+        if SPEED:
+            x, _ = speed_changed(x, rng)
         mixed = negatives.mix(x, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
-        xs.append(negative_windows(mixed, neg_every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
+        xs.append(negative_windows(mixed, every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for noise in noises:
         xs.append(negative_windows(noise * 10 ** (rng.uniform(-20, 0) / 20), 2)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     x = numpy.concatenate(xs); y = numpy.concatenate(ys)
@@ -528,16 +601,59 @@ def score_files(model_path, files):
     """`kws.py score --model FILE.json WAV...`: each recording's window
     scores from a fresh stream, a JSON line per file (the Swift port's
     test holds KeywordSpotter to these)."""
-    with open(model_path) as f:
-        model = json.load(f)
-    nets = [Net.from_json(m) for m in model["members"]]
-    net = nets[0] if len(nets) == 1 else Ensemble(nets)
+    _, net = load_model(model_path)
     for path in files:
         s, _ = stream_scores(net, negatives.read_wav(path))
         print(json.dumps({"file": os.path.basename(path), "scores": [round(float(v), 4) for v in s]}))
 
 
+def load_model(model_path):
+    with open(model_path) as f:
+        model = json.load(f)
+    nets = [Net.from_json(m) for m in model["members"]]
+    return model, nets[0] if len(nets) == 1 else Ensemble(nets)
+
+
+def count_false_wakes(model_path, folder, noises_dir, explain_them):
+    """`kws.py false-wakes --model FILE.json --negatives DIR [--noises DIR]`:
+    a model's detections at its own threshold in every stream of a
+    negatives folder (a manifest.tsv of make-negatives.py or
+    make-long-negatives.py), clean and, with --noises, again with babble,
+    pink or clatter at 10 dB (drawn per stream); per kind and in all."""
+    model, net = load_model(model_path)
+    threshold = model["threshold"]
+    noise_list = [negatives.read_wav(os.path.join(noises_dir, k + ".wav")) for k in ("babble", "pink", "clatter")] if noises_dir else []
+    per_kind = {}
+    with open(os.path.join(folder, "manifest.tsv")) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f]
+    for path, fold, kind, secs in rows:
+        x = negatives.read_wav(path)
+        rr = numpy.random.default_rng(seed_of(path, "false-wakes"))
+        streams = [("", x)] + ([(" +noise", negatives.mix(x, noise_list[rr.integers(len(noise_list))], 10, rr))] if noise_list else [])
+        for label, stream in streams:
+            s, ends = stream_scores(net, stream)
+            found = len(detections(s, threshold))
+            if explain_them:
+                explain(path, kind + label, s, ends, threshold)
+            count, hours = per_kind.get(kind + label, (0, 0.0))
+            per_kind[kind + label] = (count + found, hours + float(secs) / 3600)
+    total = sum(c for c, _ in per_kind.values()), sum(h for _, h in per_kind.values())
+    print(f"| negatives ({os.path.basename(model_path)}, threshold {threshold:.3f}) | false wakes | hours | per hour |\n| --- | --- | --- | --- |")
+    for kind, (count, hours) in sorted(per_kind.items()):
+        print(f"| {kind} | {count} | {hours:.2f} | {count / hours:.2f} |")
+    print(f"| all | {total[0]} | {total[1]:.2f} | {total[0] / total[1]:.2f} |")
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "false-wakes":
+        fp = argparse.ArgumentParser()
+        fp.add_argument("mode")
+        fp.add_argument("--model", required=True)
+        fp.add_argument("--negatives", required=True)
+        fp.add_argument("--noises")
+        fp.add_argument("--explain", action="store_true")
+        b = fp.parse_args()
+        return count_false_wakes(b.model, b.negatives, b.noises, b.explain)
     if len(sys.argv) > 1 and sys.argv[1] == "score":
         sp = argparse.ArgumentParser()
         sp.add_argument("mode")
@@ -554,7 +670,7 @@ def main():
     ap.add_argument("--snr", type=float, default=10)
     ap.add_argument("--copies", type=int, default=16)
     ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--hidden", default="96,48")
+    ap.add_argument("--hidden", default="192,96", help="hidden layer widths (96,48 until 2026-12-01)")
     ap.add_argument("--neg-every", type=int, default=3, help="pooled frames between negative training windows")
     ap.add_argument("--folds", default="0,1,2,3,4")
     ap.add_argument("--synthetic", type=int, default=500, help="espeak-ng positives added to the training")
@@ -567,14 +683,28 @@ def main():
     ap.add_argument("--members", type=int, default=1, help="networks averaged (each from its own initialisation)")
     ap.add_argument("--mine", type=int, default=0, help="rounds of hard-negative mining")
     ap.add_argument("--augment", action="store_true", help="spectral tilts and television-like backgrounds for the positives")
+    ap.add_argument("--more-negatives", help="a folder of make-long-negatives.py: its streams join the negatives of their folds (training, calibration, false wakes)")
+    ap.add_argument("--more-held-out-only", action="store_true", help="--more-negatives' streams counted for held-out false wakes only, never trained or calibrated on")
+    ap.add_argument("--dense-long", action="store_true", help="training windows of --more-negatives' streams as dense as the others' (twice the memory)")
+    ap.add_argument("--front-end", default="none", help="none, or denoise[:DB]: every stream through the daemon's speexdsp noise suppression (default -15 dB) before the features")
+    ap.add_argument("--mask", default="0,0", help="BANDS,FRAMES: SpecAugment masks of up to so many mel bands and pooled frames while training")
+    ap.add_argument("--speed", type=float, default=0.0, help="copies of positives (and the noisy copies of negatives) played faster or slower by up to this fraction")
     ap.add_argument("--smooth", type=int, help="windows averaged into a score (default 3; written into the model)")
     ap.add_argument("--explain", action="store_true", help="print each held-out false wake with what was said there")
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
     a = ap.parse_args()
 
-    global FEATURES, SMOOTH, AUGMENT
+    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, DENSE
+    DENSE = a.dense_long
+    if a.front_end != "none":
+        mode, _, db = a.front_end.partition(":")
+        if mode != "denoise":
+            ap.error(f"--front-end {a.front_end}: expected none or denoise[:DB]")
+        FRONT_END = int(db or -15)
+    MASK = tuple(int(v) for v in a.mask.split(","))
     FEATURES = a.features
     AUGMENT = a.augment
+    SPEED = a.speed
     SMOOTH = a.smooth or SMOOTH
     folds = cv.positive_folds(a.positives, a.folds_file)
     names = sorted(folds)
@@ -582,7 +712,12 @@ def main():
     spans = {n: word_span(audio[n]) for n in names}
     noises = {k: negatives.read_wav(os.path.join(a.noises, k + ".wav")) for k in TRAIN_NOISES}
     noise_list = [noises[k] for k in TRAIN_NOISES]
-    neg_rows = load_negatives(a.work)
+    neg_rows = load_negatives(a.work, a.more_negatives)
+    # --more-held-out-only: the long streams are counted for false wakes
+    # only, never trained or calibrated on (how a detector trained without
+    # them fares on them); `heard_only` holds them apart.
+    heard_only = [r for r in neg_rows if a.more_held_out_only and r[2] in SPARSE_KINDS]
+    neg_rows = [r for r in neg_rows if r not in heard_only]
     synthetic = synthetic_positives(a.work, a.synthetic) if a.synthetic else []
     confusables = confusable_negatives(a.work, a.confusables) if a.confusables else []
     for n, x in synthetic:
@@ -641,7 +776,7 @@ def main():
             totals[c] += miss
         # held out: negatives, every kind, clean and at 10 dB with a training noise
         fa, hours = 0, 0.0
-        for path, fold, kind, secs in neg_rows:
+        for path, fold, kind, secs in neg_rows + heard_only:
             if fold != k:
                 continue
             xx = negatives.read_wav(path)
