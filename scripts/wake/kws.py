@@ -379,7 +379,6 @@ def load_negatives(work, more=None):
 # Long streams (make-long-negatives.py's "prose", hours a fold) are sampled
 # for training windows half as densely as the others: enough windows, half the memory.
 SPARSE_KINDS = {"prose": 2}
-DENSE = False  # --dense-long: every kind as densely as the others
 
 
 SMOOTH = 3  # windows averaged into a score (90 ms): the word gives ~10 in a row, a stray window one
@@ -442,7 +441,7 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
             xs.append(w); ys.append(lab)
     for path, fold, kind, secs in neg_rows:
         x = negatives.read_wav(path)
-        every = neg_every * (1 if DENSE else SPARSE_KINDS.get(kind, 1))
+        every = neg_every * SPARSE_KINDS.get(kind, 1)
         xs.append(negative_windows(x, every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
         # the same audio again with a training noise (and with --speed played
         # faster or slower, as the positives are: a resampled sound is not a sign of the word)
@@ -685,7 +684,6 @@ def main():
     ap.add_argument("--augment", action="store_true", help="spectral tilts and television-like backgrounds for the positives")
     ap.add_argument("--more-negatives", help="a folder of make-long-negatives.py: its streams join the negatives of their folds (training, calibration, false wakes)")
     ap.add_argument("--more-held-out-only", action="store_true", help="--more-negatives' streams counted for held-out false wakes only, never trained or calibrated on")
-    ap.add_argument("--dense-long", action="store_true", help="training windows of --more-negatives' streams as dense as the others' (twice the memory)")
     ap.add_argument("--front-end", default="none", help="none, or denoise[:DB]: every stream through the daemon's speexdsp noise suppression (default -15 dB) before the features")
     ap.add_argument("--mask", default="0,0", help="BANDS,FRAMES: SpecAugment masks of up to so many mel bands and pooled frames while training")
     ap.add_argument("--speed", type=float, default=0.0, help="copies of positives (and the noisy copies of negatives) played faster or slower by up to this fraction")
@@ -694,8 +692,7 @@ def main():
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
     a = ap.parse_args()
 
-    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, DENSE
-    DENSE = a.dense_long
+    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END
     if a.front_end != "none":
         mode, _, db = a.front_end.partition(":")
         if mode != "denoise":
