@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Points of the pooled DET curve of `kws.py eval --json-report` runs:
 misses per condition at each fold's own threshold, and where every fold's
-threshold is raised by the same offset until the held-out negatives give
-at most K false wakes (K = 0, 1, 3 by default).
+threshold is moved by the same offset (up or down) to just above the
+held-out negatives' (K+1)-th best peak, so that they give K false wakes
+(K = 0, 1, 3 by default).
 
     det_points.py REPORT.json [REPORT.json ...] [--allow 0,1,3]
 

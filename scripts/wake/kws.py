@@ -364,15 +364,14 @@ def negative_windows(x, every):
     return windows(pooled(x), step=every)[0]
 
 
-def load_negatives(work, more=None):
-    """make-negatives.py's streams (WORK/negatives), and with `more` those of
-    make-long-negatives.py in that folder: (path, fold, kind, seconds)."""
+def read_manifest(folder):
+    """The streams of a negatives folder (make-negatives.py's WORK/negatives
+    or make-long-negatives.py's): [(path, fold, kind, seconds)]."""
     rows = []
-    for folder in [os.path.join(work, "negatives")] + ([more] if more else []):
-        with open(os.path.join(folder, "manifest.tsv")) as f:
-            for line in f:
-                path, fold, kind, secs = line.rstrip("\n").split("\t")
-                rows.append((path, int(fold), kind, float(secs)))
+    with open(os.path.join(folder, "manifest.tsv")) as f:
+        for line in f:
+            path, fold, kind, secs = line.rstrip("\n").split("\t")
+            rows.append((path, int(fold), kind, float(secs)))
     return rows
 
 
@@ -621,11 +620,9 @@ def count_false_wakes(model_path, folder, noises_dir, explain_them):
     pink or clatter at 10 dB (drawn per stream); per kind and in all."""
     model, net = load_model(model_path)
     threshold = model["threshold"]
-    noise_list = [negatives.read_wav(os.path.join(noises_dir, k + ".wav")) for k in ("babble", "pink", "clatter")] if noises_dir else []
+    noise_list = [negatives.read_wav(os.path.join(noises_dir, k + ".wav")) for k in TRAIN_NOISES[:3]] if noises_dir else []
     per_kind = {}
-    with open(os.path.join(folder, "manifest.tsv")) as f:
-        rows = [line.rstrip("\n").split("\t") for line in f]
-    for path, fold, kind, secs in rows:
+    for path, fold, kind, secs in read_manifest(folder):
         x = negatives.read_wav(path)
         rr = numpy.random.default_rng(seed_of(path, "false-wakes"))
         streams = [("", x)] + ([(" +noise", negatives.mix(x, noise_list[rr.integers(len(noise_list))], 10, rr))] if noise_list else [])
@@ -635,7 +632,7 @@ def count_false_wakes(model_path, folder, noises_dir, explain_them):
             if explain_them:
                 explain(path, kind + label, s, ends, threshold)
             count, hours = per_kind.get(kind + label, (0, 0.0))
-            per_kind[kind + label] = (count + found, hours + float(secs) / 3600)
+            per_kind[kind + label] = (count + found, hours + secs / 3600)
     total = sum(c for c, _ in per_kind.values()), sum(h for _, h in per_kind.values())
     print(f"| negatives ({os.path.basename(model_path)}, threshold {threshold:.3f}) | false wakes | hours | per hour |\n| --- | --- | --- | --- |")
     for kind, (count, hours) in sorted(per_kind.items()):
@@ -709,12 +706,12 @@ def main():
     spans = {n: word_span(audio[n]) for n in names}
     noises = {k: negatives.read_wav(os.path.join(a.noises, k + ".wav")) for k in TRAIN_NOISES}
     noise_list = [noises[k] for k in TRAIN_NOISES]
-    neg_rows = load_negatives(a.work, a.more_negatives)
+    long_rows = read_manifest(a.more_negatives) if a.more_negatives else []
     # --more-held-out-only: the long streams are counted for false wakes
     # only, never trained or calibrated on (how a detector trained without
     # them fares on them); `heard_only` holds them apart.
-    heard_only = [r for r in neg_rows if a.more_held_out_only and r[2] in SPARSE_KINDS]
-    neg_rows = [r for r in neg_rows if r not in heard_only]
+    heard_only = long_rows if a.more_held_out_only else []
+    neg_rows = read_manifest(os.path.join(a.work, "negatives")) + ([] if a.more_held_out_only else long_rows)
     synthetic = synthetic_positives(a.work, a.synthetic) if a.synthetic else []
     confusables = confusable_negatives(a.work, a.confusables) if a.confusables else []
     for n, x in synthetic:

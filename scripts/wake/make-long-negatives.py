@@ -69,17 +69,6 @@ def spoken(text, rng):
 STREAM_SECONDS = 600
 
 
-def write_stream(path, fold, parts, labels):
-    """One stream and its .txt; its manifest row."""
-    negatives.write_wav(path, numpy.concatenate(parts))
-    with open(path[:-4] + ".txt", "w") as t:
-        at = 0
-        for piece, label in zip(parts, labels):
-            t.write(f"{at / RATE:.2f}\t{label}\n")
-            at += len(piece)
-    return f"{path}\t{fold}\tprose\t{sum(len(p) for p in parts) / RATE:.2f}\n"
-
-
 def main():
     out_dir = sys.argv[1]
     folds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
@@ -108,7 +97,7 @@ def main():
             labels.append(f"{voice}: {text}")
             total += len(x)
             if total >= STREAM_SECONDS * RATE or done + total >= hours * 3600 * RATE:
-                rows.append(write_stream(os.path.join(out_dir, f"prose-fold{k}-{n:02d}.wav"), k, parts, labels))
+                rows.append(negatives.write_stream(os.path.join(out_dir, f"prose-fold{k}-{n:02d}.wav"), k, "prose", parts, labels))
                 done += total
                 parts, labels, total, n = [], [], 0, n + 1
         print(f"make-long-negatives: fold {k}: {done / RATE / 3600:.2f} h in {n} streams", flush=True)

@@ -62,6 +62,20 @@ def write_wav(path, x):
         w.writeframes(pcm.tobytes())
 
 
+def write_stream(path, fold, kind, parts, labels):
+    """One negative stream: its parts joined into `path`, and beside it a
+    .txt of where each part starts and what it is (so a false alarm can be
+    traced to its sentence); returns its manifest.tsv line."""
+    x = numpy.concatenate(parts)
+    write_wav(path, x)
+    with open(path[:-4] + ".txt", "w") as t:
+        at = 0
+        for piece, label in zip(parts, labels):
+            t.write(f"{at / RATE:.2f}\t{label}\n")
+            at += len(piece)
+    return f"{path}\t{fold}\t{kind}\t{len(x) / RATE:.2f}\n"
+
+
 def frame_levels(x):
     """Each whole 10 ms frame's energy, dB."""
     n = len(x) // 160
@@ -288,16 +302,7 @@ def main():
 
     with open(os.path.join(out_dir, "manifest.tsv"), "w") as m:
         for (kind, k), parts in sorted(streams.items()):
-            x = numpy.concatenate(parts)
-            path = os.path.join(out_dir, f"{kind}-fold{k}.wav")
-            write_wav(path, x)
-            # Where each part starts, so a false alarm can be traced to its sentence.
-            with open(path[:-4] + ".txt", "w") as t:
-                at = 0
-                for piece, label in zip(parts, labels[(kind, k)]):
-                    t.write(f"{at / RATE:.2f}\t{label}\n")
-                    at += len(piece)
-            m.write(f"{path}\t{k}\t{kind}\t{len(x) / RATE:.2f}\n")
+            m.write(write_stream(os.path.join(out_dir, f"{kind}-fold{k}.wav"), k, kind, parts, labels[(kind, k)]))
 
 
 if __name__ == "__main__":
