@@ -2,15 +2,17 @@
 # Trains the wake word's keyword network the daemon ships
 # (model/wake/computer.json) by the rule of scripts/wake/kws.py's fold runs:
 # all 80 development recordings of "computer" and 500 espeak-ng voices,
-# the negatives of folds 0-3 (scripts/wake/make-negatives.py), the training
-# noises; fold 4's negatives (never trained on) set the threshold. Then
+# the negatives of folds 0-3 (scripts/wake/make-negatives.py and the long
+# ones of scripts/wake/make-long-negatives.py), the training noises; fold
+# 4's negatives (9.7 h with their noisy copies, never trained on) set the
+# threshold. Then
 # writes the Python reference scores the Swift port's test holds
 # KeywordSpotter to (Tests/Fixtures/wake-computer/kws-scores.jsonl).
 #
 #   scripts/train-wake-kws.sh
 #
-# Needs ../shared/data (the recordings; PARLEY_SHARED_DATA); about 5 min on
-# 2 cores. Environment: WORK (default .build/wake-cv), OUT (default
+# Needs ../shared/data (the recordings; PARLEY_SHARED_DATA); about 10 min on
+# 2 cores (and 4 min to make the long negatives the first time). Environment: WORK (default .build/wake-cv), OUT (default
 # model/wake/computer.json).
 set -euo pipefail
 main() {
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-model/wake/computer.json}
 mkdir -p "$(dirname "$out")"
 nice -n 10 "$py" scripts/wake/kws.py train --work "$work" --positives "$data/wake-computer/clean" \
-  --noises "$work/noise" --out "$out"
+  --noises "$work/noise" --more-negatives "$long_negatives" --out "$out"
 [ "$out" = model/wake/computer.json ] || return 0
 fixtures=Tests/Fixtures
 {

@@ -46,13 +46,16 @@ public final class PlaybackService: Sendable {
     public let configuration: PlaybackConfiguration
     private let alsa: ALSAFunctions
     private let logger: Logger
-    private let queue = Mutex<[[Int16]]>([])
+    /// Blocks waiting to be played; `cue`: a sound (the wake tone, a
+    /// chime), not words.
+    private let queue = Mutex<[(samples: [Int16], cue: Bool)]>([])
     private let thread = Mutex<AudioThread?>(nil)
     private let wake: WakeSignal
     private let shuttingDown = Atomic<Bool>(false)
     private let stopRequests = Atomic<Int>(0)
     private let stopsDone = Atomic<Int>(0)
     private let speaking = Atomic<Bool>(false)
+    private let talking = Atomic<Bool>(false)
     private let busy = Atomic<Bool>(false)
     private let written = Atomic<Int>(0)
     private let writtenAtStopRequest = Atomic<Int>(0)
@@ -83,6 +86,13 @@ public final class PlaybackService: Sendable {
     /// True from the first sample written until the device has played the
     /// last queued sample (or was stopped).
     public var isSpeaking: Bool { speaking.load(ordering: .acquiring) }
+    /// True while what plays includes words: from the first block not
+    /// queued as a cue until the device has played the last queued sample
+    /// (or was stopped). A cue alone (the wake tone) is not talking: the
+    /// listener hears what a person says over it as it would over silence,
+    /// not as an interruption ("computer, <the tone> can I have a latte"
+    /// lost its first words to the barge-in grammar when the tone came late).
+    public var isTalking: Bool { talking.load(ordering: .acquiring) }
     /// Frames handed to the device so far.
     public var framesWritten: Int { written.load(ordering: .relaxed) }
     /// Frames written after the last `stopSpeaking()` call began (at most one period).
@@ -130,15 +140,16 @@ public final class PlaybackService: Sendable {
 
     /// Queues mono samples at `sampleRate`; they are resampled to the device
     /// rate here, on the caller's thread, so the playback thread only copies.
-    public func enqueue(_ samples: [Int16], sampleRate: Int) {
+    /// `cue`: a sound, not words (`isTalking` stays false for it).
+    public func enqueue(_ samples: [Int16], sampleRate: Int, cue: Bool = false) {
         guard !samples.isEmpty else { return }
         let rate = deviceSampleRate > 0 ? deviceSampleRate : configuration.format.sampleRate
         let converted = PolyphaseResampler.resample(samples, from: sampleRate, to: rate)
         let limit = Int(configuration.maximumQueuedSeconds * Double(rate))
         let accepted = queue.withLock { queued -> Bool in
-            guard queued.reduce(converted.count, { $0 + $1.count }) <= limit else { return false }
+            guard queued.reduce(converted.count, { $0 + $1.samples.count }) <= limit else { return false }
             busy.store(true, ordering: .releasing)
-            queued.append(converted)
+            queued.append((converted, cue))
             return true
         }
         guard accepted else {
@@ -226,6 +237,7 @@ public final class PlaybackService: Sendable {
             }
             configuration.echoReference?.dropped()
             pacedFrames = 0
+            talking.store(false, ordering: .releasing)
             setSpeaking(false)
         }
         /// The open device, reopening it after it vanished (unplugged USB speaker).
@@ -256,10 +268,12 @@ public final class PlaybackService: Sendable {
                 continue
             }
             if offset >= current.count {
-                let next: [Int16]? = queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                let next = queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
                 if let next {
-                    current = next
+                    current = next.samples
                     offset = 0
+                    // Words from this block on, until all has played out.
+                    if !next.cue { talking.store(true, ordering: .releasing) }
                     if !isSpeaking {
                         paceStart = AudioThread.monotonicNanoseconds()
                         pacedFrames = 0
@@ -339,6 +353,7 @@ public final class PlaybackService: Sendable {
             }
         }
         if let pcm { _ = alsa.drop(pcm.raw) }
+        talking.store(false, ordering: .releasing)
         setSpeaking(false)
         busy.store(false, ordering: .releasing)
     }

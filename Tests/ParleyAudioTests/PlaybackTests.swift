@@ -63,6 +63,35 @@ import Testing
         #expect(service.framesWritten < 48_000 * 6 / 2)   // far less than the six seconds queued
     }
 
+    /// A cue (the wake tone) plays but is not talking; words queued after it
+    /// are, until all has played out, a cue after them included.
+    @Test func aCueIsPlayedButIsNotTalking() throws {
+        let dir = try TemporaryDirectory()
+        let service = try PlaybackService(configuration: PlaybackConfiguration(
+            device: FileAudioDevice.playback(output: dir.url.appendingPathComponent("out.wav")), pacing: .realTime))
+        try service.start()
+        service.enqueue(tone(660, rate: 16_000, seconds: 0.3), sampleRate: 16_000, cue: true)
+        #expect(Poll.holdsBlocking("the cue playing") { service.isSpeaking && service.framesWritten > 0 })
+        #expect(!service.isTalking)
+        service.waitUntilIdle()
+        #expect(!service.isSpeaking && !service.isTalking)
+
+        service.enqueue(tone(440, rate: 22_050, seconds: 0.2), sampleRate: 22_050)
+        service.enqueue(tone(990, rate: 16_000, seconds: 1), sampleRate: 16_000, cue: true)
+        #expect(Poll.holdsBlocking("the words playing") { service.isTalking })
+        // The words, then the cue: talking the whole time, written past the words.
+        #expect(Poll.holdsBlocking("the cue after the words playing") { service.framesWritten > 48_000 * 3 / 10 + 9_600 })
+        #expect(service.isTalking)
+        service.waitUntilIdle()
+        #expect(!service.isSpeaking && !service.isTalking)
+
+        service.enqueue(tone(440, rate: 22_050, seconds: 3), sampleRate: 22_050)
+        #expect(Poll.holdsBlocking("talking again") { service.isTalking })
+        service.stopSpeaking()
+        #expect(!service.isTalking)
+        service.shutdown()
+    }
+
     @Test func captureAndPlaybackRunTogether() throws {
         let dir = try TemporaryDirectory()
         let raw = dir.url.appendingPathComponent("in.raw")

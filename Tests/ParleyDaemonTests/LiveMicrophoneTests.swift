@@ -57,6 +57,30 @@ import Testing
         #expect(!log.contains("performed intent="))
     }
 
+    /// "Computer", a pause just long enough to decide it alone, then an
+    /// order: the order begins about when the wake tone plays. Heard over
+    /// the tone as an interruption, it lost its first words when the
+    /// utterance started again after it ("may i have …", unsure, 1.8 s
+    /// after its end); the tone is not the device talking, so it is heard whole.
+    @Test func aCommandBegunDuringTheWakeToneIsHeardWhole() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        // The recording's word ends at 1.93 s; the order's speech starts 0.67 s into its file.
+        try await EndToEndTests.run("/usr/bin/sox", [Self.computer, dir.file("computer.wav"), "trim", "0", "2.0"])
+        try await EndToEndTests.run("/usr/bin/sox", [dir.file("computer.wav"), Self.order, dir.file("command.wav")])
+        let process = try await EndToEndTests.startDaemon(dir, settings: "wake: {hey_optional: true, window: 6s}\ntimeouts: {confirmation: 20s}")
+        defer { process.terminate() }
+        let socket = dir.file("parley.sock")
+        _ = try await EndToEndTests.waitForStatus(socket) { $0.audio.state == "running" }
+        _ = try await Self.play(dir.file("command.wav"), socket: socket)
+        let confirming = try await EndToEndTests.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
+        #expect(confirming?.recognitions == 1)
+        let log = try await EndToEndTests.stop(process)
+        #expect(log.contains("woken name=computer"))
+        #expect(log.contains("text=can i have a light roast twelve ounce coffee unsure=false"),
+                "\(log.split(separator: "\n").filter { $0.contains("parley.listen") }.joined(separator: "\n"))")
+        #expect(!log.contains("the utterance starts again"))
+    }
+
     @Test func anOpenTextAnswerIsDictated() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let process = try await EndToEndTests.startDaemon(dir, settings: "")

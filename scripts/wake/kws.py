@@ -13,9 +13,8 @@ root: a steady noise's level and colour drop out; `--features log` for
 plain log energies), pooled three frames at a time; a window is 32 pooled
 frames (0.96 s) with their mean per band taken away, into a network of two
 hidden layers (ReLU) and a logit: does the window end on the word. It runs
-every pooled frame (30 ms); the hidden layers are 96 and 48 wide
-(`--hidden 192,96` with `--more-negatives` is the better rule measured on
-2026-12-01, not shipped: BENCHMARKS.md). The daemon runs it through ParleySpeech's
+every pooled frame (30 ms); the hidden layers are 192 and 96 wide (96 and
+48 until 2026-12-01, `--hidden 96,48`). The daemon runs it through ParleySpeech's
 KeywordSpotter, which computes the same features (its test compares the two).
 
 Training data, per fold left out (`eval`), or all folds (`train`):
@@ -667,7 +666,7 @@ def main():
     ap.add_argument("--snr", type=float, default=10)
     ap.add_argument("--copies", type=int, default=16)
     ap.add_argument("--epochs", type=int, default=8)
-    ap.add_argument("--hidden", default="96,48", help="hidden layer widths (192,96: the rule measured 2026-12-01, not shipped)")
+    ap.add_argument("--hidden", default="192,96", help="hidden layer widths (96,48 until 2026-12-01)")
     ap.add_argument("--neg-every", type=int, default=3, help="pooled frames between negative training windows")
     ap.add_argument("--folds", default="0,1,2,3,4")
     ap.add_argument("--synthetic", type=int, default=500, help="espeak-ng positives added to the training")

@@ -298,7 +298,7 @@ public enum Wiring {
             engine: engine, wake: config.wake, endpointSilence: config.audio.endpointSilence,
             completePhraseSilence: config.audio.completePhraseSilence,
             playbackName: playback.description, latency: latency,
-            isSpeaking: { speaker?.playback.isSpeaking ?? false }, saying: { speaker?.saying ?? [] },
+            isSpeaking: { speaker?.playback.isTalking ?? false }, saying: { speaker?.saying ?? [] },
             interruptSpeech: { speaker?.interrupt() },
             showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
             echo: reference.map { (config.echoCancel, $0) }, askRule: config.askUnsure ? AskRule() : nil,

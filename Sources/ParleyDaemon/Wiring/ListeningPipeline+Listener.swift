@@ -151,7 +151,12 @@ extension ListeningPipeline {
         /// person's (an answer, a command), so start again with the grammar
         /// of the moment from just before now.
         func restartRequested() -> Bool {
-            open?.kind == .bargeIn && !pipeline.isSpeaking()
+            guard open?.kind == .bargeIn, !pipeline.isSpeaking() else { return false }
+            // What was said over the device's voice before now is not decoded:
+            // a command cut this way shows here.
+            pipeline.logger.debug("the device stopped speaking: the utterance starts again",
+                                  metadata: ["from-sample": "\(open.map { $0.speech } ?? 0)"])
+            return true
         }
 
         func advanced(to newest: Int64) {

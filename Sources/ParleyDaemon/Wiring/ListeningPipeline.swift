@@ -130,7 +130,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     /// on a loaded machine give it longer).
     let grammarWait: Duration
 
-    /// `isSpeaking`: true while the device's own voice plays; meanwhile only
+    /// `isSpeaking`: true while the device's own voice plays (its words:
+    /// `PlaybackService.isTalking`, not the wake tone); meanwhile only
     /// cancel phrases are listened for, and `interruptSpeech` silences the
     /// device when one is heard. `showFault` shows the error state on the
     /// LEDs; it is called every ``faultInterval`` while the microphone is

@@ -107,7 +107,7 @@ public final class Speaker: Service, AudioPort, Sendable {
 
     /// Plays one of the engine's sounds.
     public func play(_ sound: EngineSound) {
-        playback.enqueue(Self.samples(of: sound), sampleRate: Self.toneRate)
+        playback.enqueue(Self.samples(of: sound), sampleRate: Self.toneRate, cue: true)
     }
 
     static let toneRate = 16_000
