@@ -75,6 +75,9 @@ import front_end  # noqa: E402  (the daemon's noise suppression, --front-end)
 _spec = importlib.util.spec_from_file_location("negatives", os.path.join(HERE, "make-negatives.py"))
 negatives = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(negatives)
+_spec = importlib.util.spec_from_file_location("long_negatives", os.path.join(HERE, "make-long-negatives.py"))
+long_negatives = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(long_negatives)
 
 RATE = 16000
 FOLDS = 5
@@ -481,6 +484,29 @@ def synthetic_positives(work, count):
     return [(f"synthetic/{i:04d}", x) for i, (_, x) in enumerate(renderings)]
 
 
+def flite_positives(work, count):
+    """flite saying "computer" `count` times in its four voices (kal16, a
+    diphone voice; awb, rms, slt, voices built from recordings of three
+    people), duration and pitch drawn as make-long-negatives.py draws them,
+    cached in WORK/kws-synthetic-flite: voices of another synthesizer than
+    espeak-ng's, for training only (`--flite-synthetic`)."""
+    folder = os.path.join(work, "kws-synthetic-flite")
+    os.makedirs(folder, exist_ok=True)
+    rng = numpy.random.default_rng(13)
+    out = []
+    for i in range(count):
+        voice = long_negatives.FLITE_VOICES[rng.integers(len(long_negatives.FLITE_VOICES))]
+        stretch = rng.uniform(0.8, 1.3)
+        f0 = long_negatives.FLITE_F0[voice] * 2 ** (rng.uniform(-0.3, 0.3))
+        path = os.path.join(folder, f"{i:04d}.wav")
+        if not os.path.exists(path):
+            # Written whole, then renamed: two runs may fill the cache at once.
+            negatives.write_wav(path + ".tmp", negatives.trim(long_negatives.flite("computer", voice, stretch, f0), keep=0.05))
+            os.replace(path + ".tmp", path)
+        out.append((f"synthetic/flite-{i:04d}", negatives.read_wav(path)))
+    return out
+
+
 # Not "compute her" or "come pewter": said quickly they are the word
 # itself (a first run with them missed 8 of fold 0's 25 clean positives).
 CONFUSABLES = ["commuter", "computing", "pewter", "cucumber", "compete", "commuter train", "the commuter",
@@ -671,6 +697,7 @@ def main():
     ap.add_argument("--folds", default="0,1,2,3,4")
     ap.add_argument("--synthetic", type=int, default=500, help="espeak-ng positives added to the training")
     ap.add_argument("--synthetic-copies", type=int, default=3)
+    ap.add_argument("--flite-synthetic", type=int, default=0, help="flite positives added to the training (flite_positives)")
     ap.add_argument("--confusables", type=int, default=0, help="espeak-ng renderings of words like \"commuter\" added as training negatives")
     ap.add_argument("--out")
     ap.add_argument("--json-report")
@@ -713,6 +740,7 @@ def main():
     heard_only = long_rows if a.more_held_out_only else []
     neg_rows = read_manifest(os.path.join(a.work, "negatives")) + ([] if a.more_held_out_only else long_rows)
     synthetic = synthetic_positives(a.work, a.synthetic) if a.synthetic else []
+    synthetic += flite_positives(a.work, a.flite_synthetic) if a.flite_synthetic else []
     confusables = confusable_negatives(a.work, a.confusables) if a.confusables else []
     for n, x in synthetic:
         spans[n] = word_span(x)

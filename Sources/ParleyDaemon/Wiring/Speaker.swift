@@ -105,9 +105,12 @@ public final class Speaker: Service, AudioPort, Sendable {
         playback.stopSpeaking()
     }
 
-    /// Plays one of the engine's sounds.
+    /// Plays one of the engine's sounds. The wake tone and the volume tick
+    /// are cues (`PlaybackService.isTalking` stays false: what a person says
+    /// over them is a command, not an interruption); the chime leads an
+    /// announcement's words, so from it on the device is talking.
     public func play(_ sound: EngineSound) {
-        playback.enqueue(Self.samples(of: sound), sampleRate: Self.toneRate, cue: true)
+        playback.enqueue(Self.samples(of: sound), sampleRate: Self.toneRate, cue: sound != .chime)
     }
 
     static let toneRate = 16_000
