@@ -38,16 +38,17 @@ public struct PlaybackConfiguration: Sendable {
 }
 
 /// Plays queued Int16 buffers (speech from espeak-ng at 22050 Hz, chimes) on
-/// its own named thread. `isSpeaking` tells the recogniser to ignore its own
-/// voice; `stopSpeaking()` silences the device at once (snd_pcm_drop).
+/// its own named thread. `isTalking` tells the recogniser when its own words
+/// play (`isSpeaking`: any sound); `stopSpeaking()` silences the device at
+/// once (snd_pcm_drop).
 /// Runs alongside `CaptureService` on the same or another card. The thread
 /// keeps the service alive until `shutdown()`.
 public final class PlaybackService: Sendable {
     public let configuration: PlaybackConfiguration
     private let alsa: ALSAFunctions
     private let logger: Logger
-    /// Blocks waiting to be played; `cue`: a sound (the wake tone, a
-    /// chime), not words.
+    /// Blocks waiting to be played; `cue`: a sound that is not words (the
+    /// wake tone, the volume tick).
     private let queue = Mutex<[(samples: [Int16], cue: Bool)]>([])
     private let thread = Mutex<AudioThread?>(nil)
     private let wake: WakeSignal
@@ -220,6 +221,7 @@ public final class PlaybackService: Sendable {
         var pcmFds = fds.withUnsafeMutableBufferPointer { pcm!.pollDescriptors(into: $0.baseAddress! + 1, capacity: 15) }
         var backOff: Int32 = 100
         var current: [Int16] = []
+        var currentIsCue = true
         var offset = 0
         var stopsSeen = stopsDone.load(ordering: .relaxed)
         var paceStart: Int64 = 0
@@ -239,6 +241,18 @@ public final class PlaybackService: Sendable {
             pacedFrames = 0
             talking.store(false, ordering: .releasing)
             setSpeaking(false)
+        }
+        /// A block begins, or the rest of one after the device was reopened:
+        /// speaking (pacing from now when it was not), and talking from the
+        /// first block of words until all has played out (set after
+        /// speaking, so talking is never seen without it).
+        func startSpeaking() {
+            if !isSpeaking {
+                paceStart = AudioThread.monotonicNanoseconds()
+                pacedFrames = 0
+            }
+            setSpeaking(true)
+            if !currentIsCue { talking.store(true, ordering: .releasing) }
         }
         /// The open device, reopening it after it vanished (unplugged USB speaker).
         func device() -> PCMHandle? {
@@ -271,14 +285,9 @@ public final class PlaybackService: Sendable {
                 let next = queue.withLock { $0.isEmpty ? nil : $0.removeFirst() }
                 if let next {
                     current = next.samples
+                    currentIsCue = next.cue
                     offset = 0
-                    // Words from this block on, until all has played out.
-                    if !next.cue { talking.store(true, ordering: .releasing) }
-                    if !isSpeaking {
-                        paceStart = AudioThread.monotonicNanoseconds()
-                        pacedFrames = 0
-                    }
-                    setSpeaking(true)
+                    startSpeaking()
                     continue
                 }
                 if isSpeaking, let pcm {
@@ -290,7 +299,9 @@ public final class PlaybackService: Sendable {
                     }
                     finish()
                 }
-                if queue.withLock({ $0.isEmpty }) { busy.store(false, ordering: .releasing) }
+                // Under the lock: an enqueue between the check and the store
+                // would otherwise be left with `busy` false (drain returning early).
+                queue.withLock { if $0.isEmpty { busy.store(false, ordering: .releasing) } }
                 waitOnWake(milliseconds: 1_000)
                 continue
             }
@@ -305,6 +316,9 @@ public final class PlaybackService: Sendable {
                 backOff = min(backOff * 2, 5_000)
                 continue
             }
+            // The rest of a block after the device failed and was reopened
+            // (`finish` ended speaking): it is heard, so it is speaking again.
+            if !isSpeaking { startSpeaking() }
             let frames = min(period, current.count - offset)
             // One atomic load a period; a product of Int16 and Q16 cannot overflow Int.
             let gain = gainQ16.load(ordering: .relaxed)

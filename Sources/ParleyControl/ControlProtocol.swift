@@ -342,8 +342,10 @@ public struct AudioStatus: Sendable, Codable, Equatable {
     /// Why the microphone delivers nothing, while it does not ("audio device
     /// 'hw:1,0' not found …"); nil when it runs.
     public var problem: String?
-    /// Whether the device's voice is playing (or queued to play): while it
-    /// does, speech heard is listened to for "stop" and "cancel" only.
+    /// Whether the device's words are playing (its cues, the wake tone and
+    /// the volume tick, are not): while they do, speech heard is listened
+    /// to for "stop" and "cancel" only (with the echo cancelled, also the
+    /// wake words and a command).
     /// nil from a daemon that does not say.
     public var speaking: Bool?
     public init(capture: String, playback: String, state: String, overruns: Int, problem: String? = nil,

@@ -63,32 +63,37 @@ import Testing
         #expect(service.framesWritten < 48_000 * 6 / 2)   // far less than the six seconds queued
     }
 
-    /// A cue (the wake tone) plays but is not talking; words queued after it
-    /// are, until all has played out, a cue after them included.
+    /// A cue (the wake tone) plays but is not talking; words are, from their
+    /// block on, a cue after them included, until all has played out or stops.
+    /// Counts and polls, no timed expectations: each cue outlasts a poll by seconds.
     @Test func aCueIsPlayedButIsNotTalking() throws {
         let dir = try TemporaryDirectory()
         let service = try PlaybackService(configuration: PlaybackConfiguration(
             device: FileAudioDevice.playback(output: dir.url.appendingPathComponent("out.wav")), pacing: .realTime))
         try service.start()
+        // A cue alone: sampled all the while it plays, never talking.
         service.enqueue(tone(660, rate: 16_000, seconds: 0.3), sampleRate: 16_000, cue: true)
-        #expect(Poll.holdsBlocking("the cue playing") { service.isSpeaking && service.framesWritten > 0 })
-        #expect(!service.isTalking)
-        service.waitUntilIdle()
-        #expect(!service.isSpeaking && !service.isTalking)
+        #expect(Poll.holdsBlocking("the cue playing") { service.isSpeaking })
+        var talkingSeen = 0, samples = 0
+        while service.isSpeaking {
+            samples += 1
+            if service.isTalking { talkingSeen += 1 }
+            usleep(1_000)
+        }
+        #expect(samples > 0 && talkingSeen == 0, "\(talkingSeen) of \(samples) samples talking")
+        #expect(service.framesWritten >= 48_000 * 3 / 10)
 
+        // A cue, words, a long cue, queued at once: talking from the words on,
+        // through the cue after them, until stopped.
+        service.enqueue(tone(990, rate: 16_000, seconds: 0.3), sampleRate: 16_000, cue: true)
         service.enqueue(tone(440, rate: 22_050, seconds: 0.2), sampleRate: 22_050)
-        service.enqueue(tone(990, rate: 16_000, seconds: 1), sampleRate: 16_000, cue: true)
+        service.enqueue(tone(660, rate: 16_000, seconds: 5), sampleRate: 16_000, cue: true)
         #expect(Poll.holdsBlocking("the words playing") { service.isTalking })
-        // The words, then the cue: talking the whole time, written past the words.
-        #expect(Poll.holdsBlocking("the cue after the words playing") { service.framesWritten > 48_000 * 3 / 10 + 9_600 })
-        #expect(service.isTalking)
-        service.waitUntilIdle()
-        #expect(!service.isSpeaking && !service.isTalking)
-
-        service.enqueue(tone(440, rate: 22_050, seconds: 3), sampleRate: 22_050)
-        #expect(Poll.holdsBlocking("talking again") { service.isTalking })
+        // Past the 0.8 s before it (two 0.3 s cues and 0.2 s of words at 48 kHz).
+        #expect(Poll.holdsBlocking("the cue after the words playing") { service.framesWritten > 48_000 * 8 / 10 })
+        #expect(service.isTalking && service.isSpeaking)
         service.stopSpeaking()
-        #expect(!service.isTalking)
+        #expect(!service.isTalking && !service.isSpeaking)
         service.shutdown()
     }
 

@@ -78,7 +78,10 @@ import Testing
         #expect(log.contains("woken name=computer"))
         #expect(log.contains("text=can i have a light roast twelve ounce coffee unsure=false"),
                 "\(log.split(separator: "\n").filter { $0.contains("parley.listen") }.joined(separator: "\n"))")
-        #expect(!log.contains("the utterance starts again"))
+        // Not started again over the tone (later, over the answer, the
+        // recording's tail may be: that is barge-in as it should be).
+        let beforeHeard = log.components(separatedBy: "parley.listen: heard").first ?? log
+        #expect(!beforeHeard.contains("the utterance starts again"))
     }
 
     @Test func anOpenTextAnswerIsDictated() async throws {

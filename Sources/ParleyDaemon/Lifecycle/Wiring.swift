@@ -70,7 +70,7 @@ public enum Wiring {
             await folder.load()
         }
         var services: [any Service] = [
-            boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isSpeaking ?? false }),
+            boardBridge, EngineTickService(engine: engine, isSpeaking: { speaker?.playback.isTalking ?? false }),
             appsService, folder,
         ]
         // The volume: stored level on the mixer control or the samples before anything plays.

@@ -137,8 +137,8 @@ public final class Speaker: Service, AudioPort, Sendable {
     public func audioStatus() async -> AudioStatus {
         AudioStatus(
             capture: "none", playback: playback.configuration.device.name,
-            state: playback.isSpeaking ? "playback only, speaking" : "playback only", overruns: 0,
-            speaking: playback.isSpeaking)
+            state: playback.isTalking ? "playback only, speaking" : "playback only", overruns: 0,
+            speaking: playback.isTalking)
     }
 
     /// Opens the playback device, runs until shutdown, then stops playback.
