@@ -20,7 +20,8 @@ scene() {
   [ -f "$out" ] && { echo "$out"; return; }
   case $name in
     silence) sox -n -r 16000 -c 1 -b 16 "$out" trim 0 "$length" ;;
-    kitchen) sox "$data/noise/kitchen.wav" -r 16000 -c 1 -b 16 "$out" repeat 2 trim 0 "$length" ;;
+    # kitchen.wav is 123 s: repeated as often as the length needs.
+    kitchen) sox "$data/noise/kitchen.wav" -r 16000 -c 1 -b 16 "$out" repeat $(( length / 120 + 1 )) trim 0 "$length" ;;
     tv)
       espeak-ng -v en-us -s 165 -w "$work/idle/news-raw.wav" "Good evening and welcome to the news at six. \
 Tonight the city council voted to extend the opening hours of the public library through the summer months. \
