@@ -25,15 +25,8 @@ work=${WORK:-$root/.build/idle-heard}
 source "$root/scripts/lib/idle-scenes.sh"
 wav=$(scene "$scene_name" "$seconds")
 state=$work/run-$scene_name
-rm -rf "$state" && mkdir -p "$state"
-ln -s "$wav" "$state/capture.wav"
-cat >"$state/parley.yaml" <<YAML
-audio: {capture: "file:capture.wav"}
-wake: $(wake_yaml default)
-state_directory: $state
-control_socket: $state/parley.sock
-log_level: debug
-YAML
+# The debug log says what was heard and why it was rejected.
+scene_state default "$wav" "$state" "log_level: debug"
 # The file device plays the scene in real time; a few seconds more for the start.
 timeout --signal=TERM $((seconds + 15)) "$bin" --config "$state/parley.yaml" 2>"$state/log" || true
 count() { grep -c -- "$1" "$state/log" || true; }

@@ -47,16 +47,7 @@ source "$root/scripts/lib/idle-scenes.sh"
 start_daemon() {
   local mode=$1 scene_wav=$2 name=$3
   local state=$work/idle/$name
-  rm -rf "$state" && mkdir -p "$state"
-  ln -s "$scene_wav" "$state/capture.wav"
-  local wake
-  wake=$(wake_yaml "$mode")
-  cat >"$state/parley.yaml" <<YAML
-audio: {capture: "file:capture.wav"}
-wake: $wake
-state_directory: $state
-control_socket: $state/parley.sock
-YAML
+  scene_state "$mode" "$scene_wav" "$state"
   "$bin" --config "$state/parley.yaml" 2>"$state/log" &
   pid=$!
   # Under load the models take a while: up to 5 minutes.

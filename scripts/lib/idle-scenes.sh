@@ -3,6 +3,10 @@
 #   wake_yaml MODE       prints parley.yaml's `wake:` value for MODE: direct
 #                        (wake.named false), named (wake.direct false, "computer")
 #                        or default (both, as shipped)
+#   scene_state MODE WAV DIR [YAML]
+#                        makes DIR the state folder of a daemon listening to
+#                        WAV (its capture file) in wake mode MODE: parley.yaml
+#                        with its socket in DIR; YAML: more lines for it
 #   scene NAME SECONDS   prints the path of NAME's WAV of SECONDS seconds
 #                        (made once in $work/idle), NAME one of:
 #   silence   digital silence
@@ -43,6 +47,20 @@ roadworks continue near the river bridge."
     *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen, tv or talk)" >&2; exit 2 ;;
   esac
   echo "$out"
+}
+
+scene_state() {
+  local mode=$1 wav=$2 state=$3 extra=${4:-} wake
+  wake=$(wake_yaml "$mode")
+  rm -rf "$state" && mkdir -p "$state"
+  ln -s "$wav" "$state/capture.wav"
+  cat >"$state/parley.yaml" <<YAML
+audio: {capture: "file:capture.wav"}
+wake: $wake
+state_directory: $state
+control_socket: $state/parley.sock
+$extra
+YAML
 }
 
 wake_yaml() {

@@ -458,22 +458,30 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
     return x, y, w
 
 
-def espeak_renderings(folder, count, seed, text):
-    """`count` espeak-ng renderings, `text(rng)` each, in make-negatives.py's
-    voices, rates and pitches drawn from `seed`, trimmed, cached in `folder`
-    as NNNN.wav: [(path, audio)]."""
+def cached_renderings(folder, count, seed, draw, render):
+    """`count` synthesized utterances, trimmed, cached in `folder` as
+    NNNN.wav: [(path, audio)]. `draw(rng)` draws each one's settings from
+    `seed` (drawn for a cached file too, so the rest stay the same) and
+    `render(settings)` makes its audio. A file is written whole, then
+    renamed: two runs may fill the cache at once."""
     os.makedirs(folder, exist_ok=True)
     rng = numpy.random.default_rng(seed)
     out = []
     for i in range(count):
-        said = text(rng)
-        voice = negatives.VOICES[rng.integers(len(negatives.VOICES))] + negatives.VARIANTS[rng.integers(len(negatives.VARIANTS))]
-        rate, pitch = int(rng.integers(110, 231)), int(rng.integers(20, 81))
+        settings = draw(rng)
         path = os.path.join(folder, f"{i:04d}.wav")
         if not os.path.exists(path):
-            negatives.write_wav(path, negatives.trim(negatives.espeak(said, voice, rate, pitch), keep=0.05))
+            negatives.write_wav(path + ".tmp", negatives.trim(render(settings), keep=0.05))
+            os.replace(path + ".tmp", path)
         out.append((path, negatives.read_wav(path)))
     return out
+
+
+def espeak_renderings(folder, count, seed, text):
+    """`count` espeak-ng renderings, `text(rng)` each, in make-negatives.py's
+    voices, rates and pitches drawn from `seed` (`cached_renderings`)."""
+    return cached_renderings(folder, count, seed, lambda rng: (text(rng),) + negatives.espeak_voice(rng),
+                             lambda settings: negatives.espeak(*settings))
 
 
 def synthetic_positives(work, count):
@@ -490,21 +498,9 @@ def flite_positives(work, count):
     people), duration and pitch drawn as make-long-negatives.py draws them,
     cached in WORK/kws-synthetic-flite: voices of another synthesizer than
     espeak-ng's, for training only (`--flite-synthetic`)."""
-    folder = os.path.join(work, "kws-synthetic-flite")
-    os.makedirs(folder, exist_ok=True)
-    rng = numpy.random.default_rng(13)
-    out = []
-    for i in range(count):
-        voice = long_negatives.FLITE_VOICES[rng.integers(len(long_negatives.FLITE_VOICES))]
-        stretch = rng.uniform(0.8, 1.3)
-        f0 = long_negatives.FLITE_F0[voice] * 2 ** (rng.uniform(-0.3, 0.3))
-        path = os.path.join(folder, f"{i:04d}.wav")
-        if not os.path.exists(path):
-            # Written whole, then renamed: two runs may fill the cache at once.
-            negatives.write_wav(path + ".tmp", negatives.trim(long_negatives.flite("computer", voice, stretch, f0), keep=0.05))
-            os.replace(path + ".tmp", path)
-        out.append((f"synthetic/flite-{i:04d}", negatives.read_wav(path)))
-    return out
+    renderings = cached_renderings(os.path.join(work, "kws-synthetic-flite"), count, 13, long_negatives.flite_voice,
+                                   lambda settings: long_negatives.flite("computer", *settings))
+    return [(f"synthetic/flite-{i:04d}", x) for i, (_, x) in enumerate(renderings)]
 
 
 # Not "compute her" or "come pewter": said quickly they are the word

@@ -54,15 +54,21 @@ def flite(text, voice, stretch, f0):
     return x
 
 
-def spoken(text, rng):
-    """(audio, label): `text` in a voice drawn from espeak-ng's and flite's."""
-    if rng.random() < 0.5:
-        voice = negatives.VOICES[rng.integers(len(negatives.VOICES))] + negatives.VARIANTS[rng.integers(len(negatives.VARIANTS))]
-        rate, pitch = int(rng.integers(110, 231)), int(rng.integers(20, 81))
-        return negatives.espeak(text, voice, rate, pitch), f"espeak-ng {voice} -s {rate} -p {pitch}"
+def flite_voice(rng):
+    """A flite voice with its duration stretch and pitch drawn from `rng`:
+    (voice, stretch, f0), as `flite` takes them."""
     voice = FLITE_VOICES[rng.integers(len(FLITE_VOICES))]
     stretch = rng.uniform(0.8, 1.3)
     f0 = FLITE_F0[voice] * 2 ** (rng.uniform(-0.3, 0.3))
+    return voice, stretch, f0
+
+
+def spoken(text, rng):
+    """(audio, label): `text` in a voice drawn from espeak-ng's and flite's."""
+    if rng.random() < 0.5:
+        voice, rate, pitch = negatives.espeak_voice(rng)
+        return negatives.espeak(text, voice, rate, pitch), f"espeak-ng {voice} -s {rate} -p {pitch}"
+    voice, stretch, f0 = flite_voice(rng)
     return flite(text, voice, stretch, f0), f"flite {voice} stretch {stretch:.2f} f0 {f0:.0f}"
 
 

@@ -117,6 +117,13 @@ def mix(speech, noise, snr, rng):
     return out * (0.5 * 32767 / (numpy.max(numpy.abs(out)) + 1e-9))
 
 
+def espeak_voice(rng):
+    """An espeak-ng voice and variant with a rate and pitch drawn from `rng`:
+    (voice, rate, pitch), as `espeak` takes them."""
+    voice = VOICES[rng.integers(len(VOICES))] + VARIANTS[rng.integers(len(VARIANTS))]
+    return voice, int(rng.integers(110, 231)), int(rng.integers(20, 81))
+
+
 def espeak(text, voice, rate, pitch):
     """One utterance from espeak-ng, resampled from its 22050 Hz to 16 kHz."""
     out = subprocess.run(["espeak-ng", "-v", voice, "-s", str(rate), "-p", str(pitch), "--stdout", text],
@@ -275,8 +282,7 @@ def main():
         if j % 2 == 1 and h < len(household):
             pool.append(household[h]); h += 1
     for i, text in enumerate(pool):
-        voice = VOICES[rng.integers(len(VOICES))] + VARIANTS[rng.integers(len(VARIANTS))]
-        rate, pitch = int(rng.integers(110, 231)), int(rng.integers(20, 81))
+        voice, rate, pitch = espeak_voice(rng)
         x = trim(espeak(text, voice, rate, pitch), keep=0.02)
         x = numpy.concatenate([x, numpy.zeros(int(rng.integers(100, 401)) * 16)])
         kind = "espeak-clean" if i % 3 else "espeak-kitchen10"
