@@ -80,7 +80,7 @@ decision() {
   local line
   line=$(grep -m1 -E ': (heard|woken) ' "$1" || true)
   case $line in
-    *": heard "*) sed -E 's/.* text=(.*) unsure=.*/\1/' <<<"$line" ;;
+    *": heard "*) sed -E 's/.* text=//; s/ (threshold|unsure)=.*//' <<<"$line" ;;
     *": woken "*) echo woken ;;
     *) echo - ;;
   esac

@@ -111,6 +111,12 @@ public struct WakeGrammar: Sendable, Equatable {
         return said.hey && said.name
     }
 
+    /// Whether the words begin with the name (after "hey", or alone): a
+    /// command said to the device by name rather than with "hey" alone.
+    public func saysName(_ words: [String]) -> Bool {
+        leadingWakeWords(words).name
+    }
+
     /// Whether the words begin with "hey", and whether the name follows it
     /// (or begins them, without "hey"), compared normalised.
     private func leadingWakeWords(_ words: [String]) -> (hey: Bool, name: Bool) {

@@ -384,34 +384,57 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
 
     /// The ask rule on the listener's side: a command accepted below the
     /// rule's confidence reaches the engine as unsure and is asked back, a
-    /// confident one runs.
+    /// confident one runs; in noise, an unsure one said without the name
+    /// is dropped (`ListeningOutcome.unaddressed`) unless the wake detector
+    /// heard the name.
     @Test func aCommandAcceptedWithLowConfidenceIsAskedBackNotRun() async throws {
-        func order(_ confidence: Double) -> CommandResult {
-            var result = Self.heard("hey make toast with toaster", .intent(app: "Toaster", intent: "MakeToast", fixed: [:]))
-            result.confidence = confidence
-            result.evidence = RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: 12, threshold: -2.8, weakestWord: confidence - 1)
-            return result
+        enum Expected: Equatable { case performed, asked, dropped }
+        struct Case {
+            var confidence: Double
+            var snr: Double
+            var transcript = "hey make toast with toaster"
+            /// The wake detector's verdict (nil: direct mode alone, no detector).
+            var wakeHeard: Bool? = nil
+            var expected: Expected
         }
+        let cases = [
+            Case(confidence: 0.4, snr: 12, expected: .performed),
+            Case(confidence: -0.6, snr: 25, expected: .asked),
+            Case(confidence: -0.6, snr: 12, expected: .dropped),
+            Case(confidence: -0.6, snr: 12, transcript: "hey computer make toast with toaster", wakeHeard: true, expected: .asked),
+            Case(confidence: -0.6, snr: 12, transcript: "hey computer make toast with toaster", wakeHeard: false, expected: .dropped),
+        ]
         // One listening run each: two commands in one recording reach a
         // loaded engine back to back, and the second then comes while the
         // first still performs (and is not heard, as on the device).
-        for (confidence, unsure) in [(0.4, false), (-0.6, true)] {
+        for test in cases {
             let dir = try TemporaryDirectory(); defer { dir.remove() }
+            var result = Self.heard(test.transcript, .intent(app: "Toaster", intent: "MakeToast", fixed: [:]))
+            result.confidence = test.confidence
+            result.evidence = RejectionEvidence(ratio: test.confidence, absorbedSpeech: 0, snr: test.snr, threshold: -2.8,
+                                                weakestWord: test.confidence - 1)
             let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
-            let commands = ScriptedCommands([.init(.complete, order(confidence))], otherwise: .init(.incomplete, Self.nothing))
-            let running = try await Self.start(words: [2.0...3.2], seconds: 5, in: dir, named: false,
-                                               commands: commands, askRule: AskRule())
-            let done = try await Poll.holds(unsure ? "the unsure command asked back" : "the confident command performed") {
-                unsure
-                    ? await running.harness.sink.spoken.contains("Did you say: make toast with toaster?")
-                    : MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+            let commands = ScriptedCommands([.init(.complete, result)], otherwise: .init(.incomplete, Self.nothing))
+            let wake = test.wakeHeard.map { ScriptedWake([.init(.extendable, $0)], otherwise: .init(.extendable, false)) }
+            let running = try await Self.start(words: [2.0...3.2], seconds: 5, in: dir, named: wake != nil,
+                                               commands: commands, wake: wake, askRule: AskRule())
+            let done = try await Poll.holds("\(test.expected)") {
+                switch test.expected {
+                case .asked: await running.harness.sink.spoken.contains("Did you say: make toast with toaster?")
+                case .performed: MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+                case .dropped: running.pipeline.capture.status.state == .endOfInput && running.pipeline.listeningCounts.decided >= 1
+                }
             }
             _ = try await Self.decided(running, 1)
+            let recognitions = await running.pipeline.recognitions()
             await running.stop()
             let said = await running.harness.sink.spoken
-            #expect(done, "confidence \(confidence): said \(said)")
+            let label = "\(test.transcript) at \(test.confidence), \(test.snr) dB"
+            #expect(done, "\(label): said \(said)")
             let performed = MakeToast.performed.load(ordering: .sequentiallyConsistent) - performedBefore
-            #expect(performed == (unsure ? 0 : 1), "confidence \(confidence): performed \(performed)")
+            #expect(performed == (test.expected == .performed ? 1 : 0), "\(label): performed \(performed)")
+            #expect(recognitions == (test.expected == .dropped ? 0 : 1), "\(label): \(recognitions) recognitions")
+            if test.expected == .dropped { #expect(said.isEmpty, "\(label): said \(said)") }
         }
     }
 

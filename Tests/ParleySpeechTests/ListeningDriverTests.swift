@@ -232,6 +232,51 @@ import Testing
                                         wake: wake) == .text("hey two", dictated: false))
     }
 
+    /// Direct mode in noise (`ListeningOutcome.unaddressed`): a command the
+    /// ask rule is unsure of, heard in noise without the name, is dropped;
+    /// the same words confident, in a quiet room, with the name, in a
+    /// window or as an answer are not.
+    @Test func anUnsureCommandInNoiseWithoutTheNameIsDropped() {
+        func heard(_ transcript: String, confidence: Double, snr: Double, target: PhraseTarget = .builtin(.volumeSet)) -> CommandResult {
+            var result = command(transcript, target: target)
+            result.confidence = confidence
+            result.evidence = RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: snr, threshold: -2.8,
+                                                weakestWord: confidence - 0.5)
+            return result
+        }
+        let rule = AskRule()
+        func outcome(_ result: CommandResult, kind: ListeningKind = .commands, saidName: Bool = false,
+                     askRule: AskRule? = AskRule()) -> ListeningOutcome {
+            var asked = 0
+            let decided = ListeningOutcome.decide(kind: kind, command: result, dictated: nil, woke: false, wake: wake)
+            let final = ListeningOutcome.unaddressed(decided, kind: kind, command: result, askRule: askRule) {
+                asked += 1
+                return saidName
+            }
+            #expect(asked <= 1)
+            return final
+        }
+        let noisy = heard("hey volume one", confidence: -0.87, snr: 12.1)
+        #expect(rule.asks(noisy))
+        #expect(outcome(noisy) == .reject(heard: "hey volume one", why: ListeningOutcome.unaddressedReason))
+        // Sure of it: acted on, in noise too.
+        #expect(outcome(heard("hey volume one", confidence: 0.2, snr: 12.1)) == .text("volume one", dictated: false))
+        // A quiet room: unsure is asked back as before (noise makes no
+        // commands there), so it reaches the engine.
+        let quiet = heard("hey volume one", confidence: -0.2, snr: rule.splitSNR + 5)
+        #expect(rule.asks(quiet))
+        #expect(outcome(quiet) == .text("volume one", dictated: false))
+        // With the name, in the window the name opened, as an answer, with
+        // asking off: as `decide` said.
+        #expect(outcome(heard("hey coffee volume one", confidence: -0.87, snr: 12.1), saidName: true)
+            == .text("volume one", dictated: false))
+        #expect(outcome(noisy, kind: .window) == .text("volume one", dictated: false))
+        #expect(outcome(heard("yes", confidence: -0.87, snr: 12.1, target: .answer), kind: .followUp) == .text("yes", dictated: false))
+        #expect(outcome(noisy, askRule: nil) == .text("volume one", dictated: false))
+        // What is not a command stays what it was.
+        #expect(outcome(nothing) == .reject(heard: "", why: "no words"))
+    }
+
     @Test func theWakePhraseAloneOpensAWindowOnlyWhenTheDetectorConfirmedIt() {
         #expect(ListeningOutcome.needsWake(kind: .commands, command: alone))
         #expect(!ListeningOutcome.needsWake(kind: .commands, command: command("hey coffee a latte")))

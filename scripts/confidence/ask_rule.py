@@ -217,6 +217,43 @@ def main():
     # figures are held out in the kind of noise only (kitchen), not in voices.
     table("Asking with the shipped rule:", {cond: score_rule([r for r in report if r["cond"] == cond], shipped, splits)
                                             for cond in conds}, conds)
+    print()
+    direct_mode(load(labels, args.tune + args.report, "raw"), conds)
+
+
+# The daemon's AskRule() (ParleySpeech/AskRule.swift): (A, B) below 20 dB, at and above.
+DAEMON_RULE, DAEMON_SPLITS = [(-0.3, -2.5), (0.0, -8.0)], [20.0]
+
+
+def direct_mode(rows, conds):
+    """Commands said without the wake word's name ("hey <command>", direct
+    mode) under the daemon's rule: an unsure one in the noisy band is
+    dropped, not asked (`ListeningOutcome.unaddressed`), so it is lost
+    unless said again with the name. These decodes have no "hey" (the
+    window's grammar): the orders stand for what follows it."""
+    print("Said without the name (direct mode), the daemon's rule; unsure in its noisy band (< %g dB): dropped" % DAEMON_SPLITS[0])
+    print("%-14s %6s %8s %8s %7s %9s %9s %8s" % (
+        "condition", "right", "+asked", "success", "wrong", "dropped", "of them ok", "reject"))
+    for cond in conds:
+        c = dict(right=0, asked=0, wrong=0, dropped=0, dropped_right=0, rejected=0, total=0)
+        for r in rows:
+            if r["cond"] != cond:
+                continue
+            c["total"] += 1
+            if r["outcome"] == "rejected":
+                c["rejected"] += 1
+                continue
+            i = band(r, DAEMON_SPLITS)
+            if not asks(r, *DAEMON_RULE[i]):
+                c[r["outcome"]] += 1
+            elif i == 0:
+                c["dropped"] += 1
+                c["dropped_right"] += r["outcome"] == "right"
+            elif r["outcome"] == "right":
+                c["asked"] += 1
+        print("%-14s %6d %8d %7.1f%% %7d %9d %9d %8d" % (
+            cond, c["right"], c["asked"], 100 * (c["right"] + c["asked"]) / c["total"], c["wrong"], c["dropped"],
+            c["dropped_right"], c["rejected"]))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,10 @@
 #   talk      people talking, with pauses: 30 other clean coffee-maker
 #             recordings as recorded (each a sentence between its own
 #             silences), none of it after a wake word
+#   white, pink, brown, babble, clatter
+#             a training noise of scripts/adapt/make-noises.py (never
+#             kitchen.wav: these are what a rule may be chosen on) at a
+#             kitchen's level, -40 dBFS RMS, repeated as often as needed
 scene() {
   local name=$1 length=$2
   local out=$work/idle/$name-$length.wav
@@ -44,7 +48,13 @@ roadworks continue near the river bridge."
       sox $(ls "$data"/coffee-maker/clean/*.wav | sed -n 21,50p) "$work/idle/talk-raw.wav"
       sox "$work/idle/talk-raw.wav" "$out" repeat 1 trim 0 "$length"
       ;;
-    *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen, tv or talk)" >&2; exit 2 ;;
+    white|pink|brown|babble|clatter)
+      [ -f "$work/idle/noise/$name.wav" ] || /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../adapt/make-noises.py" "$work/idle/noise" 60 >/dev/null
+      local gain
+      gain=$(sox "$work/idle/noise/$name.wav" -n stats 2>&1 | awk '/RMS lev dB/ { print -40 - $4 }')
+      sox "$work/idle/noise/$name.wav" "$out" gain "$gain" repeat $(( length / 60 + 1 )) trim 0 "$length"
+      ;;
+    *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen, tv, talk or a training noise: white, pink, brown, babble, clatter)" >&2; exit 2 ;;
   esac
   echo "$out"
 }

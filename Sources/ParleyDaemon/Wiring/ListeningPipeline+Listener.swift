@@ -202,10 +202,20 @@ extension ListeningPipeline {
             } else {
                 woke = false
             }
-            let wakeEnd = open?.wakeEnd
-            open = nil
             var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
+            outcome = ListeningOutcome.unaddressed(outcome, kind: kind, command: command, askRule: pipeline.askRule) {
+                // The name in the words, and heard by the wake detector where
+                // one listens (it was fed this commands utterance; nothing
+                // has finished it: a command needs no wake verdict).
+                guard pipeline.wakeGrammar.saysName(command.transcript.split(separator: " ").map(String.init)) else { return false }
+                guard let wake else { return true }
+                guard current.kind == .commands else { return false }
+                feedWake(upTo: newest)
+                return (try? wake.finish()) ?? false
+            }
+            let wakeEnd = open?.wakeEnd
+            open = nil
             if kind == .bargeIn, pipeline.echo != nil {
                 let before = outcome
                 outcome = ListeningOutcome.gated(outcome, adapted: echoAdapted, keptDecibels: {
@@ -494,11 +504,13 @@ extension ListeningPipeline {
         case .text(let text, dictated: false):
             shared.withLock { $0.recognitions += 1 }
             let now = ContinuousClock.now
-            logger.info("heard", metadata: [
+            var metadata: Logger.Metadata = [
                 "text": "\(text)", "confidence": "\(command.confidence)", "unsure": "\(unsure)",
                 "latency-ms": "\(LatencyProbe.milliseconds(now - decided.spokenEnd))", "end-sample": "\(decided.endSample)",
                 "decided-sample": "\(decided.decidedSample)", "decode-ms": "\(LatencyProbe.milliseconds(now - decided.decodeStart))",
-            ])
+            ]
+            metadata.merge(Self.evidenceMetadata(command), uniquingKeysWith: { $1 })
+            logger.info("heard", metadata: metadata)
             hand(text, spokenEnd: decided.spokenEnd, unsure: unsure)
         case .woken:
             logger.info("woken", metadata: ["name": "\(wake.name)"])
@@ -508,8 +520,20 @@ extension ListeningPipeline {
             // Where it was in the stream: a command cut in two shows as
             // two rejections, the second starting where the first ended.
             logger.debug("rejected", metadata: ["heard": "\(heard)", "why": "\(why)",
-                                                "start-sample": "\(decided.startSample)", "end-sample": "\(decided.endSample)"])
+                                                "start-sample": "\(decided.startSample)", "end-sample": "\(decided.endSample)"]
+                .merging(Self.evidenceMetadata(command), uniquingKeysWith: { $1 }))
         }
+    }
+
+    /// What rejection measured, for the log: why an utterance in noise was
+    /// taken or not (scripts/eval-idle-heard.sh reads these).
+    static func evidenceMetadata(_ command: CommandResult) -> Logger.Metadata {
+        guard let evidence = command.evidence else { return [:] }
+        return [
+            "confidence": "\(command.confidence)", "snr-db": "\(String(format: "%.1f", evidence.snr))", "threshold": "\(String(format: "%.3f", evidence.threshold))",
+            "weakest-word": "\(String(format: "%.3f", evidence.weakestWord))",
+            "absorbed": "\(String(format: "%.2f", evidence.absorbedSpeech))",
+        ]
     }
 
     /// Hands text to the engine without waiting for it: the listen thread
