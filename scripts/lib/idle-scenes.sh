@@ -21,6 +21,14 @@
 #             a training noise of scripts/adapt/make-noises.py (never
 #             kitchen.wav: these are what a rule may be chosen on) at a
 #             kitchen's level, -40 dBFS RMS, repeated as often as needed
+# How many repeats (sox's `repeat`, after the first play) make FILE last
+# SECONDS, at least AT_LEAST (what the scene always had: shorter scenes keep
+# their bytes).
+times() {
+  python3 -c "import math, sys; d = float(sys.argv[1]); print(max(int(sys.argv[3]) - 1, math.ceil(float(sys.argv[2]) / d) - 1))" \
+    "$(soxi -D "$1")" "$2" "$3"
+}
+
 scene() {
   local name=$1 length=$2
   local out=$work/idle/$name-$length.wav
@@ -41,12 +49,13 @@ roadworks continue near the river bridge."
       sox "$work/idle/news-raw.wav" -r 16000 -c 1 -b 16 "$work/idle/news.wav"
       # shellcheck disable=SC2046
       sox $(ls "$data"/coffee-maker/clean/*.wav | head -n 20) "$work/idle/coffee.wav" silence -l 1 0.1 1% -1 0.25 1%
-      sox "$work/idle/news.wav" "$work/idle/coffee.wav" "$out" repeat 3 trim 0 "$length"
+      sox "$work/idle/news.wav" "$work/idle/coffee.wav" "$work/idle/tv-once.wav"
+      sox "$work/idle/tv-once.wav" "$out" repeat "$(times "$work/idle/tv-once.wav" "$length" 4)" trim 0 "$length"
       ;;
     talk)
       # shellcheck disable=SC2046
       sox $(ls "$data"/coffee-maker/clean/*.wav | sed -n 21,50p) "$work/idle/talk-raw.wav"
-      sox "$work/idle/talk-raw.wav" "$out" repeat 1 trim 0 "$length"
+      sox "$work/idle/talk-raw.wav" "$out" repeat "$(times "$work/idle/talk-raw.wav" "$length" 2)" trim 0 "$length"
       ;;
     white|pink|brown|babble|clatter)
       [ -f "$work/idle/noise/$name.wav" ] || /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../adapt/make-noises.py" "$work/idle/noise" 60 >/dev/null
