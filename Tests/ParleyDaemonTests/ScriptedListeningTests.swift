@@ -393,7 +393,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             var confidence: Double
             var snr: Double
             var transcript = "hey make toast with toaster"
-            /// The wake detector's verdict (nil: direct mode alone, no detector).
+            /// Whether the wake detector proposed the name (nil: direct mode alone, no detector).
             var wakeHeard: Bool? = nil
             var expected: Expected
         }
@@ -415,7 +415,12 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
                                                 weakestWord: test.confidence - 1)
             let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
             let commands = ScriptedCommands([.init(.complete, result)], otherwise: .init(.incomplete, Self.nothing))
-            let wake = test.wakeHeard.map { ScriptedWake([.init(.extendable, $0)], otherwise: .init(.extendable, false)) }
+            // The detector's first stage proposes the name, or never does.
+            let wake = test.wakeHeard.map { heard in
+                let detector = ScriptedWake([.init(.extendable, false)], otherwise: .init(.extendable, false))
+                detector.proposesAfter = heard ? 1 : nil
+                return detector
+            }
             let running = try await Self.start(words: [2.0...3.2], seconds: 5, in: dir, named: wake != nil,
                                                commands: commands, wake: wake, askRule: AskRule())
             let done = try await Poll.holds("\(test.expected)") {

@@ -205,14 +205,17 @@ extension ListeningPipeline {
             var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
             outcome = ListeningOutcome.unaddressed(outcome, kind: kind, command: command, askRule: pipeline.askRule) {
-                // The name in the words, and heard by the wake detector where
-                // one listens (it was fed this commands utterance; nothing
-                // has finished it: a command needs no wake verdict).
+                // The name in the words, and proposed by the wake detector
+                // where one listens (it was fed this commands utterance):
+                // its first stage, not its confirmation, as `WakeGate` opens
+                // named mode's decoders on (the keyword network proposed 399
+                // of 400 held-out "computer"s in noise at 10 dB), so a named
+                // command in noise is asked back as before.
                 guard pipeline.wakeGrammar.saysName(command.transcript.split(separator: " ").map(String.init)) else { return false }
                 guard let wake else { return true }
                 guard current.kind == .commands else { return false }
                 feedWake(upTo: newest)
-                return (try? wake.finish()) ?? false
+                return wake.proposed
             }
             let wakeEnd = open?.wakeEnd
             open = nil

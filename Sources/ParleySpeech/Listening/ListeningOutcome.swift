@@ -111,7 +111,8 @@ extension ListeningOutcome {
     /// name, a window's, an answer. `saidName`: whether the utterance began
     /// with the wake word's name, asked only for a command that would be
     /// dropped (the listener asks its wake detector, not only the words:
-    /// the grammar can force the name onto noise as well as "hey").
+    /// the grammar can force the name onto noise as well as "hey"; its
+    /// first stage's proposal is enough, as for `WakeGate`).
     public static func unaddressed(_ outcome: ListeningOutcome, kind: ListeningKind, command: CommandResult,
                                    askRule: AskRule?, saidName: () -> Bool) -> ListeningOutcome {
         guard kind == .commands, case .text(_, dictated: false) = outcome, let askRule, askRule.asks(command),
