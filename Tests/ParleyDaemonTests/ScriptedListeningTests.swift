@@ -60,6 +60,8 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
     var proposesAfter: Int? = 1
     /// False: a detector of the name alone, as the keyword network.
     var hearsHey = true
+    /// False: as the keyword network, whose gate decodes nothing it did not propose.
+    var unproposedMayBeCommands = true
     var proposed: Bool {
         guard let after = proposesAfter, let open = utterances.last, open.finished == nil else { return false }
         return open.fed.count >= after
@@ -395,6 +397,8 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             var transcript = "hey make toast with toaster"
             /// Whether the wake detector proposed the name (nil: direct mode alone, no detector).
             var wakeHeard: Bool? = nil
+            /// The detector misses names the grammar hears (PocketSphinx's), not the keyword network.
+            var detectorMisses = false
             var expected: Expected
         }
         let cases = [
@@ -403,6 +407,9 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             Case(confidence: -0.6, snr: 12, expected: .dropped),
             Case(confidence: -0.6, snr: 12, transcript: "hey computer make toast with toaster", wakeHeard: true, expected: .asked),
             Case(confidence: -0.6, snr: 12, transcript: "hey computer make toast with toaster", wakeHeard: false, expected: .dropped),
+            // A detector that misses names: the words' name is enough.
+            Case(confidence: -0.6, snr: 12, transcript: "hey computer make toast with toaster", wakeHeard: false,
+                 detectorMisses: true, expected: .asked),
         ]
         // One listening run each: two commands in one recording reach a
         // loaded engine back to back, and the second then comes while the
@@ -419,6 +426,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             let wake = test.wakeHeard.map { heard in
                 let detector = ScriptedWake([.init(.extendable, false)], otherwise: .init(.extendable, false))
                 detector.proposesAfter = heard ? 1 : nil
+                detector.unproposedMayBeCommands = test.detectorMisses
                 return detector
             }
             let running = try await Self.start(words: [2.0...3.2], seconds: 5, in: dir, named: wake != nil,

@@ -29,6 +29,18 @@ import Testing
         #expect(!wake.startsWithHeyAndName([]))
     }
 
+    /// A command said by name (`ListeningOutcome.unaddressed` asks): the
+    /// name first, after "hey" or alone; "hey" alone is not the name.
+    @Test func theNameIsSaidAfterHeyOrAlone() {
+        let wake = WakeGrammar(name: "Kitchen Helper")
+        #expect(wake.saysName(["hey", "Kitchen", "helper", "mute"]))
+        #expect(wake.saysName(["kitchen", "helper", "mute"]))
+        #expect(!wake.saysName(["hey", "mute"]))
+        #expect(!wake.saysName(["hey", "kitchen", "mute"]), "half the name")
+        #expect(!wake.saysName(["mute", "kitchen", "helper"]), "not at the start")
+        #expect(!wake.saysName([]))
+    }
+
     @Test func theWakeAloneIsARuleOnlyInNamedMode() {
         let commands = PhraseModel(rules: [
             PhraseRule(id: "coffee", target: .intent(app: "Coffee", intent: "brew", fixed: [:]), body: .words(["coffee", "time"])),

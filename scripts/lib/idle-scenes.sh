@@ -24,7 +24,7 @@
 # How many repeats (sox's `repeat`, after the first play) make FILE last
 # SECONDS, at least AT_LEAST (what the scene always had: shorter scenes keep
 # their bytes).
-times() {
+repeats_for() {
   python3 -c "import math, sys; d = float(sys.argv[1]); print(max(int(sys.argv[3]) - 1, math.ceil(float(sys.argv[2]) / d) - 1))" \
     "$(soxi -D "$1")" "$2" "$3"
 }
@@ -33,7 +33,8 @@ scene() {
   local name=$1 length=$2
   local out=$work/idle/$name-$length.wav
   mkdir -p "$work/idle"
-  [ -f "$out" ] && { echo "$out"; return; }
+  # Made before, and as long as asked (an older script's tv and talk scenes were shorter).
+  [ -f "$out" ] && [ "$(soxi -s "$out")" = "$(( length * 16000 ))" ] && { echo "$out"; return; }
   case $name in
     silence) sox -n -r 16000 -c 1 -b 16 "$out" trim 0 "$length" ;;
     # kitchen.wav is 123 s: repeated as often as the length needs.
@@ -50,12 +51,12 @@ roadworks continue near the river bridge."
       # shellcheck disable=SC2046
       sox $(ls "$data"/coffee-maker/clean/*.wav | head -n 20) "$work/idle/coffee.wav" silence -l 1 0.1 1% -1 0.25 1%
       sox "$work/idle/news.wav" "$work/idle/coffee.wav" "$work/idle/tv-once.wav"
-      sox "$work/idle/tv-once.wav" "$out" repeat "$(times "$work/idle/tv-once.wav" "$length" 4)" trim 0 "$length"
+      sox "$work/idle/tv-once.wav" "$out" repeat "$(repeats_for "$work/idle/tv-once.wav" "$length" 4)" trim 0 "$length"
       ;;
     talk)
       # shellcheck disable=SC2046
       sox $(ls "$data"/coffee-maker/clean/*.wav | sed -n 21,50p) "$work/idle/talk-raw.wav"
-      sox "$work/idle/talk-raw.wav" "$out" repeat "$(times "$work/idle/talk-raw.wav" "$length" 2)" trim 0 "$length"
+      sox "$work/idle/talk-raw.wav" "$out" repeat "$(repeats_for "$work/idle/talk-raw.wav" "$length" 2)" trim 0 "$length"
       ;;
     white|pink|brown|babble|clatter)
       [ -f "$work/idle/noise/$name.wav" ] || /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../adapt/make-noises.py" "$work/idle/noise" 60 >/dev/null

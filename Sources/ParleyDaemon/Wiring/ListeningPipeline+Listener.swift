@@ -206,14 +206,16 @@ extension ListeningPipeline {
                                                   wake: pipeline.wakeGrammar)
             outcome = ListeningOutcome.unaddressed(outcome, kind: kind, command: command, askRule: pipeline.askRule) {
                 // The name in the words, and proposed by the wake detector
-                // where one listens (it was fed this commands utterance):
-                // its first stage, not its confirmation, as `WakeGate` opens
-                // named mode's decoders on (the keyword network proposed 399
-                // of 400 held-out "computer"s in noise at 10 dB), so a named
-                // command in noise is asked back as before.
+                // where one listens: its first stage, not its confirmation,
+                // as `WakeGate` opens named mode's decoders on (the keyword
+                // network proposed 399 of 400 held-out "computer"s in noise
+                // at 10 dB), so a named command in noise is asked back as
+                // before. The words alone where the detector did not hear
+                // the utterance (streamed as a window's) or where, as
+                // PocketSphinx's, it misses names the grammar still hears
+                // (`unproposedMayBeCommands`: the gate decodes those too).
                 guard pipeline.wakeGrammar.saysName(command.transcript.split(separator: " ").map(String.init)) else { return false }
-                guard let wake else { return true }
-                guard current.kind == .commands else { return false }
+                guard let wake, current.kind == .commands, !wake.unproposedMayBeCommands else { return true }
                 feedWake(upTo: newest)
                 return wake.proposed
             }
@@ -233,7 +235,10 @@ extension ListeningPipeline {
             }
             if case .woken = outcome { wokeAt = utterance.upperBound }
             let words = command.transcript.split(separator: " ").map(String.init)
-            if case .reject = outcome, kind == .commands, !words.isEmpty, pipeline.wakeGrammar.strip(words).count < words.count {
+            // Not a command dropped as unaddressed: it was "hey" and words the
+            // grammar matched, not "hey" and then a pause.
+            if case .reject(_, let why) = outcome, why != ListeningOutcome.unaddressedReason, kind == .commands, !words.isEmpty,
+               pipeline.wakeGrammar.strip(words).count < words.count {
                 wakeBeforePause = utterance
             }
             if pipeline.handOnRejected(outcome, kind: kind, heard: command.transcript, wakeEnd: wakeEnd, woke: woke,
