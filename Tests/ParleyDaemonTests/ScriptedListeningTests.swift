@@ -399,6 +399,8 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             var wakeHeard: Bool? = nil
             /// The detector misses names the grammar hears (PocketSphinx's), not the keyword network.
             var detectorMisses = false
+            /// `speech.ask_unsure`: off acts on unsure commands, but noise still gets nothing.
+            var asking = true
             var expected: Expected
         }
         let cases = [
@@ -410,6 +412,8 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             // A detector that misses names: the words' name is enough.
             Case(confidence: -0.6, snr: 12, transcript: "hey computer make toast with toaster", wakeHeard: false,
                  detectorMisses: true, expected: .asked),
+            Case(confidence: -0.6, snr: 25, asking: false, expected: .performed),
+            Case(confidence: -0.6, snr: 12, asking: false, expected: .dropped),
         ]
         // One listening run each: two commands in one recording reach a
         // loaded engine back to back, and the second then comes while the
@@ -430,7 +434,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
                 return detector
             }
             let running = try await Self.start(words: [2.0...3.2], seconds: 5, in: dir, named: wake != nil,
-                                               commands: commands, wake: wake, askRule: AskRule())
+                                               commands: commands, wake: wake, askRule: test.asking ? AskRule() : nil)
             let done = try await Poll.holds("\(test.expected)") {
                 switch test.expected {
                 case .asked: await running.harness.sink.spoken.contains("Did you say: make toast with toaster?")
@@ -442,7 +446,7 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             let recognitions = await running.pipeline.recognitions()
             await running.stop()
             let said = await running.harness.sink.spoken
-            let label = "\(test.transcript) at \(test.confidence), \(test.snr) dB"
+            let label = "\(test.transcript) at \(test.confidence), \(test.snr) dB, asking \(test.asking)"
             #expect(done, "\(label): said \(said)")
             let performed = MakeToast.performed.load(ordering: .sequentiallyConsistent) - performedBefore
             #expect(performed == (test.expected == .performed ? 1 : 0), "\(label): performed \(performed)")

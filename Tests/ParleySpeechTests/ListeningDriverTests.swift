@@ -247,10 +247,10 @@ import Testing
         let rule = AskRule()
         // `saidName` is asked only of a command that would be dropped.
         func outcome(_ result: CommandResult, kind: ListeningKind = .commands, saidName: Bool = false,
-                     askRule: AskRule? = AskRule(), nameAsked: Int = 0) -> ListeningOutcome {
+                     nameAsked: Int = 0) -> ListeningOutcome {
             var asked = 0
             let decided = ListeningOutcome.decide(kind: kind, command: result, dictated: nil, woke: false, wake: wake)
-            let final = ListeningOutcome.unaddressed(decided, kind: kind, command: result, askRule: askRule) {
+            let final = ListeningOutcome.unaddressed(decided, kind: kind, command: result, askRule: rule) {
                 asked += 1
                 return saidName
             }
@@ -267,13 +267,12 @@ import Testing
         let quiet = heard("hey volume one", confidence: -0.2, snr: rule.splitSNR + 5)
         #expect(rule.asks(quiet))
         #expect(outcome(quiet) == .text("volume one", dictated: false))
-        // With the name, in the window the name opened, as an answer, with
-        // asking off: as `decide` said.
+        // With the name, in the window the name opened, as an answer: as
+        // `decide` said.
         #expect(outcome(heard("hey coffee volume one", confidence: -0.87, snr: 12.1), saidName: true, nameAsked: 1)
             == .text("volume one", dictated: false))
         #expect(outcome(noisy, kind: .window) == .text("volume one", dictated: false))
         #expect(outcome(heard("yes", confidence: -0.87, snr: 12.1, target: .answer), kind: .followUp) == .text("yes", dictated: false))
-        #expect(outcome(noisy, askRule: nil) == .text("volume one", dictated: false))
         // What is not a command stays what it was.
         #expect(outcome(nothing) == .reject(heard: "", why: "no words"))
     }

@@ -204,7 +204,7 @@ extension ListeningPipeline {
             }
             var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
-            outcome = ListeningOutcome.unaddressed(outcome, kind: kind, command: command, askRule: pipeline.askRule) {
+            outcome = ListeningOutcome.unaddressed(outcome, kind: kind, command: command, askRule: pipeline.askRule ?? AskRule()) {
                 // The name in the words, and proposed by the wake detector
                 // where one listens: its first stage, not its confirmation,
                 // as `WakeGate` opens named mode's decoders on (the keyword

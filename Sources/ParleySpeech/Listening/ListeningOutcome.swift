@@ -112,10 +112,13 @@ extension ListeningOutcome {
     /// with the wake word's name, asked only for a command that would be
     /// dropped (the listener asks its wake detector, not only the words:
     /// the grammar can force the name onto noise as well as "hey"; its
-    /// first stage's proposal is enough, as for `WakeGate`).
+    /// first stage's proposal is enough, as for `WakeGate`). The listener
+    /// passes the shipped rule's lines also when asking is off
+    /// (`speech.ask_unsure: false`): that setting acts on unsure commands
+    /// instead of asking, and noise must not get that either.
     public static func unaddressed(_ outcome: ListeningOutcome, kind: ListeningKind, command: CommandResult,
-                                   askRule: AskRule?, saidName: () -> Bool) -> ListeningOutcome {
-        guard kind == .commands, case .text(_, dictated: false) = outcome, let askRule, askRule.asks(command),
+                                   askRule: AskRule, saidName: () -> Bool) -> ListeningOutcome {
+        guard kind == .commands, case .text(_, dictated: false) = outcome, askRule.asks(command),
               let evidence = command.evidence, evidence.snr < askRule.splitSNR, !saidName() else { return outcome }
         return .reject(heard: command.transcript, why: unaddressedReason)
     }
