@@ -44,11 +44,14 @@ public struct AskRule: Sendable, Hashable {
         self.splitSNR = splitSNR
     }
 
+    /// Whether an utterance falls in the noisy band (its estimated SNR below `splitSNR`).
+    public func isNoisy(_ evidence: RejectionEvidence) -> Bool { evidence.snr < splitSNR }
+
     /// Whether an accepted `result` is asked back. Results without rejection
     /// evidence (rejection off: nothing measured) and rejected ones are not.
     public func asks(_ result: CommandResult) -> Bool {
         guard result.match != nil, result.rejection == nil, let evidence = result.evidence else { return false }
-        let lines = evidence.snr < splitSNR ? noisy : quiet
+        let lines = isNoisy(evidence) ? noisy : quiet
         return result.confidence < lines.confidence || evidence.weakestWord < lines.weakestWord
     }
 }

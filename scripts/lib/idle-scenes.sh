@@ -22,11 +22,9 @@
 #             kitchen.wav: these are what a rule may be chosen on) at a
 #             kitchen's level, -40 dBFS RMS, repeated as often as needed
 # How many repeats (sox's `repeat`, after the first play) make FILE last
-# SECONDS, at least AT_LEAST (what the scene always had: shorter scenes keep
-# their bytes).
+# SECONDS; the scene is trimmed to SECONDS, so more would give the same audio.
 repeats_for() {
-  python3 -c "import math, sys; d = float(sys.argv[1]); print(max(int(sys.argv[3]) - 1, math.ceil(float(sys.argv[2]) / d) - 1))" \
-    "$(soxi -D "$1")" "$2" "$3"
+  python3 -c "import math, sys; print(max(0, math.ceil(float(sys.argv[2]) / float(sys.argv[1])) - 1))" "$(soxi -D "$1")" "$2"
 }
 
 scene() {
@@ -37,8 +35,7 @@ scene() {
   [ -f "$out" ] && [ "$(soxi -s "$out")" = "$(( length * 16000 ))" ] && { echo "$out"; return; }
   case $name in
     silence) sox -n -r 16000 -c 1 -b 16 "$out" trim 0 "$length" ;;
-    # kitchen.wav is 123 s: repeated as often as the length needs.
-    kitchen) sox "$data/noise/kitchen.wav" -r 16000 -c 1 -b 16 "$out" repeat $(( length / 120 + 1 )) trim 0 "$length" ;;
+    kitchen) sox "$data/noise/kitchen.wav" -r 16000 -c 1 -b 16 "$out" repeat "$(repeats_for "$data/noise/kitchen.wav" "$length")" trim 0 "$length" ;;
     tv)
       espeak-ng -v en-us -s 165 -w "$work/idle/news-raw.wav" "Good evening and welcome to the news at six. \
 Tonight the city council voted to extend the opening hours of the public library through the summer months. \
@@ -51,18 +48,18 @@ roadworks continue near the river bridge."
       # shellcheck disable=SC2046
       sox $(ls "$data"/coffee-maker/clean/*.wav | head -n 20) "$work/idle/coffee.wav" silence -l 1 0.1 1% -1 0.25 1%
       sox "$work/idle/news.wav" "$work/idle/coffee.wav" "$work/idle/tv-once.wav"
-      sox "$work/idle/tv-once.wav" "$out" repeat "$(repeats_for "$work/idle/tv-once.wav" "$length" 4)" trim 0 "$length"
+      sox "$work/idle/tv-once.wav" "$out" repeat "$(repeats_for "$work/idle/tv-once.wav" "$length")" trim 0 "$length"
       ;;
     talk)
       # shellcheck disable=SC2046
       sox $(ls "$data"/coffee-maker/clean/*.wav | sed -n 21,50p) "$work/idle/talk-raw.wav"
-      sox "$work/idle/talk-raw.wav" "$out" repeat "$(repeats_for "$work/idle/talk-raw.wav" "$length" 2)" trim 0 "$length"
+      sox "$work/idle/talk-raw.wav" "$out" repeat "$(repeats_for "$work/idle/talk-raw.wav" "$length")" trim 0 "$length"
       ;;
     white|pink|brown|babble|clatter)
       [ -f "$work/idle/noise/$name.wav" ] || /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../adapt/make-noises.py" "$work/idle/noise" 60 >/dev/null
       local gain
       gain=$(sox "$work/idle/noise/$name.wav" -n stats 2>&1 | awk '/RMS lev dB/ { print -40 - $4 }')
-      sox "$work/idle/noise/$name.wav" "$out" gain "$gain" repeat $(( length / 60 + 1 )) trim 0 "$length"
+      sox "$work/idle/noise/$name.wav" "$out" gain "$gain" repeat "$(repeats_for "$work/idle/noise/$name.wav" "$length")" trim 0 "$length"
       ;;
     *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen, tv, talk or a training noise: white, pink, brown, babble, clatter)" >&2; exit 2 ;;
   esac

@@ -188,6 +188,7 @@ extension ListeningPipeline {
                let joined = rejoined(wakeBefore, utterance, audio: audio) {
                 command = joined
             }
+            let words = command.transcript.split(separator: " ").map(String.init)
             let woke: Bool
             if ListeningOutcome.needsWake(kind: kind, command: command) {
                 // "hey <name>" alone: the rest of the stream gives its tail.
@@ -198,7 +199,7 @@ extension ListeningPipeline {
                 // decoders must have heard "hey <name>".
                 let grammar = pipeline.wakeGrammar
                 woke = confirmed && (wake?.hearsHey ?? true || grammar.heyOptional
-                    || grammar.startsWithHeyAndName(command.transcript.split(separator: " ").map(String.init)))
+                    || grammar.startsWithHeyAndName(words))
             } else {
                 woke = false
             }
@@ -214,7 +215,7 @@ extension ListeningPipeline {
                 // the utterance (streamed as a window's) or where, as
                 // PocketSphinx's, it misses names the grammar still hears
                 // (`unproposedMayBeCommands`: the gate decodes those too).
-                guard pipeline.wakeGrammar.saysName(command.transcript.split(separator: " ").map(String.init)) else { return false }
+                guard pipeline.wakeGrammar.saysName(words) else { return false }
                 guard let wake, current.kind == .commands, !wake.unproposedMayBeCommands else { return true }
                 feedWake(upTo: newest)
                 return wake.proposed
@@ -234,7 +235,6 @@ extension ListeningPipeline {
                 }
             }
             if case .woken = outcome { wokeAt = utterance.upperBound }
-            let words = command.transcript.split(separator: " ").map(String.init)
             // Not a command dropped as unaddressed: it was "hey" and words the
             // grammar matched, not "hey" and then a pause.
             if case .reject(_, let why) = outcome, why != ListeningOutcome.unaddressedReason, kind == .commands, !words.isEmpty,

@@ -119,7 +119,7 @@ extension ListeningOutcome {
     public static func unaddressed(_ outcome: ListeningOutcome, kind: ListeningKind, command: CommandResult,
                                    askRule: AskRule, saidName: () -> Bool) -> ListeningOutcome {
         guard kind == .commands, case .text(_, dictated: false) = outcome, askRule.asks(command),
-              let evidence = command.evidence, evidence.snr < askRule.splitSNR, !saidName() else { return outcome }
+              let evidence = command.evidence, askRule.isNoisy(evidence), !saidName() else { return outcome }
         return .reject(heard: command.transcript, why: unaddressedReason)
     }
 
