@@ -9,7 +9,9 @@
 # here when missing, in WORK, default .build/wake-cv), the long negatives
 # of scripts/wake/make-long-negatives.py (10 h of espeak-ng and flite
 # speech, made here when missing; LONG_NEGATIVES=none leaves them out, as
-# the runs before 2026-12-01) and ../shared/data/wake-computer/clean;
+# the runs before 2026-12-01), the recorded training noises of
+# scripts/wake/recorded-noises.py (RECORDED_NOISES=none leaves them out, as
+# the runs before 2026-12-02) and ../shared/data/wake-computer/clean;
 # kitchen.wav is only reported. No
 # PocketSphinx decoding: the network's features are computed in Python.
 # Environment: WORK, FOLDS (default 0,1,2,3,4), PLOT (default
@@ -23,6 +25,8 @@ cd "$(dirname "$0")/.."
 plot=${PLOT-docs/wake-det-kws.svg}
 more=$long_negatives
 [ "${LONG_NEGATIVES:-}" = none ] && more=""
+recorded=$recorded_noises
+[ "${RECORDED_NOISES:-}" = none ] && recorded=""
 folds_file=""
 if [ "${FOLD_BY:-take}" = voice ]; then
   folds_file=$work/kws-voice-folds.txt
@@ -30,7 +34,7 @@ if [ "${FOLD_BY:-take}" = voice ]; then
 fi
 # shellcheck disable=SC2086  # KWS_ARGS is a list of options
 nice -n 10 "$py" scripts/wake/kws.py eval --work "$work" --positives "$data/wake-computer/clean" \
-  --noises "$work/noise" ${more:+--more-negatives "$more"} --kitchen "$data/noise/kitchen.wav" --folds "${FOLDS:-0,1,2,3,4}" \
+  --noises "$work/noise" ${recorded:+--recorded-noises "$recorded"} ${more:+--more-negatives "$more"} --kitchen "$data/noise/kitchen.wav" --folds "${FOLDS:-0,1,2,3,4}" \
   ${plot:+--plot "$plot"} ${folds_file:+--folds-file "$folds_file"} --json-report "$work/kws-report${FOLD_BY:+-$FOLD_BY}.json" ${KWS_ARGS:-}
 }
 main "$@"

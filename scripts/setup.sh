@@ -16,6 +16,7 @@ PACKAGES=(
   flac                                              # model/adaptation/*.flac: the shipped model's recordings (scripts/adaptation-recordings.sh)
   python3-matplotlib                                # scripts/eval-wake-cv.sh: the wake DET curve (docs/wake-det.svg)
   python3-scipy                                     # scripts/echo/room.py: the simulated room of scripts/eval-echo.sh
+  libglib2.0-bin                                    # gresource: scripts/wake/recorded-noises.py reads blanket's recorded rooms
   valgrind                                          # scripts/lib/idle-instructions.sh: instructions per second of idle audio (callgrind)
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
   jq                                                # the Shopping List example app (examples/apps)

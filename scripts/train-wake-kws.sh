@@ -3,7 +3,8 @@
 # (model/wake/computer.json) by the rule of scripts/wake/kws.py's fold runs:
 # all 80 development recordings of "computer" and 500 espeak-ng voices,
 # the negatives of folds 0-3 (scripts/wake/make-negatives.py and the long
-# ones of scripts/wake/make-long-negatives.py), the training noises; fold
+# ones of scripts/wake/make-long-negatives.py), the training noises
+# (synthetic and recorded, scripts/wake/recorded-noises.py); fold
 # 4's negatives (9.7 h with their noisy copies, never trained on) set the
 # threshold. Then
 # writes the Python reference scores the Swift port's test holds
@@ -21,7 +22,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-model/wake/computer.json}
 mkdir -p "$(dirname "$out")"
 nice -n 10 "$py" scripts/wake/kws.py train --work "$work" --positives "$data/wake-computer/clean" \
-  --noises "$work/noise" --more-negatives "$long_negatives" --out "$out"
+  --noises "$work/noise" --recorded-noises "$recorded_noises" --more-negatives "$long_negatives" --out "$out"
 [ "$out" = model/wake/computer.json ] || return 0
 fixtures=Tests/Fixtures
 {

@@ -3,7 +3,9 @@
 # (WORK, default .build/wake-cv), `data` (../shared/data), `py` (Debian's
 # python3, with numpy and scipy from scripts/setup.sh) and `long_negatives`
 # (the folder of scripts/wake/make-long-negatives.py: 10 h of espeak-ng and
-# flite speech, about 4 min to make, 1.1 GB), and makes the negatives
+# flite speech, about 4 min to make, 1.1 GB) and `recorded_noises` (the
+# folder of scripts/wake/recorded-noises.py: rooms recorded by people, from
+# Debian's blanket package and the coffee-maker recordings), and makes the negatives
 # (scripts/wake/make-negatives.py), the long negatives and the training
 # noises (scripts/adapt/make-noises.py) in $work when they are missing.
 . scripts/lib/evaluation-data.sh
@@ -15,4 +17,6 @@ mkdir -p "$work"
 [ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-negatives.py "$work/negatives" "$data" 5
 long_negatives=$work/negatives-long
 [ -f "$long_negatives/manifest.tsv" ] || nice -n 10 "$py" scripts/wake/make-long-negatives.py "$long_negatives" 5 2
+recorded_noises=$work/recorded-noise
+[ -f "$recorded_noises/voices.wav" ] || nice -n 10 "$py" scripts/wake/recorded-noises.py "$recorded_noises" "$data/coffee-maker/clean"
 [ -f "$work/noise/brown.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$work/noise" 60 >/dev/null

@@ -20,8 +20,10 @@ KeywordSpotter, which computes the same features (its test compares the two).
 Training data, per fold left out (`eval`), or all folds (`train`):
 - positives: the training folds' recordings of "computer", each many times:
   clean, and with a training noise (babble, pink, clatter, white, brown of
-  scripts/adapt/make-noises.py) at 0-20 dB, a random gain and a time shift;
-  windows whose end falls from 0.1 s before to 0.2 s after the word's end
+  scripts/adapt/make-noises.py) at 0-20 dB, a random gain and a time shift
+  (with `--recorded-noises`, half the mixes take a recorded room of
+  scripts/wake/recorded-noises.py instead, `drawn_noise`, and those join
+  the noises alone too); windows whose end falls from 0.1 s before to 0.2 s after the word's end
   are positive, windows ending in the word's first half negative (a part of the word is not the
   word);
 - 500 espeak-ng renderings of "computer" (make-negatives.py's voices,
@@ -318,15 +320,31 @@ def tilt(x, rng):
     return y * (numpy.sqrt(numpy.mean(x ** 2)) / (numpy.sqrt(numpy.mean(y ** 2)) + 1e-9))
 
 
+RECORDED = 0  # --recorded-noises: how many recorded noises end the list of training noises
+
+
+def drawn_noise(noises, rng):
+    """The training noise of one mix. With recorded noises (the last
+    RECORDED of `noises`) half the mixes draw one of them and half one of
+    the others: drawn evenly, thirteen recordings would take 72% of the
+    mixes from the synthetic babble the held-out babble condition is.
+    Without them one draw, as before the option."""
+    if RECORDED and rng.random() < 0.5:
+        return noises[len(noises) - RECORDED + rng.integers(RECORDED)]
+    return noises[rng.integers(len(noises) - RECORDED)]
+
+
 def positive_noises(noises, neg_rows, rng):
     """What positives are mixed with: the training noises, and with
-    `--augment` also two tilted copies of each and the training folds'
-    television-like negatives (speech behind the word)."""
+    `--augment` also two tilted copies of each synthetic one and the training folds'
+    television-like negatives (speech behind the word), the recorded noises
+    last (`drawn_noise`)."""
     if not AUGMENT:
         return noises
-    pool = list(noises) + [tilt(n, rng) for n in noises for _ in range(2)]
+    synthetic, recorded = list(noises[:len(noises) - RECORDED]), list(noises[len(noises) - RECORDED:])
+    pool = synthetic + [tilt(n, rng) for n in synthetic for _ in range(2)]
     pool += [negatives.read_wav(path) for path, fold, kind, secs in neg_rows if kind == "tv"]
-    return pool
+    return pool + recorded
 
 
 SPEED = 0.0  # --speed: copies played faster or slower, by a factor drawn from [1 - SPEED, 1 + SPEED]
@@ -358,7 +376,7 @@ def augmented_positive(x, noises, rng):
         y = y + rng.normal(0, 1.0, len(y))  # a quiet floor (digital silence is not a room)
         y = y * 10 ** (rng.uniform(-12, 6) / 20)
     else:
-        y = negatives.mix(y, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
+        y = negatives.mix(y, drawn_noise(noises, rng), rng.uniform(0, 20), rng)
         y = y * 10 ** (rng.uniform(-12, 0) / 20)
     return y, shift / RATE + 0.5, factor
 
@@ -449,7 +467,7 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
         # faster or slower, as the positives are: a resampled sound is not a sign of the word)
         if SPEED:
             x, _ = speed_changed(x, rng)
-        mixed = negatives.mix(x, noises[rng.integers(len(noises))], rng.uniform(0, 20), rng)
+        mixed = negatives.mix(x, drawn_noise(noises, rng), rng.uniform(0, 20), rng)
         xs.append(negative_windows(mixed, every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for noise in noises:
         xs.append(negative_windows(noise * 10 ** (rng.uniform(-20, 0) / 20), 2)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
@@ -684,6 +702,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--positives", required=True)
     ap.add_argument("--noises", required=True, help="folder of the training noises (make-noises.py)")
+    ap.add_argument("--recorded-noises", help="a folder of recorded-noises.py: every WAV in it joins the training noises "
+                    "(mixing and noise alone), never the calibration's or the held-out counts' babble, pink and clatter")
     ap.add_argument("--kitchen", help="kitchen.wav, reported only")
     ap.add_argument("--snr", type=float, default=10)
     ap.add_argument("--copies", type=int, default=16)
@@ -712,7 +732,7 @@ def main():
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
     a = ap.parse_args()
 
-    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END
+    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, RECORDED
     if a.front_end != "none":
         mode, _, db = a.front_end.partition(":")
         if mode != "denoise":
@@ -729,6 +749,13 @@ def main():
     spans = {n: word_span(audio[n]) for n in names}
     noises = {k: negatives.read_wav(os.path.join(a.noises, k + ".wav")) for k in TRAIN_NOISES}
     noise_list = [noises[k] for k in TRAIN_NOISES]
+    # Appended: calibration and the held-out false-wake copies take the first three (babble, pink, clatter).
+    if a.recorded_noises:
+        recorded = sorted(f for f in os.listdir(a.recorded_noises) if f.endswith(".wav"))
+        if not recorded:
+            ap.error(f"--recorded-noises {a.recorded_noises}: no WAV files there (scripts/wake/recorded-noises.py makes them)")
+        noise_list += [negatives.read_wav(os.path.join(a.recorded_noises, f)) for f in recorded]
+        RECORDED = len(recorded)
     long_rows = read_manifest(a.more_negatives) if a.more_negatives else []
     # --more-held-out-only: the long streams are counted for false wakes
     # only, never trained or calibrated on (how a detector trained without
