@@ -5,10 +5,12 @@ threshold is moved by the same offset (up or down) to just above the
 held-out negatives' (K+1)-th best peak, so that they give K false wakes
 (K = 0, 1, 3 by default).
 
-    det_points.py REPORT.json [REPORT.json ...] [--allow 0,1,3] [--pool]
+    det_points.py REPORT.json [REPORT.json ...] [--allow 0,1,3] [--pool] [--plot SVG]
 
 --pool takes the reports as parts of one run (folds run in separate
-processes, FOLDS=0,1,2 and FOLDS=3,4) and prints them as one.
+processes, FOLDS=0,1,2 and FOLDS=3,4) and prints them as one; --plot draws
+the (pooled) report's DET curves as kws.py --plot does, for a run made in
+parts (docs/wake-det-kws.svg).
 
 A DET point looks at the held-out negatives to place the offset, so it is
 a point of the curve, for comparing detectors, not a tuned result.
@@ -85,11 +87,18 @@ def main():
     ap.add_argument("reports", nargs="+")
     ap.add_argument("--allow", default="0,1,3")
     ap.add_argument("--pool", action="store_true", help="the reports are folds of one run: print them as one")
+    ap.add_argument("--plot", help="DET curves (SVG) of the report (with several, --pool)")
     a = ap.parse_args()
     allows = [int(v) for v in a.allow.split(",")]
     reports = [(path, json.load(open(path))) for path in a.reports]
     if a.pool:
         reports = [(" + ".join(a.reports), pooled([r for _, r in reports]))]
+    if a.plot:
+        if len(reports) != 1:
+            raise SystemExit("det_points: --plot draws one report: pass one, or several with --pool")
+        import kws  # numpy and matplotlib only when drawing
+        report = reports[0][1]
+        kws.plot(a.plot, report["curves"]["positives"], report["curves"]["negatives"], report["totals"]["hours"])
     for path, report in reports:
         n = report["totals"]["positives"]
         conditions = report["conditions"]
