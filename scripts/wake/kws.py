@@ -578,6 +578,7 @@ def fit(x, y, w, sizes, rng, epochs, mine, members=1):
 CALIBRATION_FOLD = 4  # the shipped model's (train): its negatives set the threshold
 
 
+THRESHOLD_RULES = ("best", "tail")  # threshold_from's rules; each fold's report row keeps every one
 THRESHOLD_RULE = "tail"  # --threshold-rule ("best" until 2026-12-02)
 TAIL_PEAKS = 20  # the "tail" rule's fit: the calibration's 20 best separated peaks
 
@@ -625,7 +626,7 @@ def calibrate(net, neg_rows, calib, noise_list):
     """The threshold by THRESHOLD_RULE on the calibration fold's negatives;
     (threshold, hours listened, {rule: threshold} for every rule)."""
     peaks, hours = calibration_peaks(net, neg_rows, calib, noise_list)
-    every = {rule: threshold_from(peaks, hours, rule) for rule in ("best", "tail")}
+    every = {rule: threshold_from(peaks, hours, rule) for rule in THRESHOLD_RULES}
     return every[THRESHOLD_RULE], hours, every
 
 
@@ -719,6 +720,7 @@ def count_false_wakes(model_path, folder, noises_dir, explain_them):
 
 
 def main():
+    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, RECORDED, THRESHOLD_RULE
     if len(sys.argv) > 1 and sys.argv[1] == "false-wakes":
         fp = argparse.ArgumentParser()
         fp.add_argument("mode")
@@ -768,11 +770,10 @@ def main():
     ap.add_argument("--smooth", type=int, help="windows averaged into a score (default 3; written into the model)")
     ap.add_argument("--explain", action="store_true", help="print each held-out false wake with what was said there")
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
-    ap.add_argument("--threshold-rule", choices=["best", "tail"], default="tail",
+    ap.add_argument("--threshold-rule", choices=THRESHOLD_RULES, default=THRESHOLD_RULE,
                     help="how the calibration negatives set the threshold (threshold_from; best until 2026-12-02)")
     a = ap.parse_args()
 
-    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, RECORDED, THRESHOLD_RULE
     if a.front_end != "none":
         mode, _, db = a.front_end.partition(":")
         if mode != "denoise":
