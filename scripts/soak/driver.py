@@ -316,19 +316,33 @@ def speaking():
     return status == 0 and "speaking" in audio
 
 
+LISTENER_SETTLE = 2.0  # s without a new listener line before the device counts as quiet
+
+
 def quiet_device():
     """Ends any conversation the load left open and waits until the device
-    has said everything queued (up to the 120 s bound on queued speech)."""
-    parley("long-press")
+    has said everything queued (up to the 120 s bound on queued speech) and
+    its listener has nothing left to decide: the last file the load played
+    can still be decoding after the press on a loaded machine (2026-12-02:
+    its order, heard after the press, took the typed check as its answer),
+    so a listener line in the settle window means press and wait again."""
     end = time.monotonic() + 150
-    quiet = 0
-    while quiet < 3:           # three readings in a row: not a gap between two lines
-        if time.monotonic() > end:
-            fail("the device was still speaking 150 s after the load paused (queued speech is bounded at 120 s)")
+    while True:
+        parley("long-press")
+        quiet = 0
+        while quiet < 3:           # three readings in a row: not a gap between two lines
+            if time.monotonic() > end:
+                fail("the device was still speaking 150 s after the load paused (queued speech is bounded at 120 s)")
+                return
+            quiet = 0 if speaking() else quiet + 1
+            time.sleep(0.3)
+        watch.skip()
+        time.sleep(LISTENER_SETTLE)
+        if "parley.listen:" not in watch.new():
             return
-        quiet = 0 if speaking() else quiet + 1
-        time.sleep(0.3)
-    time.sleep(0.5)
+        if time.monotonic() > end:
+            fail("the listener was still deciding utterances 150 s after the load paused")
+            return
 
 
 def typed_check():
