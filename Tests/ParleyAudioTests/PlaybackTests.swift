@@ -84,13 +84,21 @@ import Testing
         #expect(service.framesWritten >= 48_000 * 3 / 10)
 
         // A cue, words, a long cue, queued at once: talking from the words on,
-        // through the cue after them, until stopped.
-        service.enqueue(tone(990, rate: 16_000, seconds: 0.3), sampleRate: 16_000, cue: true)
-        service.enqueue(tone(440, rate: 22_050, seconds: 0.2), sampleRate: 22_050)
-        service.enqueue(tone(660, rate: 16_000, seconds: 5), sampleRate: 16_000, cue: true)
+        // through the cue after them, until stopped. Every sound is made
+        // before the first is queued and the long cue comes at the device's
+        // rate (no resampling): `enqueue` resamples on this thread, and on a
+        // loaded machine the words had played out, and talking ended, before
+        // a 5 s cue made and resampled here was queued behind them
+        // (2026-12-03). The first cue lasts a second for the same reason.
+        let rate = service.deviceSampleRate
+        let (lead, words, long) = (tone(990, rate: 16_000, seconds: 1), tone(440, rate: 22_050, seconds: 0.2),
+                                   tone(660, rate: rate, seconds: 5))
+        service.enqueue(lead, sampleRate: 16_000, cue: true)
+        service.enqueue(words, sampleRate: 22_050)
+        service.enqueue(long, sampleRate: rate, cue: true)
         #expect(Poll.holdsBlocking("the words playing") { service.isTalking })
-        // Past the 0.8 s before it (two 0.3 s cues and 0.2 s of words at 48 kHz).
-        #expect(Poll.holdsBlocking("the cue after the words playing") { service.framesWritten > 48_000 * 8 / 10 })
+        // Past the 1.5 s before it (cues of 0.3 s and 1 s and 0.2 s of words).
+        #expect(Poll.holdsBlocking("the cue after the words playing") { service.framesWritten > rate * 15 / 10 })
         #expect(service.isTalking && service.isSpeaking)
         service.stopSpeaking()
         #expect(!service.isTalking && !service.isSpeaking)
