@@ -101,13 +101,19 @@ TRAIN_NOISES = ["babble", "pink", "clatter", "white", "brown"]
 REFRACTORY = 1.0     # seconds between two detections (the daemon listens for a command after one)
 
 
-def mel_matrix():
+def mel_matrix(alpha=1.0):
+    """The mel filterbank; with alpha != 1, for a spectrum warped as
+    vtlp_warp does (each filter reads the original frequencies that the
+    warp maps onto it)."""
     def mel(f):
         return 2595.0 * numpy.log10(1.0 + f / 700.0)
 
     def hz(m):
         return 700.0 * (10 ** (m / 2595.0) - 1.0)
     edges = hz(numpy.linspace(mel(LOW_HZ), mel(HIGH_HZ), BANDS + 2))
+    if alpha != 1.0:
+        grid = numpy.linspace(0, RATE / 2, 4001)
+        edges = numpy.interp(edges, vtlp_warp(grid, alpha), grid)
     bins = numpy.arange(FFT // 2 + 1) * RATE / FFT
     m = numpy.zeros((BANDS, FFT // 2 + 1))
     for b in range(BANDS):
@@ -118,6 +124,35 @@ def mel_matrix():
     return m
 
 
+# --vtlp W: vocal tract length perturbation (Jaitly and Hinton 2013) of the
+# training copies: each copy's spectrum warped by a factor drawn from
+# [1 - W, 1 + W], formants moved as another speaker's would be, without the
+# tempo and pitch change of --speed.
+VTLP = 0.0
+VTLP_HIGH_HZ = 4800.0  # the warp is linear up to about here, then bends to keep the Nyquist frequency fixed
+
+
+def vtlp_warp(f, alpha):
+    """Where the warp by alpha takes frequency f (Hz): f * alpha up to
+    VTLP_HIGH_HZ * min(alpha, 1) / alpha, then a straight line to RATE / 2."""
+    nyquist = RATE / 2
+    bend = VTLP_HIGH_HZ * min(alpha, 1.0) / alpha
+    high = nyquist - (nyquist - VTLP_HIGH_HZ * min(alpha, 1.0)) / (nyquist - bend) * (nyquist - f)
+    return numpy.where(f <= bend, f * alpha, high)
+
+
+def warped_mel(rng):
+    """A filterbank for one training copy: MEL, or with --vtlp one of 21
+    warps drawn from [1 - VTLP, 1 + VTLP] (made once each)."""
+    if not VTLP:
+        return MEL
+    step = int(rng.integers(0, 21))
+    if step not in _WARPED:
+        _WARPED[step] = mel_matrix(1 - VTLP + 2 * VTLP * step / 20)
+    return _WARPED[step]
+
+
+_WARPED = {}
 MEL = mel_matrix()
 HANN = 0.5 - 0.5 * numpy.cos(2 * numpy.pi * numpy.arange(FRAME_LEN) / FRAME_LEN)
 
@@ -126,14 +161,14 @@ FEATURES = "pcen"  # or "log" (--features)
 PCEN_S, PCEN_ALPHA, PCEN_DELTA, PCEN_R = 0.025, 0.98, 2.0, 0.5
 
 
-def mel_energies(x):
+def mel_energies(x, mel=None):
     n = 1 + (len(x) - FRAME_LEN) // HOP if len(x) >= FRAME_LEN else 0
     if n == 0:
         return numpy.zeros((0, BANDS))
     idx = numpy.arange(FRAME_LEN)[None, :] + HOP * numpy.arange(n)[:, None]
     frames = x[idx] * HANN
     power = numpy.abs(numpy.fft.rfft(frames, FFT)) ** 2 / FFT
-    return power @ MEL.T
+    return power @ (MEL if mel is None else mel).T
 
 
 def pcen(e):
@@ -160,13 +195,13 @@ def features_of(e):
 FRONT_END = None  # --front-end denoise[:DB]: the daemon's speexdsp noise suppression before the features
 
 
-def pooled(x, with_level=False):
+def pooled(x, with_level=False, mel=None):
     """Pooled feature frames (n, BANDS); with_level, also each pooled
     frame's level in dB (its mel energies summed, 10 log10(1 + e)), for
-    window_snr."""
+    window_snr; mel, another filterbank than MEL (warped_mel)."""
     if FRONT_END is not None:
         x = front_end.denoised(x, FRONT_END)
-    e = mel_energies(x)
+    e = mel_energies(x, mel)
     f = features_of(e)
     n = len(f) // POOL
     p = f[: n * POOL].reshape(n, POOL, BANDS).mean(axis=1)
@@ -331,10 +366,10 @@ def seed_of(*parts):
     return int(hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:8], 16)
 
 
-def positive_windows(x, span):
+def positive_windows(x, span, mel=None):
     """Windows of one (augmented) positive: ends just after the word's end
     are 1, ends in the word's first half 0; others dropped."""
-    p = pooled(x)
+    p = pooled(x, mel=mel)
     w, ends = windows(p)
     t_end = (ends + 1) * POOL * HOP / RATE + (FRAME_LEN - HOP) / RATE  # the window's last sample, s
     start, end = span
@@ -416,8 +451,8 @@ def augmented_positive(x, noises, rng):
     return y, shift / RATE + 0.5, factor
 
 
-def negative_windows(x, every):
-    return windows(pooled(x), step=every)[0]
+def negative_windows(x, every, mel=None):
+    return windows(pooled(x, mel=mel), step=every)[0]
 
 
 def read_manifest(folder):
@@ -496,7 +531,7 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
         for c in range(copies if not name.startswith("synthetic/") else synthetic_copies):
             y, offset, factor = augmented_positive(x, mixed_with, rng)
             s, e = spans[name]
-            w, lab = positive_windows(y, (s / factor + offset, e / factor + offset))
+            w, lab = positive_windows(y, (s / factor + offset, e / factor + offset), warped_mel(rng))
             xs.append(w); ys.append(lab)
     for path, fold, kind, secs in neg_rows:
         x = negatives.read_wav(path)
@@ -507,7 +542,8 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
         if SPEED:
             x, _ = speed_changed(x, rng)
         mixed = negatives.mix(x, drawn_noise(noises, rng), rng.uniform(0, 20), rng)
-        xs.append(negative_windows(mixed, every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
+        # (warped as the positives are, --vtlp: a warped spectrum is not a sign of the word)
+        xs.append(negative_windows(mixed, every, warped_mel(rng))); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for noise in noises:
         xs.append(negative_windows(noise * 10 ** (rng.uniform(-20, 0) / 20), 2)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     x = numpy.concatenate(xs); y = numpy.concatenate(ys)
@@ -786,7 +822,7 @@ def count_false_wakes(model_path, folder, noises_dir, explain_them):
 
 
 def main():
-    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, RECORDED, THRESHOLD_RULE, SNR_BANDS
+    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, RECORDED, THRESHOLD_RULE, SNR_BANDS, VTLP
     if len(sys.argv) > 1 and sys.argv[1] == "false-wakes":
         fp = argparse.ArgumentParser()
         fp.add_argument("mode")
@@ -836,6 +872,8 @@ def main():
     ap.add_argument("--smooth", type=int, help="windows averaged into a score (default 3; written into the model)")
     ap.add_argument("--explain", action="store_true", help="print each held-out false wake with what was said there")
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
+    ap.add_argument("--vtlp", type=float, default=0.0, help="W: each training copy's spectrum warped by a factor "
+                    "drawn from [1 - W, 1 + W] (vocal tract length perturbation, vtlp_warp)")
     ap.add_argument("--snr-bands", type=float, help="DB: also count every fold with two thresholds, one for windows whose "
                     "own SNR estimate (window_snr) is below DB and one for the others, each set by the rule on its own windows")
     ap.add_argument("--threshold-rule", choices=THRESHOLD_RULES, default=THRESHOLD_RULE,
@@ -850,6 +888,7 @@ def main():
     MASK = tuple(int(v) for v in a.mask.split(","))
     THRESHOLD_RULE = a.threshold_rule
     SNR_BANDS = a.snr_bands
+    VTLP = a.vtlp
     FEATURES = a.features
     AUGMENT = a.augment
     SPEED = a.speed
