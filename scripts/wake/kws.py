@@ -53,7 +53,11 @@ since 2026-12-02, BENCHMARKS.md "A threshold rule from the calibration's
 tail"). `--threshold-rule best` is the rule before it: just above their
 best window (at 0.1 false wakes/h, 9.7 h allow none). Every fold's report
 row keeps both rules' thresholds and the raw scores, so
-scripts/wake/det_points.py reads either rule's misses from one run. The
+scripts/wake/det_points.py reads either rule's misses from one run. Two
+options were measured and not kept (2026-12-03, BENCHMARKS.md):
+`--snr-bands DB`, a second threshold for windows whose own SNR estimate
+is below DB, and `--vtlp W`, the training copies' spectra warped as other
+speakers' would be. The
 settings (features, synthetic voices, network size) were chosen on fold 0
 before the five-fold runs (BENCHMARKS.md says which). A
 score is the mean logit of the last 3 windows (90 ms).
