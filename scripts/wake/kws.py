@@ -220,6 +220,7 @@ def pooled(x, with_level=False, mel=None):
 # "Thresholds by the window's own SNR").
 SNR_FLOOR_FRAMES = 100   # pooled frames (3 s) up to a window's end whose 10th percentile is its noise floor
 SNR_FLOOR_QUANTILE = 10
+SNR_BANDS = None  # --snr-bands DB: windows whose window_snr is below DB are "noisy", the others "clean"
 
 
 def window_snr(level, ends):
@@ -482,7 +483,7 @@ def stream_scores(net, x, with_snr=False):
     """Scores of every window of a stream (one per pooled frame): the mean
     of the last SMOOTH windows' logits; with_snr, also each window's
     window_snr."""
-    p, level = pooled(x, with_level=True)
+    p, level = pooled(x, with_level=True) if with_snr else (pooled(x), None)
     w, ends = windows(p)
     raw = net.score(w)
     if SMOOTH > 1 and len(raw):
@@ -491,6 +492,15 @@ def stream_scores(net, x, with_snr=False):
     if with_snr:
         return raw, ends, window_snr(level, ends)
     return raw, ends
+
+
+def band_scores(net, x):
+    """stream_scores with each window's window_snr when --snr-bands is on,
+    else None for it: the SNR estimate (a percentile over 3 s for every
+    window) is not computed for runs that do not use it."""
+    if SNR_BANDS is None:
+        return stream_scores(net, x) + (None,)
+    return stream_scores(net, x, with_snr=True)
 
 
 GAP = int(REFRACTORY * RATE / (HOP * POOL))  # REFRACTORY in pooled frames
@@ -677,7 +687,6 @@ def threshold_from(peaks, hours, rule):
     return float(peaks[allowed]) + 1e-3 if len(peaks) > allowed else -1e9
 
 
-SNR_BANDS = None  # --snr-bands DB: windows whose window_snr is below DB are "noisy", the others "clean"
 WINDOW_HOURS = POOL * HOP / RATE / 3600  # the time one window stands for (a pooled frame)
 
 
@@ -705,7 +714,7 @@ def calibration_peaks(net, neg_rows, calib, noise_list):
         rr = numpy.random.default_rng(seed_of(path, "calib"))
         streams = [xx] + [negatives.mix(xx, noise, 10, rr) for noise in noise_list[:3]]
         for stream in streams:
-            s, _, snr = stream_scores(net, stream, with_snr=True)
+            s, _, snr = band_scores(net, stream)
             peaks += best_separated(s)
             if by_band is not None:
                 noisy = band_of(snr)
@@ -977,7 +986,7 @@ def main():
         for c in conditions:
             miss = band_miss = noisy_windows = all_windows = 0
             for n in held:
-                s, _, snr = stream_scores(net, condition_audio(audio[n], n, c, cond_noise, a.snr), with_snr=True)
+                s, _, snr = band_scores(net, condition_audio(audio[n], n, c, cond_noise, a.snr))
                 best = float(s.max())
                 fold_row["best"].setdefault(c, []).append(best)
                 curves[c].append(best - threshold)
@@ -1001,7 +1010,7 @@ def main():
             xx = negatives.read_wav(path)
             rr = numpy.random.default_rng(seed_of(path, "held"))
             for copy, stream in enumerate((xx, negatives.mix(xx, noise_list[rr.integers(3)], 10, rr))):
-                s, ends, snr = stream_scores(net, stream, with_snr=True)
+                s, ends, snr = band_scores(net, stream)
                 fa += len(detections(s, threshold))
                 if bands is not None:
                     m = band_margins(s, snr, band_thresholds)
