@@ -84,7 +84,7 @@ if [ ! -f "$base" ]; then
     trap 'rm -f "$tmp"' EXIT
     # The .deb cache pattern from mmdebstrap(1): what was downloaded once is
     # copied in before and back out after, so a new key downloads only what changed.
-    mmdebstrap --variant=minbase --architectures="$ARCH" \
+    mmdebstrap_private --variant=minbase --architectures="$ARCH" \
         --components=main,non-free-firmware \
         --aptopt='APT::Install-Recommends "false"' \
         --include="$(echo "$packages" | paste -sd,)" \

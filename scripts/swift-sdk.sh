@@ -47,9 +47,9 @@ COMPILER_PACKAGES=swiftlang,libc6-dev,git,pkgconf,ca-certificates
 
 make_compiler() {
     local tmp="$PARLEY_CACHE/compiler.new"
-    rm -rf "$tmp"
+    remove_root "$tmp"
     log "making the compiler chroot (Debian unstable, swiftlang) in $tmp"
-    mmdebstrap --variant=apt --architectures=amd64,arm64 \
+    mmdebstrap_private --variant=apt --architectures=amd64,arm64 \
         --aptopt='Acquire::Check-Valid-Until "false"' \
         --include="$COMPILER_PACKAGES" \
         --customize-hook='chroot "$1" sh -c "mkdir -p /opt/swift-arm64-debs && cd /opt/swift-arm64-debs && apt-get download swiftlang:arm64 libswiftlang:arm64"' \
@@ -61,7 +61,7 @@ make_compiler() {
     local swift_version
     swift_version=$(chroot_query_version "$tmp" swiftlang)
     local dest="$PARLEY_CACHE/compiler-${swift_version//[^A-Za-z0-9.+-]/_}-$key"
-    if [ -d "$dest" ]; then rm -rf "$tmp"; else mv "$tmp" "$dest"; fi
+    if [ -d "$dest" ]; then remove_root "$tmp"; else mv "$tmp" "$dest"; fi
     ln -sfn "$(basename "$dest")" "$PARLEY_CACHE/compiler"
 }
 
@@ -90,7 +90,7 @@ make_sdk() {
     local arch=$1 triple
     triple=$(swift_triple "$arch")
     local tmp="$PARLEY_CACHE/sdk-$arch.new"
-    rm -rf "$tmp"
+    remove_root "$tmp"
     mkdir -p "$tmp"
     local bundle="$tmp/parley-debian13-$arch.artifactbundle"
     local sysroot="$bundle/debian13-$arch/sysroot"
@@ -98,7 +98,7 @@ make_sdk() {
     log "making the Debian 13 $arch sysroot in $sysroot"
     # extract: the packages' files only, no maintainer scripts, so a foreign
     # architecture needs no emulation. Dependencies are included.
-    mmdebstrap --variant=extract --architectures="$arch" \
+    mmdebstrap_private --variant=extract --architectures="$arch" \
         --include="$SYSROOT_PACKAGES" \
         trixie "$sysroot" "$DEBIAN_MIRROR" >&2
     merge_usr "$sysroot"
@@ -133,7 +133,7 @@ make_sdk() {
     local key
     key=$(version_key "$bundle/parley-versions")
     local dest="$PARLEY_CACHE/sdk-$arch-$key"
-    if [ -d "$dest" ]; then rm -rf "$tmp"; else mv "$tmp" "$dest"; fi
+    if [ -d "$dest" ]; then remove_root "$tmp"; else mv "$tmp" "$dest"; fi
     ln -sfn "$(basename "$dest")" "$PARLEY_CACHE/sdk-$arch"
 }
 

@@ -6,6 +6,7 @@ PARLEY_CACHE=${PARLEY_CACHE:-/var/cache/parley}
 SRC=$(pwd)
 export PARLEY_CACHE SRC
 DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+source scripts/lib/mmdebstrap.sh
 
 log() { echo "[$(basename "$0")] $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -137,7 +138,7 @@ debian13_base_root() {
         ensure_host_tools
         local tmp="$PARLEY_CACHE/debian13-$arch-base.new.tar"
         log "making a Debian 13 $arch root (minbase + systemd) in $tmp"
-        mmdebstrap --variant=minbase --architectures="$arch" --include=systemd \
+        mmdebstrap_private --variant=minbase --architectures="$arch" --include=systemd \
             --customize-hook='chroot "$1" dpkg-query -W -f="\${Package}:\${Architecture} \${Version}\n" > "$1/etc/parley-base-versions"' \
             trixie "$tmp" "$DEBIAN_MIRROR" >&2
         local key

@@ -1,4 +1,5 @@
 # Shared by image-build.sh and image-test.sh (sourced).
+source scripts/lib/mmdebstrap.sh
 PARLEY_CACHE=${PARLEY_CACHE:-/var/cache/parley}
 IMAGE_CACHE=$PARLEY_CACHE/image
 APT_CACHE=$PARLEY_CACHE/apt
