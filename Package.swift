@@ -7,6 +7,7 @@
 //   (no C needed)       ParleyIntents    ParleyApps -> ParleyIntents
 //                       ParleyCore -> ParleyIntents, ParleyDevice
 //   device wrappers     ParleyAudio (ALSA, speexdsp front end) ParleySpeech (PocketSphinx, espeak-ng) ParleyStore (SQLite, GRDB)
+//                       ParleyDenoise (DeepFilterNet3 through its C API, loaded at run time) -> ParleyAudio, ParleyDevice
 //                       ParleyHardware (libgpiod) -> ParleyDevice, never ParleyCore
 //   between programs    ParleySocket (socket calls and errors, Unix and TCP listening, the accept/stop loop)
 //                       ParleyConfiguration (parley.yaml: ParleyConfig, ConfigLoader) -> ParleySpeech, ParleyStore
@@ -90,10 +91,14 @@ let package = Package(
         .target(
             name: "ParleyAudio",
             dependencies: ["CALSA", "CSpeexDSP", "CParleyShims", .product(name: "Logging", package: "swift-log")]),
+        // The neural noise suppressor: libdeepfilter.so is opened with dlopen
+        // (an optional stage: the daemon listens on without it), so nothing
+        // links against it.
+        .target(name: "ParleyDenoise", dependencies: ["ParleyAudio", "ParleyDevice"]),
         .target(
             name: "ParleySpeech",
             dependencies: [
-                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio", "Yams",
+                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio", "ParleyDenoise", "Yams",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -199,6 +204,7 @@ let package = Package(
         .testTarget(
             name: "ParleyAudioTests",
             dependencies: ["ParleyAudio", "CALSA", "CSpeexDSP", "CParleyMallocCounter", "CParleyTestMixer", "ParleyTestKit"]),
+        .testTarget(name: "ParleyDenoiseTests", dependencies: ["ParleyDenoise", "ParleyAudio", "ParleyDevice", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit", "CParleyMallocCounter"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyDevice"]),
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),

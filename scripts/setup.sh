@@ -26,16 +26,16 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# As root apt-get runs directly (containers, CI); otherwise through sudo.
+# The environment goes through env(1): sudo's env_reset would drop a
+# DEBIAN_FRONTEND set in front of it, and apt would stop to ask questions.
+as_root=(env DEBIAN_FRONTEND=noninteractive)
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "setup: not root and no sudo; install as root: ${missing[*]}" >&2; exit 1; }
+  as_root=(sudo "${as_root[@]}")
+fi
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
-  # As root apt-get runs directly (containers, CI); otherwise through sudo.
-  # The environment goes through env(1): sudo's env_reset would drop a
-  # DEBIAN_FRONTEND set in front of it, and apt would stop to ask questions.
-  as_root=(env DEBIAN_FRONTEND=noninteractive)
-  if [ "$(id -u)" -ne 0 ]; then
-    command -v sudo >/dev/null || { echo "setup: not root and no sudo; install as root: ${missing[*]}" >&2; exit 1; }
-    as_root=(sudo "${as_root[@]}")
-  fi
   "${as_root[@]}" apt-get update -qq
   "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
@@ -48,6 +48,9 @@ if ! python3 -c "import selenium" 2>/dev/null; then
     || python3 -m pip install --quiet --break-system-packages selenium >&2 \
     || { echo "setup: pip install selenium failed" >&2; exit 1; }
 fi
+# The neural noise suppressor (speech.front_end: neural) for this machine's
+# daemon, tools and tests: scripts/lib/deepfilter.sh.
+"${as_root[@]}" bash -c "source '$(cd "$(dirname "$0")" && pwd)/lib/deepfilter.sh' && install_deepfilter $(dpkg --print-architecture) /usr/local/lib/parley/deepfilter"
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }
 # The Wyoming interop tests (ParleyWyomingTests) drive Home Assistant's side
 # with the real `wyoming` package from PyPI, pinned, in a virtualenv under

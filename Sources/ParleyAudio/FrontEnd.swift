@@ -10,6 +10,11 @@ public struct FrontEndSettings: Sendable, Equatable, CustomStringConvertible {
         case denoise
         /// Noise suppression and automatic gain control.
         case denoiseAGC = "denoise+agc"
+        /// DeepFilterNet3, a neural noise suppressor, on what the command
+        /// decoders hear (ParleyDenoise): from an utterance's start, lead-in
+        /// included, and in named mode only after the wake word; never on
+        /// idle audio, so the speexdsp stage does not run in this mode.
+        case neural
     }
 
     public var mode: Mode
@@ -30,19 +35,24 @@ public struct FrontEndSettings: Sendable, Equatable, CustomStringConvertible {
 
     public static let none = FrontEndSettings()
 
-    public var isActive: Bool { mode != .none }
+    /// Whether the speexdsp stage runs on every captured frame.
+    public var isActive: Bool { mode == .denoise || mode == .denoiseAGC }
+    /// Whether the neural stage runs on utterances.
+    public var isNeural: Bool { mode == .neural }
 
-    /// Reads `none`, `denoise`, `denoise+agc`, optionally with the
-    /// suppression in dB after a colon (`denoise:-25`, `denoise+agc:-20`).
+    /// Reads `none`, `denoise`, `denoise+agc`, `neural`, optionally with the
+    /// suppression in dB after a colon (`denoise:-25`, `denoise+agc:-20`;
+    /// for `neural`, the network's attenuation limit, -100 for none).
     /// The error names the value and what is expected.
     public init(parsing text: String) throws(FrontEndError) {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         guard let mode = Mode(rawValue: parts[0].trimmingCharacters()) else {
             throw .invalidSetting(value: text, expected: Self.expected)
         }
-        self.init(mode: mode)
+        self.init(mode: mode, noiseSuppressDecibels: Self.defaultDecibels(mode))
         if parts.count == 2 {
-            guard mode != .none, let decibels = Int(parts[1].trimmingCharacters()), (-60...0).contains(decibels) else {
+            let range = mode == .neural ? -100...0 : -60...0
+            guard mode != .none, let decibels = Int(parts[1].trimmingCharacters()), range.contains(decibels) else {
                 throw .invalidSetting(value: text, expected: Self.expected)
             }
             noiseSuppressDecibels = decibels
@@ -50,10 +60,13 @@ public struct FrontEndSettings: Sendable, Equatable, CustomStringConvertible {
     }
 
     static let expected =
-        "none, denoise or denoise+agc, optionally followed by the noise suppression in dB from -60 to 0 (e.g. denoise:-25)"
+        "none, denoise, denoise+agc or neural, optionally followed by the noise suppression in dB from -100 to 0 (e.g. denoise:-25, neural:-30)"
+
+    /// speexdsp's default suppression; the network unlimited (as trained).
+    public static func defaultDecibels(_ mode: Mode) -> Int { mode == .neural ? -100 : -15 }
 
     public var description: String {
-        mode == .none || noiseSuppressDecibels == -15 ? mode.rawValue : "\(mode.rawValue):\(noiseSuppressDecibels)"
+        mode == .none || noiseSuppressDecibels == Self.defaultDecibels(mode) ? mode.rawValue : "\(mode.rawValue):\(noiseSuppressDecibels)"
     }
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import ParleyConfiguration
 import ParleyControl
 import ParleyDaemon
+import ParleyDevice
 
 /// The checks every request passes, as pure functions of its headers (the
 /// router applies them; WebSecurityTests test them one by one).

@@ -2,6 +2,7 @@ import Foundation
 import ParleyConfiguration
 import ParleyControl
 import ParleyDaemon
+import ParleyDevice
 import Synchronization
 
 /// The browsers paired with the page, in `<state>/web/sessions.json` (mode

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyDevice
 import Testing
 
 @testable import ParleyWeb

@@ -1,0 +1,58 @@
+import ParleyCore
+import ParleyDenoise
+
+/// The command decoders' input through the neural noise suppressor
+/// (`speech.front_end: neural`): a decoder in front of another that
+/// denoises each utterance it is fed, from its first sample (the lead-in
+/// before the speech included, which also lets the network settle on the
+/// room's noise before the first word) to its end.
+///
+/// It runs only on what reaches the command decoders: the listener starts
+/// them at an utterance's onset in the default mode and, in named mode,
+/// only once the wake word was proposed (`WakeGate`), so idle audio, the
+/// endpointer and the wake detector never pay for the network.
+///
+/// What it feeds on lags by the network's delay (`NeuralDenoiser`); at the
+/// end the rest is pushed out before the inner decoder finishes, so the
+/// decoder hears the whole utterance, aligned and of the same length.
+public final class DenoisedCommandDecoder: CommandDecoding {
+    public let base: any CommandDecoding
+    public let denoiser: NeuralDenoiser
+
+    public init(_ base: any CommandDecoding, denoiser: NeuralDenoiser) {
+        self.base = base
+        self.denoiser = denoiser
+    }
+
+    public func begin() {
+        denoiser.begin()
+        base.begin()
+    }
+
+    public func feed(_ samples: [Int16]) {
+        let clean = denoiser.process(samples)
+        if !clean.isEmpty { base.feed(clean) }
+    }
+
+    /// Of the words decoded so far: at most the network's delay (about
+    /// 30 ms) behind what was fed.
+    public func phraseProgress() throws -> PhraseProgress { try base.phraseProgress() }
+
+    public func finish() throws -> CommandResult {
+        let rest = denoiser.finish()
+        if !rest.isEmpty { base.feed(rest) }
+        return try base.finish()
+    }
+
+    public func cancel() {
+        // The denoiser's next `begin` drops whatever of this utterance is
+        // still inside the network.
+        base.cancel()
+    }
+
+    public func update(model: PhraseModel, graph: WordGraph) throws { try base.update(model: model, graph: graph) }
+
+    public func recognize(_ samples: [Int16]) throws -> CommandResult {
+        try base.recognize(denoiser.denoise(samples))
+    }
+}
