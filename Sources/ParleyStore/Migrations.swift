@@ -11,7 +11,7 @@ import GRDB
 /// Parley (which reads only `user_version`) still refuses a newer database.
 enum Migrations {
     /// Identifiers in order; `user_version` after migration `i` is `i + 1`.
-    static let identifiers = ["v1-donations-phrases-app-data"]
+    static let identifiers = ["v1-donations-phrases-app-data", "v2-donation-date-trusted"]
 
     static var latestVersion: Int { identifiers.count }
 
@@ -52,6 +52,17 @@ enum Migrations {
                         PRIMARY KEY (app, key)
                     ) WITHOUT ROWID;
                     PRAGMA user_version = 1;
+                    """)
+        }
+        // 2: whether a donation's date is believed when deleting by age: its
+        // clock was synchronised (`ClockTrust`) and had not gone back
+        // (StateStore.prune). Rows from before are believed, as version 1
+        // believed them.
+        migrator.registerMigration(identifiers[1]) { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE donation ADD COLUMN date_trusted INTEGER NOT NULL DEFAULT 1;
+                    PRAGMA user_version = 2;
                     """)
         }
         return migrator

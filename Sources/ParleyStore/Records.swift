@@ -37,9 +37,14 @@ struct DonationRecord: ParleyRecord {
     var parameters: [String: String]
     var date: Date
     var trigger: String
+    /// `date` is believed when deleting by age: the clock was synchronised
+    /// when this was recorded (`ClockTrust`) and had not gone back
+    /// (`StateStore.prune`).
+    var dateTrusted = true
 
     enum CodingKeys: String, CodingKey {
         case id, identifier, groupIdentifier = "group_identifier", app, intent, parameters, date, trigger
+        case dateTrusted = "date_trusted"
     }
 
     enum Columns {
@@ -49,6 +54,7 @@ struct DonationRecord: ParleyRecord {
         static let app = Column(CodingKeys.app)
         static let intent = Column(CodingKeys.intent)
         static let date = Column(CodingKeys.date)
+        static let dateTrusted = Column(CodingKeys.dateTrusted)
     }
 
     init(_ donation: Donation) {

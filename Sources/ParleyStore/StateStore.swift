@@ -18,11 +18,18 @@ public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
     public let path: String
     /// Donations kept: the oldest go as each new one is recorded.
     public let retention: DonationRetention
+    /// Asked before deleting by age (`ClockTrust`).
+    public let clock: ClockTrust
 
     /// Opens (creating if needed) the database at `path` and migrates it.
-    /// The directory must exist.
-    public init(path: String, retention: DonationRetention = DonationRetention()) throws {
+    /// The directory must exist. `clock` says when age pruning may run
+    /// (by default while systemd-timesyncd has synchronised the clock).
+    public init(
+        path: String, retention: DonationRetention = DonationRetention(),
+        clock: ClockTrust = .systemdTimesync()
+    ) throws {
         self.retention = retention
+        self.clock = clock
         do {
             queue = try DatabaseQueue(path: path, configuration: Self.configuration)
         } catch let error as DatabaseError {
@@ -33,10 +40,14 @@ public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
     }
 
     /// Opens `state.db` in `directory`, creating the directory (mode 0750).
-    public convenience init(directory: String, retention: DonationRetention = DonationRetention()) throws {
+    public convenience init(
+        directory: String, retention: DonationRetention = DonationRetention(),
+        clock: ClockTrust = .systemdTimesync()
+    ) throws {
         try FileManager.default.createDirectory(
             atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
-        try self.init(path: (directory as NSString).appendingPathComponent("state.db"), retention: retention)
+        try self.init(
+            path: (directory as NSString).appendingPathComponent("state.db"), retention: retention, clock: clock)
     }
 
     /// WAL with `synchronous=FULL`, set on the connection before anything
@@ -95,30 +106,58 @@ public final class StateStore: DonationStore, CustomPhraseStore, AppDataStore {
     // MARK: DonationStore
 
     /// Records a donation and, in the same transaction, deletes those past
-    /// `retention`: older than its age limit counted back from this
-    /// donation's date, then the oldest beyond its count.
+    /// `retention`: the earliest recorded beyond its count, and, while the
+    /// clock is synchronised, those older than its age limit.
     @discardableResult
     public func record(_ donation: Donation) async throws -> Int64 {
-        let record = DonationRecord(donation)
+        var record = DonationRecord(donation)
+        // Asked outside the transaction: a file check has no business inside
+        // the database's queue.
+        record.dateTrusted = clock.isSynchronised
         let retention = self.retention
-        return try await queue.write { db in
+        return try await queue.write { [record] db in
             try record.insert(db)
             let id = db.lastInsertedRowID
-            try Self.prune(db, retention: retention, now: donation.date)
+            try Self.prune(db, retention: retention, newID: id, new: record)
             return id
         }
     }
 
-    private static func prune(_ db: Database, retention: DonationRetention, now: Date) throws {
+    /// Deletes what `retention` no longer keeps, given the row `new` just
+    /// inserted as `newID`.
+    ///
+    /// The count limit goes by row id (AUTOINCREMENT, so insertion order):
+    /// dates come from a clock that can jump, and ordering by them deleted
+    /// the newest donations after the clock was set back.
+    ///
+    /// The age limit deletes only rows whose date is trusted, and runs only
+    /// when the new row's is. A date from an unsynchronised clock (a Pi
+    /// boots at the time last saved, or 1970) says nothing of the row's age:
+    /// deleting by it lost the donations made before timesyncd set the clock.
+    /// A new row dated before a trusted row kept means the clock went back
+    /// though synchronised (set by hand, or stepped back by timesyncd): which
+    /// date is right cannot be told, so the new row's date is not trusted
+    /// either and nothing is deleted by age. So the cutoff is always the
+    /// newest trusted date kept less the age limit, never later.
+    static func prune(_ db: Database, retention: DonationRetention, newID: Int64, new: DonationRecord) throws {
         typealias Columns = DonationRecord.Columns
-        // Dates are stored as REAL seconds (Records.swift); a `Date` operand
-        // would be bound as text, which SQLite sorts after every number.
-        let cutoff = now.timeIntervalSince1970 - retention.maximumAgeSeconds
-        try DonationRecord.filter(Columns.date < cutoff).deleteAll(db)
+        if new.dateTrusted {
+            // Dates are stored as REAL seconds (Records.swift); a `Date`
+            // operand would be bound as text, which SQLite sorts after every number.
+            let newSeconds = new.date.timeIntervalSince1970
+            let newestBefore = try Double.fetchOne(
+                db, sql: "SELECT max(date) FROM donation WHERE date_trusted AND id <> ?", arguments: [newID])
+            if let newestBefore, newestBefore > newSeconds {
+                try db.execute(sql: "UPDATE donation SET date_trusted = 0 WHERE id = ?", arguments: [newID])
+            } else {
+                let cutoff = newSeconds - retention.maximumAgeSeconds
+                try DonationRecord.filter(Columns.dateTrusted == true && Columns.date < cutoff).deleteAll(db)
+            }
+        }
         let excess = try DonationRecord.fetchCount(db) - retention.maximumCount
         if excess > 0 {
-            let oldest = DonationRecord.select(Columns.id).order(Columns.date.asc, Columns.id.asc).limit(excess)
-            try DonationRecord.filter(oldest.contains(Columns.id)).deleteAll(db)
+            let earliest = DonationRecord.select(Columns.id).order(Columns.id.asc).limit(excess)
+            try DonationRecord.filter(earliest.contains(Columns.id)).deleteAll(db)
         }
     }
 

@@ -279,7 +279,8 @@ import Testing
     @Test func donationsOlderThanTheAgeLimitGo() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
         let day = 86_400.0
-        let store = try StateStore(directory: dir.path, retention: DonationRetention(maximumAge: .seconds(30 * 86_400)))
+        let store = try StateStore(
+            directory: dir.path, retention: DonationRetention(maximumAge: .seconds(30 * 86_400)), clock: .synchronised)
         try await store.record(donation(0, at: 0))
         try await store.record(donation(1, at: 10 * day))
         try await store.record(donation(2, at: 30 * day))           // d0 is exactly 30 days old: kept
@@ -287,6 +288,104 @@ import Testing
         try await store.record(donation(3, at: 30 * day + 1))       // d0 is now past the limit
         let kept = try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
         #expect(kept == ["d3", "d2", "d1"])
+        #expect(try await store.integrityCheck() == ["ok"])
+    }
+
+    /// The count limit deletes the earliest recorded, whatever their dates:
+    /// after the clock is set back the newest donations carry the smallest
+    /// dates, and ordering by date deleted exactly those.
+    @Test func theCountLimitGoesByInsertionOrderNotByDate() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let store = try StateStore(directory: dir.path, retention: DonationRetention(maximumCount: 5), clock: .synchronised)
+        let dates: [Double] = [5000, 6000, 7000, 100, 200, 300, 9000, 50]   // set back twice, forward once
+        for (n, date) in dates.enumerated() { try await store.record(donation(n, at: date)) }
+        let kept = try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
+        #expect(Set(kept) == ["d3", "d4", "d5", "d6", "d7"])
+    }
+
+    /// Without timesyncd's flag (a Pi before it reaches a server, or a
+    /// machine without timesyncd) nothing is deleted by age, however far the
+    /// clock jumps; with it, the same record deletes the old row.
+    @Test func noAgePruningUntilTimesyncdHasSynchronisedTheClock() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let day = 86_400.0
+        let flag = dir.file("synchronized")
+        let store = try StateStore(
+            directory: dir.file("state"), retention: DonationRetention(maximumAge: .seconds(30 * 86_400)),
+            clock: .systemdTimesync(flag: flag))
+        try await store.record(donation(0, at: 1000 * day))
+        try await store.record(donation(1, at: 1000 * day + 1))
+        try await store.record(donation(2, at: 2000 * day))         // forward 1000 days, not synchronised
+        #expect(try await store.donationCount() == 3)
+        #expect(FileManager.default.createFile(atPath: flag, contents: Data()))
+        try await store.record(donation(3, at: 2000 * day + 1))     // synchronised: d2's date is believed...
+        let kept = try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
+        // ...but d0 and d1 were recorded under the same unsynchronised clock: kept.
+        #expect(kept == ["d3", "d2", "d1", "d0"])
+        try await store.record(donation(4, at: 2100 * day))         // 100 days on: d3, recorded synchronised, goes
+        #expect(try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
+            == ["d4", "d2", "d1", "d0"])
+    }
+
+    /// A synchronised clock set back (by hand, or stepped back by
+    /// timesyncd): the new row is dated before rows kept, deletes nothing by
+    /// age, and is not itself deleted by its doubtful date later.
+    @Test func aRowDatedBeforeTheNewestKeptDeletesNothingByAge() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let day = 86_400.0
+        let store = try StateStore(
+            directory: dir.path, retention: DonationRetention(maximumAge: .seconds(30 * 86_400)), clock: .synchronised)
+        try await store.record(donation(0, at: 100 * day))
+        try await store.record(donation(1, at: 120 * day))
+        try await store.record(donation(2, at: 10 * day))           // set back 110 days
+        try await store.record(donation(3, at: 11 * day))
+        #expect(try await store.donationCount() == 4)
+        // Time passes d1 again: the cutoff counts back from the newest (d4),
+        // and d0, trusted and 31 days older, goes; d2 and d3 stay.
+        try await store.record(donation(4, at: 131 * day))
+        let kept = try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
+        #expect(kept == ["d4", "d1", "d3", "d2"])
+    }
+
+    /// A Pi without a real-time clock, booted 20 times: each boot starts
+    /// unsynchronised at a wrong time (set back to 1970 or to the last saved
+    /// time, or set forward up to two years), records donations, then
+    /// timesyncd sets the true time and raises its flag, and some boots see
+    /// the synchronised clock set back by hand. Every donation recorded
+    /// stays: none is older than the age limit in true time.
+    @Test func noDonationIsLostAcrossTwentyClockJumps() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let day = 86_400.0
+        let flag = dir.file("synchronized")
+        let store = try StateStore(directory: dir.file("state"), clock: .systemdTimesync(flag: flag))
+        var trueTime = 1_800_000_000.0
+        // Deterministic "random" offsets: back (negative) and forward, in days.
+        let wrongClock: [Double] = [-20_000, 400, -95, 730, -1, 91, -365, 180, -20_800, 95,
+                                    -200, 500, -91, 120, -3_000, 89, -45, 700, -20_000, 365]
+        var recorded: [String] = []
+        var n = 0
+        func record(at date: Double) async throws {
+            try await store.record(donation(n, at: date))
+            recorded.append("d\(n)")
+            n += 1
+        }
+        for (boot, offset) in wrongClock.enumerated() {
+            try? FileManager.default.removeItem(atPath: flag)                 // /run is empty at boot
+            let wrong = offset <= -20_000 ? Double(boot) * 60 : trueTime + offset * day
+            for second in 0..<3 { try await record(at: wrong + Double(second)) }
+            #expect(FileManager.default.createFile(atPath: flag, contents: Data()))  // timesyncd reached a server
+            for second in 0..<3 { try await record(at: trueTime + Double(second)) }
+            if boot % 4 == 1 {
+                // Set back by hand while synchronised, then put right.
+                try await record(at: trueTime - 200 * day)
+                try await record(at: trueTime + 10)
+            }
+            trueTime += 3_600 * 7                                             // an evening's use
+        }
+        let kept = try await store.donations(app: nil, intent: nil, limit: nil).compactMap(\.identifier)
+        #expect(recorded.count == 130)   // 20 boots of 6, and 5 of them 2 more
+        let lost = Set(recorded).subtracting(kept)
+        #expect(lost.isEmpty, "lost \(lost.count) of \(recorded.count): \(lost.sorted())")
         #expect(try await store.integrityCheck() == ["ok"])
     }
 }
