@@ -194,9 +194,11 @@ let package = Package(
         .testTarget(name: "ParleyYAMLTests", dependencies: ["ParleyYAML"]),
         .testTarget(name: "ParleyCoreTests", dependencies: ["ParleyCore", "ParleyApps", "ParleyTestKit"]),
         .testTarget(name: "ParleyAppsTests", dependencies: ["ParleyApps", "ParleyCore", "ParleyTestKit", "Yams"]),
+        // parleyd: CrashDurabilityTests runs its store-stress writer, which
+        // must be built from the same sources as the store it checks.
         .testTarget(
             name: "ParleyStoreTests",
-            dependencies: ["ParleyStore", "ParleyTestKit", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: ["ParleyStore", "ParleyTestKit", "parleyd", .product(name: "GRDB", package: "GRDB.swift")]),
         // Test-only malloc interposer counting allocations per thread (audio loop proof).
         .target(name: "CParleyMallocCounter", path: "Tests/CParleyMallocCounter"),
         // Test-only sound card control in the test process (alsa-lib's snd_ctl_ext), for the volume's mixer tests.

@@ -27,11 +27,21 @@ import Testing
         init(_ description: String) { self.description = description }
     }
 
+    /// Every write the test checks is kept: the writer's count limit is
+    /// far above what 8 runs can acknowledge (each at most `killAfter` plus
+    /// what the pipe holds, about 6,500 lines, past its kill point).
+    static let keptDonations = 1_000_000
+
     /// Starts the writer and returns the acknowledged write numbers it printed
     /// before being killed after `killAfter` acknowledgements.
     private func runAndKill(_ parleyd: URL, database: String, start: Int, killAfter: Int) async throws -> [Int] {
+        // lineBacklog: while the test is behind, the writer blocks on its
+        // output instead of running thousands of writes past the kill point.
         let writer = try await ChildProcess.start(
-            parleyd.path, ["store-stress", "--database", database, "--start", String(start)])
+            parleyd.path,
+            ["store-stress", "--database", database, "--start", String(start),
+             "--max-donations", String(Self.keptDonations)],
+            outputLimit: 1 << 20, lineBacklog: 1)
         var acked: [Int] = []
         for await line in writer.outputLines {
             if line.hasPrefix("ack "), let n = Int(line.dropFirst(4)) { acked.append(n) }
@@ -44,6 +54,17 @@ import Testing
         let exit = try await writer.wait()
         #expect(exit.signal == SIGKILL, "writer ended by itself: \(exit)")
         return acked
+    }
+
+    /// Copies the database and its -wal and -shm files (what a killed writer
+    /// leaves) into `folder`, before anything opens them: opening and closing
+    /// the store checkpoints the WAL and removes it.
+    private func copyDatabase(_ database: String, to folder: String) throws {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: database + suffix) {
+            let name = (database as NSString).lastPathComponent + suffix
+            try FileManager.default.copyItem(atPath: database + suffix, toPath: (folder as NSString).appendingPathComponent(name))
+        }
     }
 
     @Test func everyAcknowledgedWriteSurvivesSIGKILL() async throws {
@@ -59,38 +80,36 @@ import Testing
             acknowledged += acked
             next = (acked.last ?? next) + 1
         }
-        let store = try StateStore(path: database)
-        #expect(try await store.integrityCheck() == ["ok"])
+        #expect(acknowledged.count < Self.keptDonations)
+        let asKilled = dir.file("as-killed")
+        try copyDatabase(database, to: asKilled)
+        let store = try StateStore(path: database, clock: .unsynchronised)
+        let integrity = try await store.integrityCheck()
         let identifiers = Set(try await store.donations(app: "Stress", intent: nil, limit: nil).compactMap(\.identifier))
-        // The store keeps the newest `maximumCount` donations and deletes the
-        // oldest past it, by design (`DonationRetention`). On a loaded machine
-        // the writer can run thousands of writes past the kill point before
-        // the test has read their acknowledgements (10,495 acknowledged in one
-        // whole-suite run, the 502 oldest then gone: 495 past the bound and 7
-        // newer writes committed as the kills landed, never acknowledged). So
-        // the acknowledged donations that must be there are the newest, less
-        // one per run for such a write; every app value must be.
-        let mustHold = acknowledged.suffix(max(0, DonationRetention().maximumCount - runs))
-        let missingDonations = mustHold.filter { !identifiers.contains("w\($0)") }
-        // When some are missing, what the table holds and a copy of the
-        // database say why.
-        var table = ""
-        if !missingDonations.isEmpty {
-            let kept = "/tmp/parley-crash-durability-\(getpid()).db"
-            try? FileManager.default.removeItem(atPath: kept)
-            try? FileManager.default.copyItem(atPath: database, toPath: kept)
-            table = (try? await ChildProcess.run("/usr/bin/sqlite3", [database, """
-                SELECT count(*), typeof(date), min(date), max(date), min(identifier), max(identifier) FROM donation GROUP BY typeof(date);
-                SELECT 'app_data', count(*) FROM app_data; SELECT 'user_version', user_version FROM pragma_user_version;
-                """]).standardOutput) ?? "sqlite3 failed"
-            table += " (database kept at \(kept))"
-        }
-        #expect(missingDonations.isEmpty, "acknowledged donations lost: \(missingDonations.count) of the newest \(mustHold.count) of \(acknowledged.count); table: \(table)")
+        let missingDonations = acknowledged.filter { !identifiers.contains("w\($0)") }
         var missingValues: [Int] = []
         for n in acknowledged where try await store.value(app: "Stress", key: "k\(n)") != Data("v\(n)".utf8) {
             missingValues.append(n)
         }
-        #expect(missingValues.isEmpty, "acknowledged app data lost: \(missingValues)")
-        #expect(acknowledged.count >= 8)
+        // When something is lost, the files as the last kill left them (the
+        // -wal holds the writes not yet checkpointed) are kept, and what the
+        // table holds says why.
+        var evidence = ""
+        if integrity != ["ok"] || !missingDonations.isEmpty || !missingValues.isEmpty {
+            let kept = FileManager.default.temporaryDirectory
+                .appendingPathComponent("parley-crash-durability-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+            try? FileManager.default.moveItem(atPath: asKilled, toPath: kept)
+            let table = (try? await ChildProcess.run("/usr/bin/sqlite3", [database, """
+                SELECT count(*), typeof(date), min(date), max(date), min(id), max(id) FROM donation GROUP BY typeof(date);
+                SELECT 'app_data', count(*) FROM app_data; SELECT 'user_version', user_version FROM pragma_user_version;
+                """]).standardOutput) ?? "sqlite3 failed"
+            evidence = "; table: \(table); the database, -wal and -shm as the last kill left them are kept in \(kept)"
+        }
+        #expect(integrity == ["ok"], "integrity check: \(integrity)\(evidence)")
+        #expect(missingDonations.isEmpty,
+                "acknowledged donations lost: \(missingDonations.count) of \(acknowledged.count), first \(missingDonations.prefix(10))\(evidence)")
+        #expect(missingValues.isEmpty,
+                "acknowledged app data lost: \(missingValues.count) of \(acknowledged.count), first \(missingValues.prefix(10))\(evidence)")
+        #expect(acknowledged.count >= runs)
     }
 }
