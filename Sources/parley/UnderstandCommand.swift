@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ParleyApps
 import ParleyAudio
+import ParleyConfiguration
 import ParleyCore
 import ParleyDenoise
 import ParleySpeech
@@ -31,8 +32,8 @@ struct Understand: AsyncParsableCommand {
     var extendablePhraseSilence = UtteranceListening().extendablePhraseSilenceMilliseconds
     @Option(help: "Trailing silence (ms) that ends any other command.")
     var trailingSilence = EndpointerConfiguration().trailingSilenceMilliseconds
-    @Option(help: "Capture front end before listening, as the daemon's speech.front_end: none, denoise, denoise+agc or neural (DeepFilterNet3 on each utterance the command decoders hear), optionally with the noise suppression in dB (denoise:-25, neural:-30).")
-    var frontEnd = "none"
+    @Option(help: "Capture front end before listening, as the daemon's speech.front_end: auto (the default: the daemon's on a dev machine or Pi 4/5, neural), none, denoise, denoise+agc or neural (DeepFilterNet3 on each utterance the command decoders hear), optionally with the noise suppression in dB (denoise:-25, neural:-30).")
+    var frontEnd = "auto"
     @Option(help: "Ask back unsure commands, as the daemon's speech.ask_unsure: on (its default) or off. Gives each file's \"asks\".")
     var askUnsure = "on"
 
@@ -108,7 +109,10 @@ struct Understand: AsyncParsableCommand {
         listening.extendablePhraseSilenceMilliseconds = extendablePhraseSilence
         var utterances = RecordedUtterances(
             configuration: EndpointerConfiguration(trailingSilenceMilliseconds: trailingSilence), listening: listening)
-        do { utterances.frontEnd = try FrontEndSettings(parsing: frontEnd) } catch {
+        // auto: the daemon's default on this machine's board (sim: neural).
+        do {
+            utterances.frontEnd = frontEnd == "auto" ? ParleyConfig.defaultFrontEnd(board: "sim") : try FrontEndSettings(parsing: frontEnd)
+        } catch {
             throw ValidationError("--front-end \(frontEnd): \(error)")
         }
         // The neural stage runs on what the command decoders hear, as in the daemon.
