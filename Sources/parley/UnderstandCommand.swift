@@ -32,7 +32,7 @@ struct Understand: AsyncParsableCommand {
     var extendablePhraseSilence = UtteranceListening().extendablePhraseSilenceMilliseconds
     @Option(help: "Trailing silence (ms) that ends any other command.")
     var trailingSilence = EndpointerConfiguration().trailingSilenceMilliseconds
-    @Option(help: "Capture front end before listening, as the daemon's speech.front_end: auto (the default: the daemon's on a dev machine or Pi 4/5, neural), none, denoise, denoise+agc or neural (DeepFilterNet3 on each utterance the command decoders hear), optionally with the noise suppression in dB (denoise:-25, neural:-30).")
+    @Option(help: "Capture front end before listening, as the daemon's speech.front_end: auto (the default: the daemon's on a Pi 4 or 5, neural), none, denoise, denoise+agc or neural (DeepFilterNet3 on each utterance the command decoders hear), optionally with the noise suppression in dB (denoise:-25, neural:-30).")
     var frontEnd = "auto"
     @Option(help: "Ask back unsure commands, as the daemon's speech.ask_unsure: on (its default) or off. Gives each file's \"asks\".")
     var askUnsure = "on"
@@ -109,9 +109,9 @@ struct Understand: AsyncParsableCommand {
         listening.extendablePhraseSilenceMilliseconds = extendablePhraseSilence
         var utterances = RecordedUtterances(
             configuration: EndpointerConfiguration(trailingSilenceMilliseconds: trailingSilence), listening: listening)
-        // auto: the daemon's default on this machine's board (sim: neural).
+        // auto: the daemon's default on the speaker (a Pi 4 or 5: neural).
         do {
-            utterances.frontEnd = frontEnd == "auto" ? ParleyConfig.defaultFrontEnd(board: "sim") : try FrontEndSettings(parsing: frontEnd)
+            utterances.frontEnd = frontEnd == "auto" ? ParleyConfig.defaultFrontEnd(board: "pi4") : try FrontEndSettings(parsing: frontEnd)
         } catch {
             throw ValidationError("--front-end \(frontEnd): \(error)")
         }

@@ -12,14 +12,17 @@ import Testing
 @Suite(.serialized) struct NeuralFrontEndTests {
     func orderIsReadBack(environment: [String: String]) async throws -> (status: DaemonStatus?, log: String) {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let input = try await EndToEndTests.makeInput(in: dir)
+        _ = try await EndToEndTests.makeInput(in: dir)
+        // The recording read as fast as the daemon takes it, into a ring
+        // that holds all of it (`audio.pacing: fast`): the suite runs dozens
+        // of daemons on 2 cores, and a debug build's listener behind the
+        // network then fell behind a real-time microphone and lost the
+        // order's start. What is tested is what the stage hears, not speed.
         let process = try await EndToEndTests.startDaemon(
-            dir, settings: "timeouts: {confirmation: 20s}", environment: environment,
-            speech: "acoustic_model: stock, front_end: neural")
+            dir, settings: "audio: {capture: \"file:capture.wav\", pacing: fast}\ntimeouts: {confirmation: 20s}",
+            environment: environment, speech: "acoustic_model: stock, front_end: neural")
         defer { process.terminate() }
         let socket = dir.file("parley.sock")
-        _ = try await EndToEndTests.waitForStatus(socket) { $0.audio.state == "running" }
-        _ = try await LiveMicrophoneTests.play(input, socket: socket)
         let confirming = try await EndToEndTests.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
         return (confirming, try await EndToEndTests.stop(process))
     }

@@ -25,13 +25,6 @@ sed -i -e "s/^board: .*/board: $BOARD/" \
        -e "s/^control_group: [^ ]*/control_group: parley/" "$config"
 grep -q "^board: $BOARD\$" "$config" && grep -q '^control_group: parley' "$config" \
     || { echo "30-parley: $config has no 'board:' or 'control_group:' line to set" >&2; exit 1; }
-# The QEMU image runs under software emulation (TCG), several times slower
-# than a real core: the neural noise suppressor (the sim board's default)
-# would fall behind real time there, so that image listens without it.
-if [ "$BOARD" = sim ]; then
-    sed -i -e "s/^  front_end: auto\$/  front_end: none/" "$config"
-    grep -q "^  front_end: none\$" "$config" || { echo "30-parley: $config has no 'front_end: auto' line to set" >&2; exit 1; }
-fi
 # The speaker's page is on in the image (off in the package's default file):
 # port 80 on the LAN address (the unit drop-in files/etc/systemd/system/
 # parleyd.service.d/web.conf lets parleyd bind it), announced by Avahi. Its
