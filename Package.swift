@@ -138,7 +138,7 @@ let package = Package(
         .target(
             name: "ParleyDaemon",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio",
+                "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio", "ParleyDenoise",
                 "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
                 "ParleyConfiguration", "ParleyWyoming",
                 "ParleySocket",   // SystemdNotifier: the longest Unix socket path
@@ -169,7 +169,7 @@ let package = Package(
             name: "parley",
             dependencies: [
                 "ParleyControl", "ParleyConfiguration", "ParleyDevice", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech",
-                "ParleyAudio", "ParleyExternal", "ParleyHardware", "ParleyRoom",
+                "ParleyAudio", "ParleyDenoise", "ParleyExternal", "ParleyHardware", "ParleyRoom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(

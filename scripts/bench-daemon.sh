@@ -7,7 +7,8 @@
 #             running on a silent input) over IDLE_SECONDS, as % of one core
 #   write     one acknowledged durable write (donation + app value, each its own
 #             WAL commit with synchronous=FULL), on the disk holding .build/
-#   latency   from the last sample of a spoken command in the input (ALSA file
+#   latency   (FRONT_END=neural: through the noise suppressor)
+#             from the last sample of a spoken command in the input (ALSA file
 #             device, paced in real time) to (a) the engine taking the command
 #             and (b) the first sample of the spoken answer queued for playback;
 #             over LATENCY_FILES recorded coffee orders, each after "hey". The
@@ -38,6 +39,9 @@ cd "$(dirname "$0")/.."
 . scripts/lib/evaluation-data.sh
 RUNS=${RUNS:-5}
 LATENCY_FILES=${LATENCY_FILES:-12}
+# The latency runs' speech.front_end (auto: the sim board's, none; neural:
+# the Pi 4 and 5 default, for issue 49's latency figure).
+FRONT_END=${FRONT_END:-auto}
 IDLE_SECONDS=${IDLE_SECONDS:-10}
 bash scripts/setup.sh
 swift build -c release --product parleyd >&2
@@ -134,6 +138,7 @@ for wav in "${latency_files[@]}"; do
   sox "$work/silence.wav" "$work/hey.wav" "$wav" "$work/silence.wav" "$work/silence.wav" "$work/lat/capture.wav"
   cat >"$work/lat.yaml" <<YAML
 audio: {capture: "file:capture.wav", complete_phrase_silence: $silence}
+speech: {front_end: "$FRONT_END"}
 state_directory: $work/lat
 control_socket: $work/lat.sock
 primary_app: Coffee Maker

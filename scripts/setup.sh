@@ -50,7 +50,11 @@ if ! python3 -c "import selenium" 2>/dev/null; then
 fi
 # The neural noise suppressor (speech.front_end: neural) for this machine's
 # daemon, tools and tests: scripts/lib/deepfilter.sh.
-"${as_root[@]}" bash -c "source '$(cd "$(dirname "$0")" && pwd)/lib/deepfilter.sh' && install_deepfilter $(dpkg --print-architecture) /usr/local/lib/parley/deepfilter"
+# Only beside its library (a copy of this script elsewhere has none).
+deepfilter_lib="$(cd "$(dirname "$0")" && pwd)/lib/deepfilter.sh"
+if [ -f "$deepfilter_lib" ]; then
+  "${as_root[@]}" bash -c "source '$deepfilter_lib' && install_deepfilter $(dpkg --print-architecture) /usr/local/lib/parley/deepfilter"
+fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }
 # The Wyoming interop tests (ParleyWyomingTests) drive Home Assistant's side
 # with the real `wyoming` package from PyPI, pinned, in a virtualenv under

@@ -221,7 +221,10 @@ public enum ConfigLoader {
             case "wake_acoustic_model": config.wakeAcousticModel = try acousticModel(field)
             case "front_end":
                 let value = try field.string()
-                do { config.frontEnd = try FrontEndSettings(parsing: value) } catch { throw field.impossible("\(error)") }
+                config.frontEndIsAuto = value == "auto"
+                if !config.frontEndIsAuto {
+                    do { config.frontEnd = try FrontEndSettings(parsing: value) } catch { throw field.impossible("\(error) (or auto, the board's default)") }
+                }
             case "echo_cancel":
                 // YAML reads a bare on/off as a boolean: either spelling is taken.
                 let value: String

@@ -33,6 +33,31 @@ public struct ParleyConfig: Sendable, Equatable {
     /// suppression in dB, `denoise:-25`); BENCHMARKS.md, "Capture front end
     /// (issue 26)". `none` until the measurements show a setting helps.
     public var frontEnd: FrontEndSettings = .none
+    /// `speech.front_end: auto` (the default): the board's choice
+    /// (`FrontEndSettings.default(board:)`) rather than `frontEnd`.
+    public var frontEndIsAuto = true
+    /// The front end the daemon runs: the board's default unless one was set.
+    public var effectiveFrontEnd: FrontEndSettings {
+        frontEndIsAuto ? Self.defaultFrontEnd(board: board) : frontEnd
+    }
+
+    /// Each board's default front end (BENCHMARKS.md, "Hearing through a
+    /// kitchen (issue 49)"): the neural noise suppressor on a Pi 4 and a Pi 5,
+    /// whose cores run it within real time. None on a Pi 3, whose Cortex-A53
+    /// is estimated to fall behind with it (about 10 times this machine's
+    /// per-core cost, a real-time factor of 0.10), and on the simulated
+    /// board: a development machine or the QEMU image (software emulation,
+    /// too slow for it), and the test suite's dozens of daemons side by side
+    /// on 2 cores, where it made listeners fall behind the capture ring.
+    public static func defaultFrontEnd(board: String) -> FrontEndSettings {
+        switch board {
+        case "pi4", "pi5": neural
+        default: .none
+        }
+    }
+
+    /// The network as trained (no attenuation limit).
+    public static let neural = FrontEndSettings(mode: .neural, noiseSuppressDecibels: FrontEndSettings.defaultDecibels(.neural))
     /// `speech.echo_cancel`: whether the capture path cancels the device's
     /// own voice (`off`, `on`, `linear`, optionally with the echo tail in
     /// ms, `on:200`), with what playback plays as the reference; while it is

@@ -401,6 +401,9 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     /// last transcript, and that no audio leaves through it (nil when the
     /// handler is off, or from an older daemon).
     public var homeAssistantHandler: String?
+    /// The capture front end in use ("neural (DeepFilterNet3, ...)"), or why
+    /// the configured one is not; nil from an older daemon.
+    public var frontEnd: String?
 
     // Spelled out because the daemon, which fills it in, is another module
     // (a memberwise initialiser is internal).
@@ -408,7 +411,9 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
                 buttonProblem: String? = nil, configFile: String? = nil, stateDirectory: String, audio: AudioStatus,
                 recognitions: Int, lastIntents: [String], grammarSize: Int, donations: Int, customPhrases: Int,
                 notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil,
-                homeAssistant: String? = nil, homeAssistantHandler: String? = nil, timeZone: String? = nil) {
+                homeAssistant: String? = nil, homeAssistantHandler: String? = nil, timeZone: String? = nil,
+                frontEnd: String? = nil) {
+        self.frontEnd = frontEnd
         self.timeZone = timeZone
         self.version = version
         self.pid = pid

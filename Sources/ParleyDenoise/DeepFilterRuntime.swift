@@ -29,14 +29,13 @@ public struct DeepFilterAssets: Sendable, Equatable {
     /// corrupt model, so a file that does not match is never handed to it.
     public static let modelSHA256 = "c94d91f70911001c946e0fabb4aa9adc37045f45a03b56008cb0c8244cb63616"
 
-    /// The folders searched, in order: `PARLEY_DEEPFILTER_DIR` (tests,
-    /// benchmarks), the package's, then setup.sh's.
+    /// The folders searched, in order: the package's, then setup.sh's; only
+    /// `PARLEY_DEEPFILTER_DIR` when it is set (tests, benchmarks).
     public static var searchDirectories: [String] {
-        var folders: [String] = []
         if let custom = getenv("PARLEY_DEEPFILTER_DIR").map({ String(cString: $0) }), !custom.isEmpty {
-            folders.append(custom)
+            return [custom]
         }
-        return folders + ["/usr/lib/parley/deepfilter", "/usr/local/lib/parley/deepfilter"]
+        return ["/usr/lib/parley/deepfilter", "/usr/local/lib/parley/deepfilter"]
     }
 
     /// The first folder of `directories` holding the library; its model

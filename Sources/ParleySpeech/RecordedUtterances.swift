@@ -16,7 +16,9 @@ public struct RecordedUtterances {
     /// Samples per read of the stand-in ring (the daemon reads up to 100 ms at a time).
     public var blockSamples = 1_600
     /// The capture front end the recording goes through first, as the
-    /// daemon's capture does (`speech.front_end`); a fresh state per recording.
+    /// daemon's capture does (`speech.front_end`); a fresh state per
+    /// recording. `neural` runs in the decoder instead (the caller wraps it
+    /// in a `DenoisedCommandDecoder`, as the daemon does), not here.
     public var frontEnd: FrontEndSettings = .none
     /// The echo canceller as the daemon runs it while the device is silent
     /// (`speech.echo_cancel`): its reference is silence, so what it does to
@@ -41,8 +43,8 @@ public struct RecordedUtterances {
     /// trailing silence had followed. A recording in which the endpointer
     /// finds no speech at all is decoded whole (the file is, by contract,
     /// the command), and reported as one segment over all of it.
-    public func segments(
-        of samples: [Int16], decoder: StreamingCommandDecoder,
+    public func segments<Decoder: CommandDecoding>(
+        of samples: [Int16], decoder: Decoder,
         stop: (Segment) -> Bool = { $0.result.match != nil }
     ) throws -> [Segment] {
         var driver = ListeningDriver(endpointer: configuration, listening: listening, bufferSamples: blockSamples)
@@ -78,7 +80,7 @@ public struct RecordedUtterances {
     /// What `parley understand` reports for a recording: its segments and
     /// the chosen result (the understood segment, else the first that held
     /// any words, for the transcript, else the first).
-    public func understand(_ samples: [Int16], decoder: StreamingCommandDecoder) throws
+    public func understand<Decoder: CommandDecoding>(_ samples: [Int16], decoder: Decoder) throws
         -> (segments: [Segment], result: CommandResult?) {
         let segments = try segments(of: samples, decoder: decoder)
         let chosen = segments.first { $0.result.match != nil }

@@ -18,7 +18,7 @@ struct DetectWake: ParsableCommand {
     var detector = "network"
     @Option(help: "Acoustic model (pocketsphinx detector): stock (Debian's en-us, the default, as the daemon's speech.wake_acoustic_model), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
     var acousticModel = "stock"
-    @Option(help: "Capture front end before the detector: none, denoise or denoise+agc (optionally :dB, as speech.front_end); a fresh state per file.")
+    @Option(help: "Capture front end before the detector: none, denoise or denoise+agc (optionally :dB, as speech.front_end); a fresh state per file. neural runs after the wake word (on what the command decoders hear), so here it leaves the audio as it is.")
     var frontEnd = "none"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]

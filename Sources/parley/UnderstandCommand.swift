@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import ParleyApps
 import ParleyAudio
+import ParleyConfiguration
 import ParleyCore
+import ParleyDenoise
 import ParleySpeech
 
 /// `parley understand --app <app> FILE.wav...`: each file is the audio after
@@ -30,8 +32,10 @@ struct Understand: AsyncParsableCommand {
     var extendablePhraseSilence = UtteranceListening().extendablePhraseSilenceMilliseconds
     @Option(help: "Trailing silence (ms) that ends any other command.")
     var trailingSilence = EndpointerConfiguration().trailingSilenceMilliseconds
-    @Option(help: "Capture front end before listening, as the daemon's speech.front_end: none, denoise or denoise+agc, optionally with the noise suppression in dB (denoise:-25).")
-    var frontEnd = "none"
+    @Option(help: "Capture front end before listening, as the daemon's speech.front_end: auto (the default: the daemon's on a Pi 4 or 5, neural), none, denoise, denoise+agc or neural (DeepFilterNet3 on each utterance the command decoders hear), optionally with the noise suppression in dB (denoise:-25, neural:-30).")
+    var frontEnd = "auto"
+    @Option(help: "Ask back unsure commands, as the daemon's speech.ask_unsure: on (its default) or off. Gives each file's \"asks\".")
+    var askUnsure = "on"
 
     @Option(help: "Echo canceller before listening, as the daemon's speech.echo_cancel while the device is silent (nothing played: its reference is silence): off, on or linear, optionally with the tail in ms (on:200).")
     var echoCancel = "off"
@@ -39,6 +43,12 @@ struct Understand: AsyncParsableCommand {
     var rejectEarly = "off"
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
+
+    /// Opens the existential for the generic listening path.
+    static func understand<Decoder: CommandDecoding>(_ samples: [Int16], with utterances: RecordedUtterances, decoder: Decoder)
+        throws -> (segments: [RecordedUtterances.Segment], result: CommandResult?) {
+        try utterances.understand(samples, decoder: decoder)
+    }
 
     static func key(_ name: String) -> String { name.lowercased().filter { $0.isLetter || $0.isNumber } }
 
@@ -80,10 +90,14 @@ struct Understand: AsyncParsableCommand {
         for s in settings {
             do { try decoderSettings.apply(s) } catch { throw ValidationError("--set \(s): \(error)") }
         }
-        let decoder = try StreamingCommandDecoder(model: model, settings: decoderSettings)
-        do { decoder.earlyRejection = try EarlyRejection.parse(rejectEarly) } catch {
+        let streaming = try StreamingCommandDecoder(model: model, settings: decoderSettings)
+        do { streaming.earlyRejection = try EarlyRejection.parse(rejectEarly) } catch {
             throw ValidationError("--reject-early \(rejectEarly): \(error)")
         }
+        guard let asking = ["on": true, "true": true, "off": false, "false": false][askUnsure] else {
+            throw ValidationError("--ask-unsure \(askUnsure): expected on or off")
+        }
+        let askRule = asking ? AskRule() : nil
         let resolver = Resolver(model: model)
         for (name, value, least) in [("--complete-phrase-silence", completePhraseSilence, 0),
                                      ("--extendable-phrase-silence", extendablePhraseSilence, 0),
@@ -95,8 +109,20 @@ struct Understand: AsyncParsableCommand {
         listening.extendablePhraseSilenceMilliseconds = extendablePhraseSilence
         var utterances = RecordedUtterances(
             configuration: EndpointerConfiguration(trailingSilenceMilliseconds: trailingSilence), listening: listening)
-        do { utterances.frontEnd = try FrontEndSettings(parsing: frontEnd) } catch {
+        // auto: the daemon's default on the speaker (a Pi 4 or 5: neural).
+        do {
+            utterances.frontEnd = frontEnd == "auto" ? ParleyConfig.defaultFrontEnd(board: "pi4") : try FrontEndSettings(parsing: frontEnd)
+        } catch {
             throw ValidationError("--front-end \(frontEnd): \(error)")
+        }
+        // The neural stage runs on what the command decoders hear, as in the daemon.
+        let decoder: any CommandDecoding
+        if utterances.frontEnd.isNeural {
+            do { decoder = DenoisedCommandDecoder(streaming, denoiser: try NeuralDenoiser(settings: utterances.frontEnd)) } catch {
+                throw ValidationError("--front-end \(frontEnd): \(error)")
+            }
+        } else {
+            decoder = streaming
         }
         do { utterances.echo = try EchoSettings(parsing: echoCancel) } catch {
             throw ValidationError("--echo-cancel \(echoCancel): \(error)")
@@ -104,7 +130,7 @@ struct Understand: AsyncParsableCommand {
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let start = DispatchTime.now().uptimeNanoseconds
-            let (segments, result) = try utterances.understand(audio.samples, decoder: decoder)
+            let (segments, result) = try Self.understand(audio.samples, with: utterances, decoder: decoder)
             let resolution = result?.match == nil ? nil : resolver.resolve(result?.transcript ?? "")
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             var builtin: Any = NSNull()
@@ -117,6 +143,9 @@ struct Understand: AsyncParsableCommand {
                 // (the daemon's threshold is -1), and the built-in command
                 // ("volumeUp", "cancel") when the words start one rather than an intent.
                 "accepted": result?.match != nil, "builtin": builtin,
+                // The daemon's decision on an accepted command: asked back
+                // ("Did you say ...?") rather than acted on (its AskRule).
+                "asks": result.map { $0.match != nil && askRule?.asks($0) == true } ?? false,
                 // JSON has no infinity (nothing decoded scores -inf): null then.
                 "confidence": result.flatMap { $0.confidence.isFinite ? $0.confidence : nil } ?? NSNull(),
                 // What the rejection and ask rules read (scripts/eval-confidence.sh):

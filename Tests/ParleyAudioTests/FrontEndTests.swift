@@ -96,7 +96,7 @@ import ParleyTestKit
             Issue.record("'\(text)' accepted")
         } catch {
             #expect(error.description.contains("'\(text)'"))
-            #expect(error.description.contains("none, denoise or denoise+agc"))
+            #expect(error.description.contains("none, denoise, denoise+agc or neural"))
         }
     }
 }

@@ -184,15 +184,25 @@ import Testing
         #expect(bad?.reason.contains("adapted, stock or a PocketSphinx model folder") == true)
     }
 
-    @Test func theFrontEndIsNoneByDefaultAndCheckedWithFileAndLine() throws {
-        #expect(ParleyConfig().frontEnd == .none)
-        #expect(try parse("speech: {front_end: denoise}").frontEnd.mode == .denoise)
+    @Test func theFrontEndIsTheBoardsByDefaultAndCheckedWithFileAndLine() throws {
+        // auto: the neural stage on a Pi 4 or 5, none on a Pi 3 and the simulated board.
+        #expect(ParleyConfig().frontEndIsAuto && ParleyConfig().effectiveFrontEnd == .none)
+        #expect(try parse("board: pi3").effectiveFrontEnd == .none)
+        #expect(try parse("board: pi4").effectiveFrontEnd.mode == .neural)
+        #expect(try parse("board: pi5\nspeech: {front_end: auto}").effectiveFrontEnd.mode == .neural)
+        #expect(try parse("speech: {front_end: none}").effectiveFrontEnd == .none)
+        #expect(try parse("speech: {front_end: denoise}").effectiveFrontEnd.mode == .denoise)
+        let neural = try parse("board: pi3\nspeech: {front_end: 'neural:-30'}").effectiveFrontEnd
+        #expect(neural.mode == .neural && neural.noiseSuppressDecibels == -30)
+        #expect(try parse("board: pi4").effectiveFrontEnd.noiseSuppressDecibels == -100)
         let agc = try parse("speech: {front_end: 'denoise+agc:-25'}").frontEnd
         #expect(agc.mode == .denoiseAGC && agc.noiseSuppressDecibels == -25)
         let bad = refusal("speech:\n  acoustic_model: stock\n  front_end: webrtc\n")
         #expect(bad?.kind == .impossibleValue && bad?.key == "speech.front_end" && bad?.line == 3)
         #expect(bad?.description.contains("webrtc") == true)
-        #expect(bad?.reason.contains("none, denoise or denoise+agc") == true)
+        #expect(bad?.reason.contains("none, denoise, denoise+agc or neural") == true)
+        #expect(bad?.reason.contains("auto") == true)
+        #expect(refusal("speech: {front_end: 'neural:-120'}")?.key == "speech.front_end")
     }
 
     @Test func echoCancellationIsReadAsWordOrBooleanAndCheckedWithFileAndLine() throws {

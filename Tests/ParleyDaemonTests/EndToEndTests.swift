@@ -55,14 +55,15 @@ import Testing
     static func startDaemon(
         _ dir: TemporaryDirectory,
         settings: String = "audio: {capture: \"file:capture.wav\"}\ntimeouts: {confirmation: 2s}",
-        primaryApp: String = "Coffee Maker", environment: [String: String] = [:]
+        primaryApp: String = "Coffee Maker", environment: [String: String] = [:],
+        speech: String = "acoustic_model: stock"
     ) async throws -> ChildProcess {
         try """
             state_directory: \(dir.file("state"))
             control_socket: \(dir.file("parley.sock"))
             primary_app: \(primaryApp)
             log_level: debug
-            speech: {acoustic_model: stock}
+            speech: {\(speech)}
 
             """.appending(settings).write(toFile: dir.file("parley.yaml"), atomically: true, encoding: .utf8)
         return try await Executables.start("parleyd", ["--config", dir.file("parley.yaml")],

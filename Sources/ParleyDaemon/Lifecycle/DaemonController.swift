@@ -298,7 +298,8 @@ public struct DaemonController: ControlHandling {
             keptRecordings: components.room?.kept.count, keepAudio: components.room?.keepAudio,
             roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?(),
             homeAssistantHandler: components.homeAssistantHandler?(),
-            timeZone: (components.localTime?.timeZone ?? .current).identifier)
+            timeZone: (components.localTime?.timeZone ?? .current).identifier,
+            frontEnd: await components.recogniser?.frontEndStatus())
     }
 
     private func grammarSize() async -> Int {

@@ -76,6 +76,13 @@ public protocol RecogniserPort: Sendable {
     func recognitions() async -> Int
     /// Phrases in the current grammar.
     func grammarSize() async -> Int
+    /// The capture front end in use, or why a configured stage is not
+    /// (`parley status`'s "front end" line); nil: nothing to say.
+    func frontEndStatus() async -> String?
+}
+
+extension RecogniserPort {
+    public func frontEndStatus() async -> String? { nil }
 }
 
 /// The board (GPIO or simulated): simulated presses go through it so they

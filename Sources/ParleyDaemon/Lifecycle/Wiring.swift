@@ -300,7 +300,7 @@ public enum Wiring {
             playbackName: playback.description, latency: latency,
             isSpeaking: { speaker?.playback.isTalking ?? false }, saying: { speaker?.saying ?? [] },
             interruptSpeech: { speaker?.interrupt() },
-            showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.frontEnd,
+            showFault: showFault, logger: Logger(label: "parley.listen"), onHeard: onHeard, frontEnd: config.effectiveFrontEnd,
             echo: reference.map { (config.echoCancel, $0) }, askRule: config.askUnsure ? AskRule() : nil,
             roomTransform: roomTransform, releasesStartupPages: true)
     }

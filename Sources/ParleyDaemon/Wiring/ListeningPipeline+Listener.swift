@@ -4,6 +4,7 @@ import Logging
 import ParleyAudio
 import ParleyConfiguration
 import ParleyCore
+import ParleyDenoise
 import ParleySpeech
 
 extension ListeningPipeline {
@@ -15,6 +16,9 @@ extension ListeningPipeline {
     final class Listener: UtteranceHandler {
         let pipeline: ListeningPipeline
         private(set) var recognizer: any CommandDecoding
+        /// The neural noise suppressor in front of the command decoders
+        /// (`speech.front_end: neural`), kept when they are made again.
+        private var denoiser: NeuralDenoiser?
         /// Named mode's wake detector, on each commands utterance.
         private(set) var wake: (any WakeDecoding)?
         private var makeDictation: () throws -> any UtteranceDecoder<String>
@@ -65,7 +69,8 @@ extension ListeningPipeline {
             pipeline.grammars.setInitial(initial, graph: graph)
             let wakeState = pipeline.wakeState.withLock { $0 }
             let decoders = try pipeline.makeDecoders(initial, graph, wakeState.wake)
-            recognizer = decoders.command
+            denoiser = pipeline.makeNeuralDenoiser()
+            recognizer = Self.denoised(decoders.command, denoiser)
             wake = decoders.wake
             makeDictation = decoders.dictation
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
@@ -95,6 +100,12 @@ extension ListeningPipeline {
                 }
             }
             return dictationDecoder
+        }
+
+        /// The command decoders behind the neural stage, when it runs: it
+        /// then hears what they hear (after `WakeGate` in named mode).
+        static func denoised(_ command: any CommandDecoding, _ denoiser: NeuralDenoiser?) -> any CommandDecoding {
+            denoiser.map { DenoisedCommandDecoder(command, denoiser: $0) } ?? command
         }
 
         // MARK: UtteranceHandler
@@ -430,7 +441,7 @@ extension ListeningPipeline {
                 let bargeInModel = state.bargeIn ?? bargeIn.model
                 let bargeInGraph = try GrammarCompiler().graph(for: bargeInModel)
                 recognizer.cancel()
-                recognizer = decoders.command
+                recognizer = Self.denoised(decoders.command, denoiser)
                 wake = decoders.wake
                 makeDictation = decoders.dictation
                 bargeIn = (bargeInModel, bargeInGraph)

@@ -5,6 +5,7 @@ import ParleyAudio
 import ParleyConfiguration
 import ParleyControl
 import ParleyCore
+import ParleyDenoise
 import ParleySpeech
 import ServiceLifecycle
 import Synchronization
@@ -72,6 +73,8 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var segments = 0
         var lostSamples: Int64 = 0
         var grammarSize = 0
+        /// The front end as the listen thread made it (`frontEndStatus`).
+        var frontEnd: String?
     }
 
     let latency: LatencyProbe
@@ -265,6 +268,26 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
 
     public func recognitions() async -> Int { shared.withLock { $0.recognitions } }
 
+    public func frontEndStatus() async -> String? {
+        shared.withLock { $0.frontEnd } ?? frontEnd.description
+    }
+
+    /// The neural noise suppressor (`speech.front_end: neural`), made once
+    /// on the listen thread; nil in other modes, or when it cannot run: a
+    /// missing or corrupt model or a runtime that does not load is one line
+    /// in the journal and in `parley status`, and listening goes on without it.
+    func makeNeuralDenoiser() -> NeuralDenoiser? {
+        guard frontEnd.isNeural else { return nil }
+        do {
+            let denoiser = try NeuralDenoiser(settings: frontEnd)
+            shared.withLock { $0.frontEnd = "\(frontEnd) (DeepFilterNet3, on commands; \(denoiser.assets.library))" }
+            return denoiser
+        } catch {
+            logger.error("capture front end '\(frontEnd)' unavailable: \(error); listening without it")
+            shared.withLock { $0.frontEnd = "\(frontEnd) unavailable (\(error)); listening without it" }
+            return nil
+        }
+    }
     /// Utterances ended since start, those decided (handed
     /// to the engine or rejected), and samples lost because the listen
     /// thread fell more than the ring's length behind.
