@@ -7,6 +7,9 @@ public struct ConfigError: Error, Equatable, Sendable, CustomStringConvertible {
         case unknownKey = "unknown key"
         case wrongType = "wrong type"
         case impossibleValue = "impossible value"
+        /// Valid YAML Parley does not take: an anchor, an alias, or more than
+        /// a configuration file may hold (`YAMLLimits.configuration`).
+        case refused = "refused"
     }
 
     public var kind: Kind

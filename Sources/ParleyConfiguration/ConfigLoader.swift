@@ -30,6 +30,8 @@ public enum ConfigLoader {
     }
 
     public static func load(contentsOf path: String) throws -> ParleyConfig {
+        // The size is checked before reading, so a huge file costs no memory.
+        if let error = YAMLDocument.sizeError(file: path, limits: .configuration) { throw ConfigError(error) }
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -44,7 +46,7 @@ public enum ConfigLoader {
     public static func parse(_ yaml: String, file: String) throws -> ParleyConfig {
         let root: YAMLNode?
         do {
-            root = try YAMLDocument.parse(yaml, file: file)
+            root = try YAMLDocument.parse(yaml, file: file, limits: .configuration)
         } catch {
             throw ConfigError(error)
         }
@@ -306,6 +308,7 @@ extension ConfigError {
         case .unknownKey: kind = .unknownKey
         case .wrongType: kind = .wrongType
         case .missingKey, .invalidValue, .other: kind = .impossibleValue
+        case .refused: kind = .refused
         }
         let line = error.location.line, column = error.location.column
         self.init(kind, file: error.location.file, line: line, column: column, key: error.path, reason: reason)

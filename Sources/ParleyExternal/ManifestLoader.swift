@@ -9,6 +9,10 @@ public enum ManifestLoader {
     /// Loads `<folder>/manifest.yaml`.
     public static func load(folder: URL) throws(ManifestErrors) -> AppManifest {
         let file = folder.appendingPathComponent(AppManifest.fileName)
+        // The size is checked before reading, so a huge file costs no memory.
+        if let error = YAMLDocument.sizeError(file: file.path, limits: .manifest) {
+            throw ManifestErrors([ManifestError(error)])
+        }
         guard let data = FileManager.default.contents(atPath: file.path) else {
             throw ManifestErrors([ManifestError(file: file.path, mark: SourceMark(line: 1, column: 1),
                 reason: FileManager.default.fileExists(atPath: file.path) ? "cannot read the manifest" : "no manifest.yaml in the app folder")])
@@ -23,7 +27,7 @@ public enum ManifestLoader {
     public static func parse(yaml: String, file: String, folder: URL) throws(ManifestErrors) -> AppManifest {
         let parsed: YAMLNode?
         do {
-            parsed = try YAMLDocument.parse(yaml, file: file)
+            parsed = try YAMLDocument.parse(yaml, file: file, limits: .manifest)
         } catch {
             throw ManifestErrors([ManifestError(error)])
         }

@@ -9,8 +9,14 @@ public enum YAMLDocument {
     public enum Scalars: Sendable { case asWritten, yaml11 }
 
     /// The root node, or nil for an empty document; a syntax error is a
-    /// `YAMLError` at the place libyaml stopped.
-    public static func parse(_ text: String, file: String, scalars: Scalars = .yaml11) throws(YAMLError) -> YAMLNode? {
+    /// `YAMLError` at the place libyaml stopped. Text past `limits`, and any
+    /// anchor or alias, is refused (`.refused`) at its place before it is
+    /// composed.
+    public static func parse(
+        _ text: String, file: String, scalars: Scalars = .yaml11, limits: YAMLLimits
+    ) throws(YAMLError) -> YAMLNode? {
+        if let error = sizeError(bytes: text.utf8.count, file: file, limits: limits) { throw error }
+        try refuseAliasesAndExcess(text, file: file, limits: limits)
         do {
             let resolver: Resolver = scalars == .asWritten ? .basic : .default
             guard let root = try Yams.compose(yaml: text, resolver, .default, .utf8) else { return nil }

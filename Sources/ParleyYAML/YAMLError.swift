@@ -38,6 +38,9 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case invalidValue(String, expected: String)
         /// A loader's own reason, already in words.
         case other(String)
+        /// Valid YAML Parley does not take: an anchor or alias, or more than
+        /// the file's `YAMLLimits`; the reason in words.
+        case refused(String)
     }
 
     public var location: YAMLLocation
@@ -65,7 +68,7 @@ public struct YAMLError: Error, Sendable, Hashable, CustomStringConvertible {
         case .missingKey(let key, nil): return "missing required key '\(key)'"
         case .wrongType(let expected, let found): return "expected \(expected), found \(found)"
         case .invalidValue(let value, let expected): return "invalid value '\(value)'; expected \(expected)"
-        case .other(let reason): return reason
+        case .other(let reason), .refused(let reason): return reason
         }
     }
 

@@ -32,4 +32,18 @@ import Testing
             #expect(text.contains("is not between 1s and 120s"), "\(value): \(text)")
         }
     }
+
+    /// YAML's anchors and aliases are refused where they are written; a
+    /// file past the size limit is refused before it is read.
+    @Test func anchorsAliasesAndOversizedFilesAreRefused() throws {
+        #expect(refusal("voice: &v\n  rate: 170\nwake: *v\n")
+            == "/etc/parley/parley.yaml:1:8: refused: an anchor (&v) is not accepted in a configuration file; write the value out in full")
+        #expect(refusal("tips: true\nvoice: *v\n")
+            == "/etc/parley/parley.yaml:2:8: refused: an alias (*v) is not accepted in a configuration file; write the value out in full")
+        let file = NSTemporaryDirectory() + "parley-config-big-\(getpid()).yaml"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try ("tips: true\n" + String(repeating: "#\n", count: 128 * 1024)).write(toFile: file, atomically: true, encoding: .utf8)
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(contentsOf: file) }
+        #expect(error?.description == "\(file):1:1: refused: is 262155 bytes; a configuration file may have at most 262144")
+    }
 }

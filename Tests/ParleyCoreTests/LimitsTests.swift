@@ -74,4 +74,17 @@ import Testing
             #expect(error.description == "\(file):1:1: is 262145 bytes; a shortcut file may have at most 262144")
         }
     }
+
+    /// Nested aliases cost exponential time and memory once followed (the
+    /// shortcut reader recurses through every step); refused at the first
+    /// anchor, with its place, before anything is composed.
+    @Test func anAliasBombInAShortcutIsRefusedAtItsFirstAnchor() {
+        var yaml = "name: Bomb\nwhen: { say: bomb }\nl0: &l0 [{ say: lol }, { say: lol }, { say: lol }, { say: lol }]\n"
+        for level in 1..<12 { yaml += "l\(level): &l\(level) [*l\(level - 1), *l\(level - 1), *l\(level - 1), *l\(level - 1)]\n" }
+        yaml += "actions: *l11\n"
+        #expect(throws: ShortcutFileError.self) { try ShortcutLoader.parse(yaml: yaml, file: "bomb.yaml") }
+        do throws(ShortcutFileError) { _ = try ShortcutLoader.parse(yaml: yaml, file: "bomb.yaml") } catch {
+            #expect(error.description == "bomb.yaml:3:5: an anchor (&l0) is not accepted in a shortcut file; write the value out in full")
+        }
+    }
 }

@@ -232,4 +232,16 @@ import Testing
             #expect(error.description == "\(folder.manifestPath):1:1: the manifest is not UTF-8 text")
         }
     }
+
+    @Test func anchorsAndAliasesAreRefusedWithTheirPlace() throws {
+        #expect(try errors("identifier: &id x\nname: *id\n")
+            == ["manifest.yaml:1:13: an anchor (&id) is not accepted in an app manifest; write the value out in full"])
+        #expect(try errors("identifier: x\nname: *id\n")
+            == ["manifest.yaml:2:7: an alias (*id) is not accepted in an app manifest; write the value out in full"])
+    }
+
+    @Test func aManifestPastTheSizeLimitIsRefusedUnread() throws {
+        let big = "identifier: x\n" + String(repeating: "#\n", count: 128 * 1024)
+        #expect(try errors(big) == ["manifest.yaml:1:1: is 262158 bytes; an app manifest may have at most 262144"])
+    }
 }

@@ -242,3 +242,23 @@ struct BoardDetectionTests {
         #expect(Board.machineModel(path: url.path + "-missing") == nil)
     }
 }
+
+/// Anchors, aliases and the caps: refused with the board file's place.
+@Suite("Board file limits") struct BoardFileLimitsTests {
+    @Test func anchorsAndAliasesAreRefused() {
+        #expect(parseError("name: &n test\nbutton: *n\n")?.description
+            == "board/test/board.yaml:1:7: an anchor (&n) is not accepted in a board file; write the value out in full")
+        #expect(parseError("name: test\nbutton: *n\n")?.description
+            == "board/test/board.yaml:2:9: an alias (*n) is not accepted in a board file; write the value out in full")
+    }
+
+    @Test func aBoardFilePastTheSizeLimitIsRefusedUnread() throws {
+        let folder = NSTemporaryDirectory() + "parley-board-big-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try ("name: test\n" + String(repeating: "#\n", count: 32 * 1024)).write(
+            toFile: folder + "/board.yaml", atomically: true, encoding: .utf8)
+        let error = #expect(throws: BoardFileError.self) { try Board.load(from: URL(fileURLWithPath: folder)) }
+        #expect(error?.description == "\(folder)/board.yaml:1:1: is 65547 bytes; a board file may have at most 65536")
+    }
+}

@@ -2,7 +2,7 @@ import Testing
 @testable import ParleyYAML
 
 @Suite struct YAMLReaderTests {
-    func root(_ text: String) throws -> YAMLNode { try #require(try YAMLDocument.parse(text, file: "f.yaml")) }
+    func root(_ text: String) throws -> YAMLNode { try #require(try YAMLDocument.parse(text, file: "f.yaml", limits: .configuration)) }
 
     @Test func nodesCarryFileLineColumnAndTheirKeyPath() throws {
         let button = try root("name: x\nbutton:\n  debounce-ms: 20\n").mapping().required("button").mapping()
@@ -54,11 +54,11 @@ import Testing
     }
 
     @Test func syntaxErrorsAndEmptyDocuments() throws {
-        #expect(try YAMLDocument.parse("", file: "f.yaml") == nil)
-        let error = #expect(throws: YAMLError.self) { try YAMLDocument.parse("a: [\n", file: "f.yaml") }
+        #expect(try YAMLDocument.parse("", file: "f.yaml", limits: .configuration) == nil)
+        let error = #expect(throws: YAMLError.self) { try YAMLDocument.parse("a: [\n", file: "f.yaml", limits: .configuration) }
         #expect(error?.location.line == 2)
         #expect(error?.message.hasPrefix("not valid YAML: ") == true)
-        let duplicate = #expect(throws: YAMLError.self) { try YAMLDocument.parse("a: 1\na: 2\n", file: "f.yaml") }
+        let duplicate = #expect(throws: YAMLError.self) { try YAMLDocument.parse("a: 1\na: 2\n", file: "f.yaml", limits: .configuration) }
         #expect(duplicate?.message.contains("duplicate key a") == true)
     }
 

@@ -16,15 +16,14 @@ public struct ShortcutFileError: Error, Sendable, Hashable, CustomStringConverti
 public enum ShortcutLoader {
     /// A shortcut is a page of YAML; far more is a mistake (or an attack on
     /// the parser's memory), refused before it is read.
-    public static let maximumFileBytes = 256 * 1024
+    public static var maximumFileBytes: Int { YAMLLimits.shortcut.maximumBytes }
 
     /// Reads and parses a file.
     public static func load(file: String) throws(ShortcutFileError) -> Shortcut {
         let start = SourceLocation(file: file, line: 1, column: 1)
         // The size is checked before reading, so a huge file costs no memory.
-        let size = (try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int ?? 0
-        guard size <= maximumFileBytes else {
-            throw ShortcutFileError([ShortcutProblem(start, "is \(size) bytes; a shortcut file may have at most \(maximumFileBytes)")])
+        if let error = YAMLDocument.sizeError(file: file, limits: .shortcut) {
+            throw ShortcutFileError([ShortcutProblem(error)])
         }
         let data: Data
         do {
@@ -45,8 +44,9 @@ public enum ShortcutLoader {
         do {
             // Scalars as written: no tag is resolved by regular expression
             // (most of the cost of composing), and "07:30" stays text.
-            parsed = try YAMLDocument.parse(yaml, file: file, scalars: .asWritten)
+            parsed = try YAMLDocument.parse(yaml, file: file, scalars: .asWritten, limits: .shortcut)
         } catch {
+            if case .refused = error.problem { throw ShortcutFileError([ShortcutProblem(error)]) }
             throw ShortcutFileError([ShortcutProblem(error.location, "YAML syntax: \(error.message.dropPrefix("not valid YAML: "))")])
         }
         guard let root = parsed else {

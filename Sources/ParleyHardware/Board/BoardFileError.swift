@@ -15,6 +15,9 @@ public struct BoardFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case misplacedKey(String, under: String)
         case wrongType(expected: String, found: String)
         case invalidValue(String, expected: String)
+        /// Valid YAML Parley does not take: an anchor, an alias, or more than
+        /// a board file may hold (`YAMLLimits.board`).
+        case refused(String)
     }
 
     /// The file as it was named to the loader.
@@ -62,6 +65,7 @@ public struct BoardFileError: Error, Equatable, Sendable, CustomStringConvertibl
             return "`\(key):` is written under `\(under):`; it belongs beside `\(under):`, at the same indentation"
         case .wrongType(let expected, let found): return "expected \(expected), found \(found)"
         case .invalidValue(let value, let expected): return "invalid value '\(value)'; expected \(expected)"
+        case .refused(let why): return why
         }
     }
 }

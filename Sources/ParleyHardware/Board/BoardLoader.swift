@@ -16,6 +16,8 @@ extension Board {
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
             file = url.appendingPathComponent(fileName)
         }
+        // The size is checked before reading, so a huge file costs no memory.
+        if let error = YAMLDocument.sizeError(file: file.path, limits: .board) { throw BoardFileError(error) }
         let text: String
         do {
             text = try String(contentsOf: file, encoding: .utf8)
@@ -29,7 +31,7 @@ extension Board {
     /// Parses and validates board-file text; `file` names it in errors.
     public static func parse(yaml: String, file: String) throws(BoardFileError) -> Board {
         do {
-            guard let root = try YAMLDocument.parse(yaml, file: file) else {
+            guard let root = try YAMLDocument.parse(yaml, file: file, limits: .board) else {
                 throw BoardFileError(file: file, line: 1, column: 1, key: "", problem: .wrongType(expected: "a mapping", found: "an empty document"))
             }
             return try BoardReader(file: file).board(from: root)
@@ -57,6 +59,7 @@ extension BoardFileError {
         case .wrongType(let expected, let found): problem = .wrongType(expected: expected, found: found)
         case .invalidValue(let value, let expected): problem = .invalidValue(value, expected: expected)
         case .other(let reason): problem = .invalidValue(reason, expected: "")
+        case .refused(let reason): problem = .refused(reason)
         }
         self.init(file: error.location.file, line: error.location.line, column: error.location.column, key: key, problem: problem)
     }
