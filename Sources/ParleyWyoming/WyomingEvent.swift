@@ -15,6 +15,17 @@ public struct WyomingAudioFormat: Sendable, Hashable {
 
     /// What Parley's microphone gives: 16 kHz, 16-bit mono.
     public static let microphone = WyomingAudioFormat(rate: 16_000)
+
+    /// The most a peer's audio may be: the speaker plays 16-bit mono, and
+    /// Home Assistant's voices are 16-bit at 16 to 48 kHz. A format is what
+    /// the satellite sizes its answer buffer from, so a larger one (192 kHz,
+    /// 32-bit, 8 channels was accepted, 350 MiB for a minute) is refused.
+    public static let maximumRate = 48_000
+    public static let maximumWidth = 2
+    public static let maximumChannels = 2
+
+    /// Bytes of one second of audio in this format.
+    public var bytesPerSecond: Int { rate * width * channels }
 }
 
 /// Stages of a Home Assistant pipeline.
@@ -217,12 +228,15 @@ struct Fields {
         return stage
     }
 
-    /// rate 8–192 kHz, width 1–4 bytes, 1–8 channels: beyond is no audio Parley can play.
+    /// rate 1–48 kHz, width 1–2 bytes, 1–2 channels (`WyomingAudioFormat`'s maximums).
     func audioFormat() throws(WyomingProtocolError) -> WyomingAudioFormat {
         let format = WyomingAudioFormat(rate: try integer("rate"), width: try integer("width"), channels: try integer("channels"))
-        guard (1_000...192_000).contains(format.rate), (1...4).contains(format.width), (1...8).contains(format.channels) else {
+        typealias Most = WyomingAudioFormat
+        guard (1_000...Most.maximumRate).contains(format.rate), (1...Most.maximumWidth).contains(format.width),
+              (1...Most.maximumChannels).contains(format.channels) else {
             throw WyomingProtocolError(
-                "audio format of \"\(type)\" is \(format.rate) Hz, \(format.width) bytes, \(format.channels) channels; expected 1000-192000 Hz, 1-4 bytes, 1-8 channels")
+                "audio format of \"\(type)\" is \(format.rate) Hz, \(format.width) bytes, \(format.channels) channels; "
+                    + "expected 1000-\(Most.maximumRate) Hz, 1-\(Most.maximumWidth) bytes, 1-\(Most.maximumChannels) channels")
         }
         return format
     }

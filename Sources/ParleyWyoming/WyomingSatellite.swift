@@ -86,8 +86,12 @@ public final class WyomingSatellite: Sendable {
     private let logger: Logger
     /// How long Home Assistant may take to start answering a sent command.
     public let answerTimeout: Duration
-    /// The longest answer or announcement kept (at 22,050 Hz, 16-bit: 2.6 MB for 60 s).
+    /// The longest answer or announcement kept (at 22,050 Hz, 16-bit: 2.6 MB
+    /// for 60 s; at the largest format accepted, 48 kHz 16-bit stereo, 11 MiB).
     public let maximumAnswerSeconds: Int
+    /// Timers Home Assistant may run on this device at once; each costs a
+    /// little memory, and a peer could otherwise start them without end.
+    public static let maximumTimers = 64
     private let state = Mutex(State())
 
     private struct State {
@@ -97,6 +101,9 @@ public final class WyomingSatellite: Sendable {
         var pending: Int?
         var sent = 0
         var answer: (format: WyomingAudioFormat, bytes: Data)?
+        /// An answer is playing: one more arriving meanwhile is dropped, so
+        /// answers never queue up in memory behind the speaker.
+        var playing = false
         var timers: [String: WyomingTimer] = [:]
         var lastAudioSent: WyomingAudioRecord?
         var lastFault: String?
@@ -108,6 +115,7 @@ public final class WyomingSatellite: Sendable {
         self.device = device
         self.logger = logger
         self.answerTimeout = answerTimeout
+        precondition((1...600).contains(maximumAnswerSeconds))
         self.maximumAnswerSeconds = maximumAnswerSeconds
     }
 
@@ -125,15 +133,29 @@ public final class WyomingSatellite: Sendable {
     /// Timers Home Assistant runs for this device, by id.
     public var timers: [String: WyomingTimer] { state.withLock { $0.timers } }
 
-    // MARK: Home Assistant's connection (one at a time; a new one replaces the old)
+    // MARK: Home Assistant's connection (one at a time; the first keeps it)
 
     /// Serves one connection from Home Assistant until it ends (on the server's thread).
+    ///
+    /// The first peer keeps the link until it goes: a second one gets an
+    /// `error` event (code "busy") and is closed. Handing the link to the
+    /// newest peer let anyone on the network take the microphone's commands.
+    /// Home Assistant restarted without closing its old link is refused until
+    /// the old one's idle timeout ends it (30 s of silence; a live Home
+    /// Assistant pings every few seconds), and its next retry is served.
     public func serve(_ connection: WyomingConnection) {
-        let previous = state.withLock { s in
-            defer { s.connection = connection }
-            return s.connection
+        let holder = state.withLock { s -> WyomingConnection? in
+            if let current = s.connection { return current }
+            s.connection = connection
+            return nil
         }
-        previous?.close()
+        if let holder {
+            logger.warning("home assistant link refused: another peer holds it",
+                           metadata: ["peer": "\(connection.peer)", "holder": "\(holder.peer)"])
+            try? connection.send(.error(
+                text: "this satellite is already linked to a Home Assistant; it serves one at a time", code: "busy"))
+            return  // the server closes it
+        }
         logger.info("home assistant connected", metadata: ["peer": "\(connection.peer)"])
         var fault: String?
         do {
@@ -173,29 +195,55 @@ public final class WyomingSatellite: Sendable {
         case .audioStart(let format):
             state.withLock { $0.answer = (format, Data()) }
         case .audioChunk(let format, let bytes):
-            let limit = maximumAnswerSeconds * format.rate * format.width * format.channels
-            let over = state.withLock { s -> Bool in
+            // The bound is the answer's own format (at most 48 kHz 16-bit
+            // stereo: `WyomingAudioFormat`), and a chunk in another format is
+            // refused: sizing from each chunk let a peer change it midway.
+            enum Fault { case none, tooLong, otherFormat(WyomingAudioFormat) }
+            let maximumSeconds = maximumAnswerSeconds
+            let fault = state.withLock { s -> Fault in
                 if s.answer == nil { s.answer = (format, Data()) }  // audio without its start: taken as started
-                guard s.answer!.bytes.count + bytes.count <= limit else { return true }
+                guard s.answer!.format == format else { return .otherFormat(s.answer!.format) }
+                guard s.answer!.bytes.count + bytes.count <= maximumSeconds * format.bytesPerSecond else { return .tooLong }
                 s.answer!.bytes.append(bytes)
-                return false
+                return .none
             }
-            if over { throw WyomingProtocolError("an answer longer than \(maximumAnswerSeconds) s of audio") }
+            switch fault {
+            case .none: break
+            case .tooLong: throw WyomingProtocolError("an answer longer than \(maximumAnswerSeconds) s of audio")
+            case .otherFormat(let started):
+                throw WyomingProtocolError(
+                    "an audio chunk at \(format.rate) Hz, \(format.width) bytes, \(format.channels) channels in an answer "
+                        + "started at \(started.rate) Hz, \(started.width) bytes, \(started.channels) channels")
+            }
         case .audioStop:
-            guard let answer = state.withLock({ s in defer { s.answer = nil; s.pending = nil }; return s.answer }) else { return }
+            let (taken, busy) = state.withLock { s -> ((format: WyomingAudioFormat, bytes: Data)?, Bool) in
+                defer { s.answer = nil; s.pending = nil }
+                guard s.answer != nil, !s.playing else { return (nil, s.answer != nil) }
+                s.playing = true
+                return (s.answer, false)
+            }
+            if busy { logger.warning("home assistant sent an answer while one was playing; dropped") }
+            guard let answer = taken else { return }
             let samples = Self.monoSamples(answer.bytes, format: answer.format)
             let device = self.device
             // Played off the connection's thread: Home Assistant's pings must
             // still be answered during a long answer (it drops the link after 5 s).
             Task {
                 await device.play(samples: samples, sampleRate: answer.format.rate)
+                self.state.withLock { $0.playing = false }
                 try? connection.send(.played)
             }
         case .error(let text, let code):
             let wasPending = state.withLock { s in defer { s.pending = nil; s.answer = nil }; return s.pending != nil }
             logger.warning("home assistant reported an error", metadata: ["text": "\(text)", "code": "\(code ?? "")"])
             if wasPending { report("Home Assistant could not answer: \(text.trimmingCharacters(in: .punctuationCharacters)).") }
-        case .timerStarted(let timer): state.withLock { $0.timers[timer.id] = timer }
+        case .timerStarted(let timer):
+            let full = state.withLock { s -> Bool in
+                guard s.timers[timer.id] != nil || s.timers.count < Self.maximumTimers else { return true }
+                s.timers[timer.id] = timer
+                return false
+            }
+            if full { throw WyomingProtocolError("more than \(Self.maximumTimers) timers at once") }
         case .timerUpdated(let id, _, let total): state.withLock { $0.timers[id]?.totalSeconds = total }
         case .timerCancelled(let id): state.withLock { _ = $0.timers.removeValue(forKey: id) }
         case .timerFinished(let id):

@@ -99,7 +99,7 @@ import Testing
         ("{\"type\":\"transcript\"}\n", "\"transcript\" has no \"text\"; expected a string"),
         ("{\"type\":\"transcript\",\"data\":{\"text\":5}}\n", "\"text\" of \"transcript\" is a number; expected a string"),
         ("{\"type\":\"run-pipeline\",\"data\":{\"start_stage\":\"asr\",\"end_stage\":\"dance\"}}\n", "\"end_stage\" of \"run-pipeline\" is \"dance\"; expected one of wake, asr"),
-        ("{\"type\":\"audio-chunk\",\"data\":{\"rate\":16000,\"width\":9,\"channels\":1}}\n", "expected 1000-192000 Hz, 1-4 bytes"),
+        ("{\"type\":\"audio-chunk\",\"data\":{\"rate\":16000,\"width\":9,\"channels\":1}}\n", "expected 1000-48000 Hz, 1-2 bytes, 1-2 channels"),
         ("{\"type\":\"audio-start\",\"data\":{\"rate\":16000,\"channels\":1}}\n", "\"width\" of \"audio-start\" is missing; expected a whole number"),
         ("{\"type\":\"timer-started\",\"data\":{\"id\":\"a\",\"total_seconds\":\"ten\"}}\n", "\"total_seconds\" of \"timer-started\" is ten"),
     ])

@@ -229,4 +229,84 @@ struct SlowSpeaker: WyomingSatelliteDevice {
         #expect(text.contains("longer than 1 s of audio"))
         #expect(await device.waitFor(1) == [.said("Home Assistant sent something I could not read, so I closed the link.")])
     }
+
+    /// The first peer keeps the link until it goes: a second one (anyone on
+    /// the network) gets an error event and is closed, and commands still go
+    /// to the first. Once the first goes, the next peer is served.
+    @Test func aSecondPeerIsRefusedAndTheFirstKeepsTheLink() async throws {
+        let device = RecordingDevice()
+        let (satellite, server) = try Self.satellite(device)
+        defer { server.stop() }
+        let ha = try Self.connectedHomeAssistant(server)
+        // The intruder sends nothing: unread input would make the close a reset.
+        let intruder = try WyomingConnection.connect(host: "127.0.0.1", port: server.port)
+        guard case .error(let text, "busy")? = try intruder.receive() else { Issue.record("no error event"); return }
+        #expect(text == "this satellite is already linked to a Home Assistant; it serves one at a time")
+        #expect(try intruder.receive() == nil)  // closed
+        try ha.send(.ping("still"))
+        #expect(try ha.receive() == .pong("still"))
+        #expect(await satellite.forward(Self.rejected()))
+        #expect(try Self.readCommand(ha) == 16)
+        ha.close()
+        // The satellite notices the close on its own thread; until then a
+        // newcomer is refused like the intruder, so it retries as Home Assistant does.
+        try await Poll.until("a new peer is served once the first has gone") {
+            guard let next = try? WyomingConnection.connect(host: "127.0.0.1", port: server.port) else { return false }
+            defer { next.close() }
+            try next.send(.ping("new"))
+            return (try? next.receive()) == .pong("new")
+        }
+    }
+
+    /// Formats past 48 kHz, 16-bit, stereo are refused before anything is
+    /// buffered for them (the answer buffer is sized from the format).
+    @Test(arguments: [
+        WyomingAudioFormat(rate: 96_000), WyomingAudioFormat(rate: 192_000, width: 4, channels: 8),
+        WyomingAudioFormat(rate: 48_000, width: 4), WyomingAudioFormat(rate: 48_000, channels: 3),
+    ])
+    func anOversizedAudioFormatClosesTheLink(_ format: WyomingAudioFormat) async throws {
+        let device = RecordingDevice()
+        let (_, server) = try Self.satellite(device)
+        defer { server.stop() }
+        let ha = try Self.connectedHomeAssistant(server)
+        try ha.send(.audioStart(format))
+        guard case .error(let text, "malformed")? = try ha.receive() else { Issue.record("no error event"); return }
+        #expect(text == "audio format of \"audio-start\" is \(format.rate) Hz, \(format.width) bytes, \(format.channels) channels; "
+            + "expected 1000-48000 Hz, 1-2 bytes, 1-2 channels")
+        #expect(try ha.receive() == nil)
+    }
+
+    /// The largest format accepted plays; a chunk in another format than its
+    /// answer's start is refused (the bound is the start's).
+    @Test func theLargestFormatPlaysAndAChangeOfFormatMidAnswerIsRefused() async throws {
+        let device = RecordingDevice()
+        let (_, server) = try Self.satellite(device, maximumAnswerSeconds: 1)
+        defer { server.stop() }
+        let ha = try Self.connectedHomeAssistant(server)
+        let largest = WyomingAudioFormat(rate: 48_000, width: 2, channels: 2)
+        try ha.send(.audioStart(largest))
+        // One second of 48 kHz 16-bit stereo is 192,000 bytes: 46 chunks of 4,096 fit.
+        for _ in 0..<46 { try ha.send(.audioChunk(largest, Data(count: 4_096))) }
+        try ha.send(.audioStop)
+        #expect(try ha.receive() == .played)
+        #expect(await device.waitFor(1) == [.played([Int16](repeating: 0, count: 46 * 1_024), 48_000)])
+        try ha.send(.audioStart(WyomingAudioFormat(rate: 16_000)))
+        try ha.send(.audioChunk(largest, Data(count: 4_096)))
+        guard case .error(let text, "malformed")? = try ha.receive() else { Issue.record("no error event"); return }
+        #expect(text == "an audio chunk at 48000 Hz, 2 bytes, 2 channels in an answer started at 16000 Hz, 2 bytes, 1 channels")
+    }
+
+    @Test func timersPastTheBoundCloseTheLink() async throws {
+        let device = RecordingDevice()
+        let (satellite, server) = try Self.satellite(device)
+        defer { server.stop() }
+        let ha = try Self.connectedHomeAssistant(server)
+        for n in 0..<WyomingSatellite.maximumTimers { try ha.send(.timerStarted(WyomingTimer(id: "t\(n)", totalSeconds: 60))) }
+        try ha.send(.ping("sync"))
+        #expect(try ha.receive() == .pong("sync"))
+        #expect(satellite.timers.count == 64)
+        try ha.send(.timerStarted(WyomingTimer(id: "one-more", totalSeconds: 60)))
+        guard case .error(let text, "malformed")? = try ha.receive() else { Issue.record("no error event"); return }
+        #expect(text == "more than 64 timers at once")
+    }
 }
