@@ -9,7 +9,9 @@ import Testing
 /// The neural noise suppressor through the real DeepFilterNet runtime
 /// (installed by scripts/setup.sh): alignment, what it does to noise and to
 /// speech, state across utterances, and each way it can fail to start.
-@Suite struct NeuralDenoiserTests {
+/// One at a time: each runs the network flat out, and beside the rest of
+/// the suite's daemons on 2 cores eight at once would starve them.
+@Suite(.serialized) struct NeuralDenoiserTests {
     static let settings = try! FrontEndSettings(parsing: "neural")
 
     /// A 16 kHz chirp burst (no period, so a correlation has one peak).
