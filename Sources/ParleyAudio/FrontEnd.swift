@@ -34,6 +34,8 @@ public struct FrontEndSettings: Sendable, Equatable, CustomStringConvertible {
     }
 
     public static let none = FrontEndSettings()
+    /// The neural stage as trained (no attenuation limit): `neural`.
+    public static let neural = FrontEndSettings(mode: .neural, noiseSuppressDecibels: defaultDecibels(.neural))
 
     /// Whether the speexdsp stage runs on every captured frame.
     public var isActive: Bool { mode == .denoise || mode == .denoiseAGC }

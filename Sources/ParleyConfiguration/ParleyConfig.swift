@@ -34,7 +34,7 @@ public struct ParleyConfig: Sendable, Equatable {
     /// (issue 26)". `none` until the measurements show a setting helps.
     public var frontEnd: FrontEndSettings = .none
     /// `speech.front_end: auto` (the default): the board's choice
-    /// (`FrontEndSettings.default(board:)`) rather than `frontEnd`.
+    /// (`defaultFrontEnd(board:)`) rather than `frontEnd`.
     public var frontEndIsAuto = true
     /// The front end the daemon runs: the board's default unless one was set.
     public var effectiveFrontEnd: FrontEndSettings {
@@ -51,13 +51,10 @@ public struct ParleyConfig: Sendable, Equatable {
     /// on 2 cores, where it made listeners fall behind the capture ring.
     public static func defaultFrontEnd(board: String) -> FrontEndSettings {
         switch board {
-        case "pi4", "pi5": neural
+        case "pi4", "pi5": .neural
         default: .none
         }
     }
-
-    /// The network as trained (no attenuation limit).
-    public static let neural = FrontEndSettings(mode: .neural, noiseSuppressDecibels: FrontEndSettings.defaultDecibels(.neural))
     /// `speech.echo_cancel`: whether the capture path cancels the device's
     /// own voice (`off`, `on`, `linear`, optionally with the echo tail in
     /// ms, `on:200`), with what playback plays as the reference; while it is

@@ -86,14 +86,12 @@ final class DeepFilterLibrary: @unchecked Sendable {
     typealias Create = @convention(c) (UnsafePointer<CChar>?, Float, UnsafePointer<CChar>?) -> OpaquePointer?
     typealias FrameLength = @convention(c) (OpaquePointer?) -> Int
     typealias ProcessFrame = @convention(c) (OpaquePointer?, UnsafeMutablePointer<Float>?, UnsafeMutablePointer<Float>?) -> Float
-    typealias SetLimit = @convention(c) (OpaquePointer?, Float) -> Void
     typealias Free = @convention(c) (OpaquePointer?) -> Void
 
     let path: String
     let create: Create
     let frameLength: FrameLength
     let processFrame: ProcessFrame
-    let setAttenuationLimit: SetLimit
     let free: Free
 
     private init(path: String) throws(NeuralFrontEndError) {
@@ -108,7 +106,6 @@ final class DeepFilterLibrary: @unchecked Sendable {
         create = try symbol("df_create", as: Create.self)
         frameLength = try symbol("df_get_frame_length", as: FrameLength.self)
         processFrame = try symbol("df_process_frame", as: ProcessFrame.self)
-        setAttenuationLimit = try symbol("df_set_atten_lim", as: SetLimit.self)
         free = try symbol("df_free", as: Free.self)
     }
 

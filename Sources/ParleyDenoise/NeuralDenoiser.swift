@@ -44,14 +44,6 @@ public final class NeuralDenoiser {
     private var totalOut: Int64 = 0
     /// Where the open utterance starts (input position).
     private var utteranceStart: Int64 = 0
-    /// Network frames run since the state was made.
-    public private(set) var frames = 0
-    /// The network's own estimate of the local SNR (dB) of each frame of
-    /// the open utterance, averaged over the frames it took for speech
-    /// (above 0 dB): nil before any.
-    public var speechSNR: Float? { speechFrames > 0 ? snrSum / Float(speechFrames) : nil }
-    private var snrSum: Float = 0
-    private var speechFrames = 0
 
     /// `settings.noiseSuppressDecibels` is the most the network may
     /// attenuate (DeepFilterNet's attenuation limit; -100 and below: none).
@@ -91,8 +83,6 @@ public final class NeuralDenoiser {
     /// Starts an utterance at the next sample fed.
     public func begin() {
         utteranceStart = totalIn
-        snrSum = 0
-        speechFrames = 0
     }
 
     /// Denoises more of the open utterance; gives what is out so far (the
@@ -144,15 +134,11 @@ public final class NeuralDenoiser {
             pendingCount += up.process(count: count, output: buffer.baseAddress! + pendingCount)
         }
         while pendingCount >= frame {
-            let snr = pending.withUnsafeMutableBufferPointer { input in
+            // The frame's local SNR estimate it returns is not used.
+            _ = pending.withUnsafeMutableBufferPointer { input in
                 networkOut.withUnsafeMutableBufferPointer { output in
                     library.processFrame(state, input.baseAddress, output.baseAddress)
                 }
-            }
-            frames += 1
-            if snr > 0 {
-                snrSum += snr
-                speechFrames += 1
             }
             pending.withUnsafeMutableBufferPointer { buffer in
                 let rest = pendingCount - frame

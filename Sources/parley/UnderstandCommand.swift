@@ -44,12 +44,6 @@ struct Understand: AsyncParsableCommand {
     @Argument(help: "WAV files (16 kHz, 16-bit, mono).")
     var files: [String]
 
-    /// Opens the existential for the generic listening path.
-    static func understand<Decoder: CommandDecoding>(_ samples: [Int16], with utterances: RecordedUtterances, decoder: Decoder)
-        throws -> (segments: [RecordedUtterances.Segment], result: CommandResult?) {
-        try utterances.understand(samples, decoder: decoder)
-    }
-
     static func key(_ name: String) -> String { name.lowercased().filter { $0.isLetter || $0.isNumber } }
 
     /// Looks of rejection while spoken as printed: [seconds fed, margin].
@@ -130,7 +124,7 @@ struct Understand: AsyncParsableCommand {
         for file in files {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let start = DispatchTime.now().uptimeNanoseconds
-            let (segments, result) = try Self.understand(audio.samples, with: utterances, decoder: decoder)
+            let (segments, result) = try utterances.understand(audio.samples, decoder: decoder)
             let resolution = result?.match == nil ? nil : resolver.resolve(result?.transcript ?? "")
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             var builtin: Any = NSNull()

@@ -12,7 +12,7 @@ import Testing
 /// One at a time: each runs the network flat out, and beside the rest of
 /// the suite's daemons on 2 cores eight at once would starve them.
 @Suite(.serialized) struct NeuralDenoiserTests {
-    static let settings = try! FrontEndSettings(parsing: "neural")
+    static let settings = FrontEndSettings.neural
 
     /// A 16 kHz chirp burst (no period, so a correlation has one peak).
     static func chirp(at start: Int, length: Int, total: Int) -> [Int16] {
