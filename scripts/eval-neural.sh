@@ -4,8 +4,9 @@
 # the published way (parley-bench audio mix, fixed seeds), through
 # `parley understand` with the daemon's defaults otherwise (its ask rule
 # on). Per condition and front end: understood (intent and every labelled
-# slot right), acted on wrongly (accepted, not asked back, wrong), asked
-# back (of all), and the decode's real-time factor.
+# slot right), acted on wrongly (accepted, not asked back, wrong), rejected
+# (not accepted: "sorry"), asked back (of all), and the decode's real-time
+# factor.
 #
 #   scripts/eval-neural.sh                   clean, 18, 12 and 6 dB
 #   SNRS="6" FRONT_ENDS="neural neural:-30" scripts/eval-neural.sh
@@ -37,7 +38,7 @@ for snr in ${SNRS:-clean 18 12 6}; do
     python3 - "$data/labels.json" "$snr" "$fe" "$work/$snr.$fe.jsonl" <<'PY'
 import json, os, sys
 labels = json.load(open(sys.argv[1]))
-n = ok = wrong = asks = 0; audio = decode = 0.0
+n = ok = wrong = asks = rejected = 0; audio = decode = 0.0
 for line in open(sys.argv[4]):
     r = json.loads(line); n += 1
     audio += r["audio_seconds"]; decode += r["decode_seconds"]
@@ -45,8 +46,9 @@ for line in open(sys.argv[4]):
     good = r["intent"] == want["intent"] and all(r["slots"].get(k) == v.strip() for k, v in want["slots"].items())
     ok += good; asks += r["asks"]
     wrong += r["accepted"] and not r["asks"] and not good
-print("snr=%-5s front_end=%-10s understood=%5.1f%% acted_wrongly=%4.1f%% asked_back=%5.1f%% n=%d rtf=%.3f"
-      % (sys.argv[2], sys.argv[3], 100.0 * ok / n, 100.0 * wrong / n, 100.0 * asks / n, n, decode / audio))
+    rejected += not r["accepted"]
+print("snr=%-5s front_end=%-10s understood=%5.1f%% acted_wrongly=%4.1f%% rejected=%4.1f%% asked_back=%5.1f%% n=%d rtf=%.3f"
+      % (sys.argv[2], sys.argv[3], 100.0 * ok / n, 100.0 * wrong / n, 100.0 * rejected / n, 100.0 * asks / n, n, decode / audio))
 PY
   done
 done
