@@ -8,6 +8,7 @@
 //                       ParleyCore -> ParleyIntents, ParleyDevice
 //   device wrappers     ParleyAudio (ALSA, speexdsp front end) ParleySpeech (PocketSphinx, espeak-ng) ParleyStore (SQLite, GRDB)
 //                       ParleyDenoise (DeepFilterNet3 through its C API, loaded at run time) -> ParleyAudio, ParleyDevice
+//                       ParleyWake (speech_embedding streamed, wake heads; pure Swift) <- ParleySpeech
 //                       ParleyHardware (libgpiod) -> ParleyDevice, never ParleyCore
 //   between programs    ParleySocket (socket calls and errors, Unix and TCP listening, the accept/stop loop)
 //                       ParleyConfiguration (parley.yaml: ParleyConfig, ConfigLoader) -> ParleySpeech, ParleyStore
@@ -95,10 +96,11 @@ let package = Package(
         // (an optional stage: the daemon listens on without it), so nothing
         // links against it.
         .target(name: "ParleyDenoise", dependencies: ["ParleyAudio", "ParleyDevice"]),
+        .target(name: "ParleyWake"),
         .target(
             name: "ParleySpeech",
             dependencies: [
-                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio", "ParleyDenoise", "Yams",
+                "CPocketSphinx", "CESpeakNG", "ParleyCore", "ParleyAudio", "ParleyDenoise", "ParleyWake", "Yams",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(
@@ -139,7 +141,7 @@ let package = Package(
             name: "ParleyDaemon",
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio", "ParleyDenoise",
-                "ParleySpeech", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
+                "ParleySpeech", "ParleyWake", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
                 "ParleyConfiguration", "ParleyWyoming",
                 "ParleySocket",   // SystemdNotifier: the longest Unix socket path
                 "CParleyShims",   // parley_release_free_memory after the decoders load
@@ -169,7 +171,7 @@ let package = Package(
             name: "parley",
             dependencies: [
                 "ParleyControl", "ParleyConfiguration", "ParleyDevice", "ParleyCore", "ParleyApps", "ParleyStore", "ParleySpeech",
-                "ParleyAudio", "ParleyDenoise", "ParleyExternal", "ParleyHardware", "ParleyRoom",
+                "ParleyAudio", "ParleyDenoise", "ParleyExternal", "ParleyHardware", "ParleyRoom", "ParleyWake",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .executableTarget(
@@ -206,6 +208,7 @@ let package = Package(
         .testTarget(
             name: "ParleyAudioTests",
             dependencies: ["ParleyAudio", "CALSA", "CSpeexDSP", "CParleyMallocCounter", "CParleyTestMixer", "ParleyTestKit"]),
+        .testTarget(name: "ParleyWakeTests", dependencies: ["ParleyWake", "ParleyAudio", "ParleyTestKit"]),
         .testTarget(name: "ParleyDenoiseTests", dependencies: ["ParleyDenoise", "ParleyAudio", "ParleyDevice", "ParleyTestKit"]),
         .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit", "CParleyMallocCounter"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyDevice"]),

@@ -55,6 +55,11 @@ deepfilter_lib="$(cd "$(dirname "$0")" && pwd)/lib/deepfilter.sh"
 if [ -f "$deepfilter_lib" ]; then
   "${as_root[@]}" bash -c "source '$deepfilter_lib' && install_deepfilter $(dpkg --print-architecture) /usr/local/lib/parley/deepfilter"
 fi
+# The wake word's features (speech_embedding, ParleyWake): scripts/lib/speech-embedding.sh.
+speech_embedding_lib="$(cd "$(dirname "$0")" && pwd)/lib/speech-embedding.sh"
+if [ -f "$speech_embedding_lib" ]; then
+  "${as_root[@]}" bash -c "source '$speech_embedding_lib' && install_speech_embedding /usr/local/share/parley/speech-embedding"
+fi
 command -v swift >/dev/null || { echo "setup: Swift 6 toolchain not on PATH (expected at /opt/swift/usr/bin)" >&2; exit 1; }
 # The Wyoming interop tests (ParleyWyomingTests) drive Home Assistant's side
 # with the real `wyoming` package from PyPI, pinned, in a virtualenv under

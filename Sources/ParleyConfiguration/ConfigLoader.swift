@@ -193,7 +193,7 @@ public enum ConfigLoader {
             case "detector":
                 let value = try field.string()
                 guard let kind = ParleyConfig.WakeDetectorKind(rawValue: value) else {
-                    throw field.impossible("\"\(value)\" is not a wake detector: expected network or pocketsphinx")
+                    throw field.impossible("\"\(value)\" is not a wake detector: expected \(ParleyConfig.WakeDetectorKind.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 wake.detector = kind
             default: throw field.unknownKey()

@@ -222,6 +222,9 @@ public struct ParleyConfig: Sendable, Equatable {
 
     /// `wake.detector`'s values.
     public enum WakeDetectorKind: String, Sendable, Equatable, CaseIterable {
+        /// A head over Google's speech_embedding (model/wake/<name>.embedding.json,
+        /// training/parley_training); a name without one falls back to network.
+        case embedding
         /// The keyword network trained for the name (model/wake/<name>.json,
         /// scripts/wake/kws.py); a name without one falls back to pocketsphinx.
         case network

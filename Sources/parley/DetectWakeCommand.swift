@@ -2,10 +2,12 @@ import ArgumentParser
 import Foundation
 import ParleyAudio
 import ParleySpeech
+import ParleyWake
 
 /// `parley detect-wake --wake "<phrase>" [--sensitivity S] [--detector D] FILE.wav...`:
 /// streams each file through the wake detector (the daemon's by default)
-/// and prints `{"file": ..., "detections": [seconds, ...]}` per line.
+/// and prints `{"file": ..., "detections": [seconds, ...]}` per line, with
+/// `"peak"` (the highest score, for DET curves) for the embedding and network detectors.
 struct DetectWake: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "detect-wake", abstract: "Run the wake-word detector over recordings, one JSON line per file.")
@@ -14,7 +16,7 @@ struct DetectWake: ParsableCommand {
     var wake: String
     @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
     var sensitivity: Double = 0.5
-    @Option(help: "Detector: network (the name's keyword network, model/wake/<name>.json, as the daemon's wake.detector) or pocketsphinx.")
+    @Option(help: "Detector, as the daemon's wake.detector: embedding (the name's speech_embedding head, model/wake/<name>.embedding.json), network (its keyword network, model/wake/<name>.json) or pocketsphinx.")
     var detector = "network"
     @Option(help: "Acoustic model (pocketsphinx detector): stock (Debian's en-us, the default, as the daemon's speech.wake_acoustic_model), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
     var acousticModel = "stock"
@@ -25,8 +27,8 @@ struct DetectWake: ParsableCommand {
 
     func validate() throws {
         guard (0...1).contains(sensitivity) else { throw ValidationError("--sensitivity \(sensitivity): expected a number from 0 to 1") }
-        guard ["network", "pocketsphinx"].contains(detector) else {
-            throw ValidationError("--detector \(detector): expected network or pocketsphinx")
+        guard ["embedding", "network", "pocketsphinx"].contains(detector) else {
+            throw ValidationError("--detector \(detector): expected embedding, network or pocketsphinx")
         }
         _ = try frontEndSettings()
     }
@@ -46,11 +48,31 @@ struct DetectWake: ParsableCommand {
         }
         let name = words.joined(separator: " ")
         let detect: (PCMAudio) throws -> [Double]
-        if detector == "network" {
+        var peak: () -> Double? = { nil }
+        if detector == "embedding" {
+            guard let path = KeywordModel.wakeHeadPath(name: name) else {
+                throw ValidationError("--detector embedding: no speech_embedding head for \"\(name)\" (model/wake/\(name).embedding.json); try --detector network")
+            }
+            let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
+            let spotter = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights, sensitivity: sensitivity)
+            peak = { spotter.peak }
+            // A recording starts and ends at the word: each is heard with a
+            // second of quiet room either side (EmbeddingSpotter.padded), as
+            // the daemon feeds the head from 2 s before an utterance.
+            detect = { audio in
+                spotter.reset()
+                var times: [Double] = []
+                EmbeddingSpotter.padded(audio.samples).withUnsafeBufferPointer { all in
+                    spotter.feed(all) { end, _ in times.append(Double(end) / 16_000 - EmbeddingSpotter.paddingSeconds) }
+                }
+                return times
+            }
+        } else if detector == "network" {
             guard let path = KeywordModel.wakeModelPath(name: name) else {
                 throw ValidationError("--detector network: no keyword network for \"\(name)\" (model/wake/\(name).json); try --detector pocketsphinx")
             }
             let spotter = KeywordSpotter(model: try KeywordModel.load(path), sensitivity: sensitivity)
+            peak = { spotter.peak }
             // A fresh stream per file, as PocketSphinx's detector restarts its search.
             detect = { audio in
                 spotter.reset()
@@ -65,7 +87,9 @@ struct DetectWake: ParsableCommand {
             let audio = try PCMAudio.read(URL(fileURLWithPath: file))
             let heard = PCMAudio(samples: try FrontEndSource.processed(audio.samples, settings: frontEnd))
             let times = try detect(heard).map { ($0 * 1000).rounded() / 1000 }
-            let data = try JSONSerialization.data(withJSONObject: ["file": file, "detections": times] as [String: Any],
+            var line: [String: Any] = ["file": file, "detections": times]
+            if let p = peak(), p.isFinite { line["peak"] = (p * 1000).rounded() / 1000 }
+            let data = try JSONSerialization.data(withJSONObject: line,
                                                   options: [.sortedKeys, .withoutEscapingSlashes])
             print(String(decoding: data, as: UTF8.self))
         }

@@ -6,6 +6,7 @@ import ParleyConfiguration
 import ParleyCore
 import ParleyDenoise
 import ParleySpeech
+import ParleyWake
 
 extension ListeningPipeline {
     /// The listen thread's state: the decoders and the grammar they hold,
@@ -584,14 +585,31 @@ public struct ListeningDecoders {
     public typealias Factory = @Sendable (_ initial: PhraseModel, _ graph: WordGraph, _ wake: ParleyConfig.Wake) throws
         -> ListeningDecoders
 
-    /// Named mode's detector: the name's keyword network (`wake.detector`
-    /// network, where model/wake has one for the name), else PocketSphinx's
-    /// two stages. A network file that cannot be read is logged, naming the
+    /// Named mode's detector: the name's speech_embedding head (`wake.detector`
+    /// embedding, where model/wake has one), else its keyword network
+    /// (`network`, or an embedding head that is missing or unusable), else
+    /// PocketSphinx's two stages. A network file that cannot be read is logged, naming the
     /// file and what is wrong, and PocketSphinx listens instead: the device
     /// stays wakeable.
     static func namedWake(_ wake: ParleyConfig.Wake, logger: Logger = Logger(label: "parley.wake"),
-                          modelPath: (String) -> String? = KeywordModel.wakeModelPath(name:)) throws -> any WakeDecoding {
-        if wake.detector == .network {
+                          modelPath: (String) -> String? = KeywordModel.wakeModelPath(name:),
+                          headPath: (String) -> String? = KeywordModel.wakeHeadPath(name:)) throws -> any WakeDecoding {
+        if wake.detector == .embedding {
+            if let path = headPath(wake.name) {
+                do {
+                    let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
+                    let spotter = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights,
+                                                   sensitivity: wake.sensitivity)
+                    return EmbeddingWakeUtterance(spotter)
+                } catch {
+                    logger.error("wake word head unusable; the keyword network listens for the name: \(error)")
+                }
+            } else {
+                logger.warning("no speech_embedding head for the wake name; the keyword network listens for it",
+                               metadata: ["name": "\(wake.name)"])
+            }
+        }
+        if wake.detector != .pocketsphinx {
             if let path = modelPath(wake.name) {
                 do {
                     return KeywordWakeUtterance(KeywordSpotter(model: try KeywordModel.load(path), sensitivity: wake.sensitivity))

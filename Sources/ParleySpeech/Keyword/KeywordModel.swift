@@ -1,5 +1,6 @@
 import Foundation
 import ParleyCore
+import ParleyWake
 
 /// A keyword network as scripts/wake/kws.py writes it (`kws.py train`): the
 /// word, its detection threshold (set on negatives it never trained on), the
@@ -36,25 +37,8 @@ public struct KeywordModel: Sendable, Decodable {
         }
     }
 
-    public struct Layer: Sendable, Decodable {
-        /// Row-major, one row of `inputs` weights per output.
-        public var weights: [Float]
-        public var bias: [Float]
-        public var inputs: Int { bias.isEmpty ? 0 : weights.count / bias.count }
-
-        enum CodingKeys: String, CodingKey { case weights, bias }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            let rows = try c.decode([[Float]].self, forKey: .weights)
-            bias = try c.decode([Float].self, forKey: .bias)
-            guard rows.count == bias.count, let width = rows.first?.count, rows.allSatisfy({ $0.count == width }) else {
-                throw DecodingError.dataCorruptedError(forKey: .weights, in: c,
-                    debugDescription: "expected \(bias.count) rows of equal length (one per bias)")
-            }
-            weights = rows.flatMap { $0 }
-        }
-    }
+    /// A dense layer (ParleyWake's, shared with the wake heads).
+    public typealias Layer = DenseStack.Layer
 
     public struct Network: Sendable, Decodable {
         public var features: Features
@@ -134,7 +118,17 @@ extension KeywordModel {
     /// by "-"): the installed one, else the source tree's the executable was
     /// built in, else the current directory's; nil when there is none.
     public static func wakeModelPath(name: String) -> String? {
-        let file = name.lowercased().split(separator: " ").joined(separator: "-") + ".json"
+        wakeFilePath(name: name, suffix: ".json")
+    }
+
+    /// The speech_embedding head for a wake name (`<name>.embedding.json`,
+    /// training/parley_training: `parley wake train`), found as `wakeModelPath`.
+    public static func wakeHeadPath(name: String) -> String? {
+        wakeFilePath(name: name, suffix: ".embedding.json")
+    }
+
+    static func wakeFilePath(name: String, suffix: String) -> String? {
+        let file = name.lowercased().split(separator: " ").joined(separator: "-") + suffix
         let installed = installedWakeFolder + "/" + file
         if FileManager.default.fileExists(atPath: installed) { return installed }
         let relative = sourceWakeFolder + "/" + file

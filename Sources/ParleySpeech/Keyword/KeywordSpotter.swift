@@ -1,4 +1,5 @@
 import Foundation
+import ParleyWake
 
 /// A keyword network (`KeywordModel`) on a stream: `KeywordFeatures`'
 /// windows through the network every pooled frame (30 ms); a window's score
@@ -14,7 +15,7 @@ public final class KeywordSpotter {
     public static let refractorySeconds = 1.0
 
     private var features: KeywordFeatures
-    private let networks: [DenseNetwork]
+    private let networks: [DenseStack]
     private var recent: [Double]
     private var recentNext = 0
     private var lastDetection = Int.min / 2
@@ -33,7 +34,7 @@ public final class KeywordSpotter {
         self.model = model
         threshold = model.threshold + (0.5 - min(1, max(0, sensitivity))) * Self.sensitivitySpan
         features = KeywordFeatures(model.features)
-        networks = model.members.map(DenseNetwork.init)
+        networks = model.members.map(DenseStack.init)
         recent = Array(repeating: 0, count: model.features.smooth)
         let f = model.features
         pooledSamples = f.hop * f.pool
@@ -97,59 +98,9 @@ public final class KeywordSpotter {
     }
 }
 
-/// One network of a `KeywordModel`: inputs normalised, dense layers with
-/// ReLU between them, one logit out. Scratch space is made once.
-final class DenseNetwork {
-    private let mean: [Float]
-    private let scale: [Float]
-    private let layers: [KeywordModel.Layer]
-    private var scratch: [[Float]]
-
-    init(_ network: KeywordModel.Network) {
-        mean = network.inputMean
-        scale = network.inputScale
-        layers = network.layers
-        scratch = [Array(repeating: 0, count: network.inputMean.count)] + network.layers.map { Array(repeating: 0, count: $0.bias.count) }
-    }
-
-    func logit(_ input: UnsafeBufferPointer<Float>) -> Float {
-        scratch[0].withUnsafeMutableBufferPointer { x in
-            for i in 0..<x.count { x[i] = (input[i] - mean[i]) * scale[i] }
-        }
-        for l in 0..<layers.count {
-            let layer = layers[l]
-            let last = l == layers.count - 1
-            let inputs = layer.inputs
-            scratch[l].withUnsafeBufferPointer { x in
-                scratch[l + 1].withUnsafeMutableBufferPointer { y in
-                    layer.weights.withUnsafeBufferPointer { w in
-                        for o in 0..<y.count {
-                            let sum = Self.dot(w.baseAddress! + o * inputs, x.baseAddress!, inputs) + layer.bias[o]
-                            y[o] = last ? sum : max(0, sum)
-                        }
-                    }
-                }
-            }
-        }
-        return scratch[layers.count][0]
-    }
-
-    /// Eight lanes at a time (a plain loop is not vectorised: float sums
-    /// may not be reordered), the rest one by one.
-    @inline(__always)
-    static func dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int) -> Float {
-        var lanes = SIMD8<Float>()
-        var i = 0
-        while i + 8 <= count {
-            lanes += UnsafeRawPointer(a + i).loadUnaligned(as: SIMD8<Float>.self)
-                * UnsafeRawPointer(b + i).loadUnaligned(as: SIMD8<Float>.self)
-            i += 8
-        }
-        var sum = lanes.sum()
-        while i < count {
-            sum += a[i] * b[i]
-            i += 1
-        }
-        return sum
+extension DenseStack {
+    /// One network of a `KeywordModel`.
+    convenience init(_ network: KeywordModel.Network) {
+        self.init(mean: network.inputMean, scale: network.inputScale, layers: network.layers)
     }
 }

@@ -1,0 +1,51 @@
+"""Makes the wake word's feature cache (speech_embedding embeddings) in WORK.
+
+    python -m parley_training.build_features WORK DATA NOISES
+
+DATA is ../shared/data; NOISES a folder of training noises (WAV,
+scripts/adapt/make-noises.py: none of them the kitchen noise the
+evaluation mixes in). Sets already in WORK are kept.
+"""
+import glob
+import os
+import sys
+import time
+
+from . import audio, dataset
+
+
+def main(work, data, noises_dir):
+    noises = {os.path.basename(p): audio.read(p) for p in sorted(glob.glob(os.path.join(noises_dir, "*.wav")))}
+    if not noises:
+        sys.exit(f"build_features: no training noises (*.wav) in {noises_dir}")
+    kitchen = {"kitchen": audio.read(os.path.join(data, "noise/kitchen.wav"))}
+    pos, neg = dataset.real_files(data)
+    rel = lambda p: os.path.relpath(p, data)
+    real_pos = lambda: [(rel(p), audio.read(p)) for p in pos]
+    real_neg = lambda: [(rel(p), audio.read(p)) for p in neg]
+    sets = {
+        "pos-clean": lambda: dataset.features(real_pos()),
+        "pos-kitchen-10dB": lambda: dataset.features(real_pos(), kitchen, 10, "kitchen10"),
+        "pos-noisy-a": lambda: dataset.features(real_pos(), noises, None, "a"),
+        "pos-noisy-b": lambda: dataset.features(real_pos(), noises, None, "b"),
+        "neg-clean": lambda: dataset.features(real_neg()),
+        "neg-noisy": lambda: dataset.features(real_neg(), noises, None, "a"),
+        "syn-pos-clean": lambda: dataset.features(dataset.synthetic("positive")),
+        "syn-pos-noisy": lambda: dataset.features(dataset.synthetic("positive"), noises, None, "a"),
+        "syn-neg-clean": lambda: dataset.features(dataset.synthetic("negative")),
+        "syn-neg-noisy": lambda: dataset.features(dataset.synthetic("negative"), noises, None, "a"),
+    }
+    for name, make in sets.items():
+        path = os.path.join(work, name + ".npz")
+        if os.path.exists(path):
+            continue
+        t0 = time.time()
+        feats = make()
+        dataset.save(path, feats)
+        print(f"build_features: {name}: {len(feats)} recordings in {time.time() - t0:.0f} s", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit(__doc__)
+    main(*sys.argv[1:])

@@ -1,0 +1,168 @@
+"""Cross-validated figures of the speech_embedding wake head, held out by
+voice, and the shipped head trained on everything.
+
+    python -m parley_training.wake_cv WORK DATA FOLDS_FILE [--ship OUT.json]
+
+WORK holds build_features' caches; FOLDS_FILE is scripts/adapt/voice_folds.py's
+"FOLD FILE" lines for the recordings of "computer" (no voice on both sides).
+The real-speech negatives (wake-other/, coffee-maker/) go to five folds by
+a hash of their name; every recording is scored by a head that never
+trained on it (nor on its voice, for "computer"). Synthetic voices are in
+every fold's training. Kitchen noise is only ever in the test sets.
+
+Prints, per threshold, misses clean and at 10 dB kitchen, and false wakes on
+the held-out real speech (count and per hour of its unpadded length).
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+from . import audio, dataset, head as H
+
+SR = audio.RATE
+REFRACTORY = 19  # hops (1.5 s): one wake per word, as the daemon holds off after a wake
+
+
+def speech_bounds(x):
+    """(start, end) in samples of the speech in a short recording: 20 ms
+    frames within 35 dB of the loudest."""
+    n = 320
+    f = len(x) // n
+    e = 10 * np.log10(np.sum(x[:f * n].astype(np.float64).reshape(f, n) ** 2, axis=1) + 1.0)
+    on = np.nonzero(e > e.max() - 35)[0]
+    return int(on[0] * n), int((on[-1] + 1) * n)
+
+
+def label_windows(count, bounds):
+    """Per window of a padded positive: 1 (heard the whole word), 0 (heard
+    at most its first third: must not fire yet), -1 (neither: not used)."""
+    s, e = bounds[0] + dataset.PAD, bounds[1] + dataset.PAD
+    ends = np.array([H.window_end_sample(i) for i in range(count)])
+    lab = np.full(count, -1, np.int8)
+    lab[(ends >= e - 0.1 * SR) & (ends <= e + 0.45 * SR)] = 1
+    lab[ends < s + 0.3 * (e - s)] = 0
+    return lab
+
+
+def events(scores, threshold):
+    """Wakes in a stream of window scores: a crossing, then REFRACTORY hops deaf."""
+    n, i = 0, 0
+    while i < len(scores):
+        if scores[i] >= threshold:
+            n += 1
+            i += REFRACTORY
+        else:
+            i += 1
+    return n
+
+
+def fold_of_name(name, folds=5):
+    return audio.seed_of("negative-fold", name) % folds
+
+
+def load_sets(work):
+    return {k: dataset.load(os.path.join(work, k + ".npz")) for k in (
+        "pos-clean", "pos-kitchen-10dB", "pos-noisy-a", "pos-noisy-b", "neg-clean", "neg-noisy",
+        "syn-pos-clean", "syn-pos-noisy", "syn-neg-clean", "syn-neg-noisy")}
+
+
+def positive_bounds(data, names):
+    return {n: speech_bounds(audio.read(os.path.join(data, n))) for n in names}
+
+
+def synthetic_bounds():
+    return {n: speech_bounds(x) for n, x in dataset.synthetic("positive")}
+
+
+def training_arrays(sets, bounds, syn_bounds, keep_pos, keep_neg):
+    xs, ys, ws = [], [], []
+
+    def add_pos(feats, bnds, keep):
+        for n, emb in feats.items():
+            if not keep(n):
+                continue
+            x = H.windows(emb)
+            lab = label_windows(len(x), bnds[n])
+            xs.append(x[lab >= 0]); ys.append(lab[lab >= 0].astype(np.float32))
+            ws.append(np.where(lab[lab >= 0] == 1, 1.0, 0.5).astype(np.float32))
+
+    def add_neg(feats, keep, w):
+        for n, emb in feats.items():
+            if keep(n):
+                x = H.windows(emb)
+                xs.append(x); ys.append(np.zeros(len(x), np.float32)); ws.append(np.full(len(x), w, np.float32))
+
+    for k in ("pos-clean", "pos-noisy-a", "pos-noisy-b"):
+        add_pos(sets[k], bounds, keep_pos)
+    for k in ("syn-pos-clean", "syn-pos-noisy"):
+        add_pos(sets[k], syn_bounds, lambda n: True)
+    for k in ("neg-clean", "neg-noisy"):
+        add_neg(sets[k], keep_neg, 1.0)
+    for k in ("syn-neg-clean", "syn-neg-noisy"):
+        add_neg(sets[k], lambda n: True, 1.0)
+    x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+    # Positives and negatives weigh the same in all, whatever their counts.
+    pos = y == 1
+    w[pos] *= w[~pos].sum() / w[pos].sum()
+    return x, y, w
+
+
+def scores_of(head, feats, keep):
+    return {n: head.logits(H.windows(emb)) for n, emb in feats.items() if keep(n)}
+
+
+def seconds(data, names):
+    import soundfile
+    total = 0.0
+    for n in names:
+        info = soundfile.info(os.path.join(data, n))
+        total += info.frames / info.samplerate
+    return total
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("work"); ap.add_argument("data"); ap.add_argument("folds_file")
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--ship", help="also train on everything and write the head's JSON here")
+    ap.add_argument("--threshold", type=float, default=None, help="the shipped head's threshold (logit)")
+    a = ap.parse_args()
+    log = lambda m: print(m, file=sys.stderr, flush=True)
+    sets = load_sets(a.work)
+    vf = {}
+    for line in open(a.folds_file):
+        f, path = line.split(maxsplit=1)
+        vf[os.path.relpath(path.strip(), a.data)] = int(f)
+    bounds = positive_bounds(a.data, sets["pos-clean"])
+    syn = synthetic_bounds()
+    folds = sorted(set(vf.values()))
+    out = {"pos": {}, "kitchen": {}, "neg": {}}
+    for k in folds:
+        x, y, w = training_arrays(sets, bounds, syn, lambda n: vf[n] != k, lambda n: fold_of_name(n) != k)
+        log(f"fold {k}: {int(y.sum())} positive and {int((y == 0).sum())} negative windows")
+        h = H.Head(seed=k).fit(x, y, w, seed=k, epochs=a.epochs, log=log)
+        out["pos"].update(scores_of(h, sets["pos-clean"], lambda n: vf[n] == k))
+        out["kitchen"].update(scores_of(h, sets["pos-kitchen-10dB"], lambda n: vf[n] == k))
+        out["neg"].update(scores_of(h, sets["neg-clean"], lambda n: fold_of_name(n) == k))
+    hours = seconds(a.data, out["neg"]) / 3600
+    with open(os.path.join(a.work, "cv-scores.json"), "w") as f:
+        json.dump({g: {n: s.tolist() for n, s in d.items()} for g, d in out.items()}, f)
+    print(f"held out: {len(out['pos'])} recordings of 'computer' (by voice), {len(out['neg'])} of real speech ({hours:.2f} h)")
+    print("threshold  miss-clean  miss-kitchen10  false-wakes  per-hour")
+    for t in np.arange(-2, 8.01, 0.5):
+        mc = sum(1 for s in out["pos"].values() if s.max(initial=-99) < t)
+        mk = sum(1 for s in out["kitchen"].values() if s.max(initial=-99) < t)
+        fw = sum(events(s, t) for s in out["neg"].values())
+        print(f"{t:9.1f}  {mc:4d} {100 * mc / len(out['pos']):5.1f}%  {mk:4d} {100 * mk / len(out['kitchen']):5.1f}%  {fw:6d}  {fw / hours:7.2f}")
+    if a.ship:
+        x, y, w = training_arrays(sets, bounds, syn, lambda n: True, lambda n: True)
+        h = H.Head(seed=99).fit(x, y, w, seed=99, epochs=a.epochs, log=log)
+        with open(a.ship, "w") as f:
+            f.write(h.to_json("computer", a.threshold if a.threshold is not None else 0.0))
+
+
+if __name__ == "__main__":
+    main()
