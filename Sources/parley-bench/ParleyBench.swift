@@ -7,7 +7,7 @@ struct ParleyBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley-bench",
         abstract: "Parley's benchmarks (build with -c release).",
-        subcommands: [ResolveBenchmark.self, ShortcutBenchmark.self, AudioBenchCommand.self, SpeechCoffee.self, SpeechStreaming.self, SpeechWake.self, SpeechWakeScores.self, SpeechSynthesis.self, DictationBench.self, HandlerBench.self, AppInstallBench.self])
+        subcommands: [ResolveBenchmark.self, ShortcutBenchmark.self, AudioBenchCommand.self, SpeechCoffee.self, SpeechStreaming.self, SpeechWake.self, SpeechWakeScores.self, SpeechEmbeddingCost.self, SpeechSynthesis.self, DictationBench.self, HandlerBench.self, AppInstallBench.self])
 }
 
 /// A synchronous entry point (see `BlockingMain`: valgrind cannot run Swift's async main).

@@ -6,7 +6,7 @@ struct ParleyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parley",
         abstract: "Talk to Parley, the offline voice-shortcuts runtime.",
-        subcommands: [Chat.self, Understand.self, DetectWake.self] + ControlCommands.all)
+        subcommands: [Chat.self, Understand.self, DetectWake.self, WakeCommand.self] + ControlCommands.all)
 }
 
 /// A synchronous entry point (see `BlockingMain`: valgrind cannot run Swift's async main).

@@ -51,4 +51,28 @@ import Testing
         let entry = try #require(store.all.first)
         #expect(entry.level == .error && entry.message.contains(broken) && entry.message.contains("kws.py"))
     }
+
+    @Test func theEmbeddingHeadWhenAskedAndTheNetworkWhenItCannotLoad() throws {
+        let store = RecordingLogHandler.Store()
+        let head = try ListeningDecoders.namedWake(Self.wake(detector: .embedding), logger: Self.logged(store))
+        #expect(head is EmbeddingWakeUtterance)
+        #expect(head.leadInSamples == 32_000 && !head.unproposedMayBeCommands && !head.hearsHey)
+        #expect(store.all.isEmpty)
+
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let broken = dir.file("computer.embedding.json")
+        try Data("{\"kind\": \"speech-embedding-head\", ".utf8).write(to: URL(fileURLWithPath: broken))
+        let fallback = try ListeningDecoders.namedWake(Self.wake(detector: .embedding), logger: Self.logged(store),
+                                                       headPath: { _ in broken })
+        #expect(fallback is KeywordWakeUtterance)
+        let entry = try #require(store.all.first)
+        #expect(entry.level == .error && entry.message.contains(broken))
+    }
+
+    @Test func aNameWithoutAHeadIsHeardByItsNetworkOrPocketSphinx() throws {
+        let store = RecordingLogHandler.Store()
+        let detector = try ListeningDecoders.namedWake(Self.wake("jarvis", detector: .embedding), logger: Self.logged(store))
+        #expect(detector is WakeUtterance)
+        #expect(store.all.map(\.level) == [.warning, .warning])
+    }
 }

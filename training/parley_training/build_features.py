@@ -28,6 +28,12 @@ def main(work, data, noises_dir):
         "pos-kitchen-10dB": lambda: dataset.features(real_pos(), kitchen, 10, "kitchen10"),
         "pos-noisy-a": lambda: dataset.features(real_pos(), noises, None, "a"),
         "pos-noisy-b": lambda: dataset.features(real_pos(), noises, None, "b"),
+        # Other speakers' voices from the same ones (pitch and formants move
+        # with the speed), and rooms: for voices the folds never heard.
+        "pos-slow-noisy": lambda: dataset.features([(n, dataset.speed(x, 0.88)) for n, x in real_pos()], noises, None, "slow"),
+        "pos-fast-noisy": lambda: dataset.features([(n, dataset.speed(x, 1.12)) for n, x in real_pos()], noises, None, "fast"),
+        "pos-room-noisy": lambda: dataset.features([(n, dataset.reverberant(x, n)) for n, x in real_pos()], noises, None, "room"),
+        "pos-room": lambda: dataset.features([(n, dataset.reverberant(x, n + "/2")) for n, x in real_pos()]),
         "neg-clean": lambda: dataset.features(real_neg()),
         "neg-noisy": lambda: dataset.features(real_neg(), noises, None, "a"),
         "syn-pos-clean": lambda: dataset.features(dataset.synthetic("positive")),

@@ -57,6 +57,30 @@ def synthetic(kind):
     return out
 
 
+def speed(x, factor):
+    """`x` played `factor` times as fast (pitch and formants move with it, as
+    another speaker's would): resampled by the ratio of two small integers."""
+    from fractions import Fraction
+    from scipy.signal import resample_poly
+    r = Fraction(factor).limit_denominator(20)
+    return resample_poly(x, r.denominator, r.numerator).astype(np.float32)
+
+
+def reverberant(x, name):
+    """`x` in a small room: convolved with an exponentially decaying noise
+    tail (RT60 0.2-0.7 s, drawn from the name) after the direct sound."""
+    from scipy.signal import fftconvolve
+    rng = np.random.default_rng(audio.seed_of("room", name))
+    rt60 = rng.uniform(0.2, 0.7)
+    n = int(rt60 * audio.RATE)
+    t = np.arange(n) / audio.RATE
+    tail = rng.normal(0, 1, n) * np.exp(-6.9 * t / rt60)
+    tail[0] = 0
+    ir = np.concatenate([[1.0], 0.25 * tail / np.sqrt(np.sum(tail ** 2))])
+    y = fftconvolve(x, ir)[:len(x) + n // 2]
+    return (y * np.sqrt(np.sum(x.astype(np.float64) ** 2) / max(np.sum(y ** 2), 1e-9))).astype(np.float32)
+
+
 def features(items, noises=None, snr=None, seed="clean"):
     """{name: embeddings (k, 96)} of (name, audio) items, each mixed with a
     noise chosen by its name when `noises` is given ({name: audio})."""
@@ -102,8 +126,10 @@ def save(path, feats):
 
 def load(path):
     z = np.load(path)
+    # Each z[key] reads and decompresses the whole array again: once only.
+    data = z["data"]
     out, at = {}, 0
     for n, k in zip(z["names"], z["lengths"]):
-        out[str(n)] = z["data"][at:at + k]
+        out[str(n)] = data[at:at + k]
         at += k
     return out

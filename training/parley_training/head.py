@@ -59,8 +59,10 @@ class Head:
         out = [self._forward(x[i:i + batch])[3] for i in range(0, len(x), batch)]
         return np.concatenate(out) if out else np.zeros(0, np.float32)
 
-    def fit(self, x, y, weight, seed, epochs=12, batch=512, lr=1e-3, decay=1e-4, log=None):
-        """Adam on the weighted logistic loss; y in {0, 1}."""
+    def fit(self, x, y, weight, seed, epochs=12, batch=512, lr=1e-3, decay=1e-4, dropout=0.0, log=None):
+        """Adam on the weighted logistic loss; y in {0, 1}. `dropout` drops
+        that share of each hidden layer's units per example while training
+        (scaled up to keep their sum), so no unit can carry one voice alone."""
         self.mean = x.mean(axis=0).astype(np.float32)
         self.scale = (1.0 / (x.std(axis=0) + 1e-3)).astype(np.float32)
         rng = np.random.default_rng(seed)
@@ -76,13 +78,23 @@ class Head:
                 xb, yb, wb = x[b], y[b], weight[b]
                 p = self.params
                 z, h1, h2, logit = self._forward(xb)
+                if dropout > 0:
+                    m1 = (rng.random(h1.shape) >= dropout).astype(np.float32) / (1 - dropout)
+                    m2 = (rng.random(h2.shape) >= dropout).astype(np.float32) / (1 - dropout)
+                    h1 = h1 * m1
+                    h2 = np.maximum(h1 @ p["w2"] + p["b2"], 0) * m2
+                    logit = (h2 @ p["w3"] + p["b3"])[:, 0]
                 prob = 1 / (1 + np.exp(-np.clip(logit, -30, 30)))
                 total += float(np.sum(wb * (np.logaddexp(0, logit) - yb * logit)))
                 g = (wb * (prob - yb) / wb.sum())[:, None].astype(np.float32)
                 grads = {"w3": h2.T @ g, "b3": g.sum(0)}
                 d2 = (g @ p["w3"].T) * (h2 > 0)
+                if dropout > 0:
+                    d2 = d2 * m2
                 grads["w2"], grads["b2"] = h1.T @ d2, d2.sum(0)
                 d1 = (d2 @ p["w2"].T) * (h1 > 0)
+                if dropout > 0:
+                    d1 = d1 * m1
                 grads["w1"], grads["b1"] = z.T @ d1, d1.sum(0)
                 t += 1
                 for k in p:

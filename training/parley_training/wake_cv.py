@@ -63,10 +63,16 @@ def fold_of_name(name, folds=5):
     return audio.seed_of("negative-fold", name) % folds
 
 
+# Training copies of the real recordings of the word, and how far each
+# stretches the recording's time axis (its speech bounds scale with it).
+POSITIVE_SETS = {"pos-clean": 1.0, "pos-noisy-a": 1.0, "pos-noisy-b": 1.0, "pos-slow-noisy": 1 / 0.88,
+                 "pos-fast-noisy": 1 / 1.12, "pos-room-noisy": 1.0, "pos-room": 1.0}
+
+
 def load_sets(work):
-    return {k: dataset.load(os.path.join(work, k + ".npz")) for k in (
-        "pos-clean", "pos-kitchen-10dB", "pos-noisy-a", "pos-noisy-b", "neg-clean", "neg-noisy",
-        "syn-pos-clean", "syn-pos-noisy", "syn-neg-clean", "syn-neg-noisy")}
+    names = list(POSITIVE_SETS) + ["pos-kitchen-10dB", "neg-clean", "neg-noisy",
+                                   "syn-pos-clean", "syn-pos-noisy", "syn-neg-clean", "syn-neg-noisy"]
+    return {k: dataset.load(os.path.join(work, k + ".npz")) for k in names if os.path.exists(os.path.join(work, k + ".npz"))}
 
 
 def positive_bounds(data, names):
@@ -77,15 +83,15 @@ def synthetic_bounds():
     return {n: speech_bounds(x) for n, x in dataset.synthetic("positive")}
 
 
-def training_arrays(sets, bounds, syn_bounds, keep_pos, keep_neg):
+def training_arrays(sets, bounds, syn_bounds, keep_pos, keep_neg, real_positives=True):
     xs, ys, ws = [], [], []
 
-    def add_pos(feats, bnds, keep):
+    def add_pos(feats, bnds, keep, stretch=1.0):
         for n, emb in feats.items():
             if not keep(n):
                 continue
             x = H.windows(emb)
-            lab = label_windows(len(x), bnds[n])
+            lab = label_windows(len(x), tuple(int(b * stretch) for b in bnds[n]))
             xs.append(x[lab >= 0]); ys.append(lab[lab >= 0].astype(np.float32))
             ws.append(np.where(lab[lab >= 0] == 1, 1.0, 0.5).astype(np.float32))
 
@@ -95,8 +101,9 @@ def training_arrays(sets, bounds, syn_bounds, keep_pos, keep_neg):
                 x = H.windows(emb)
                 xs.append(x); ys.append(np.zeros(len(x), np.float32)); ws.append(np.full(len(x), w, np.float32))
 
-    for k in ("pos-clean", "pos-noisy-a", "pos-noisy-b"):
-        add_pos(sets[k], bounds, keep_pos)
+    for k, stretch in POSITIVE_SETS.items():
+        if real_positives and k in sets:
+            add_pos(sets[k], bounds, keep_pos, stretch)
     for k in ("syn-pos-clean", "syn-pos-noisy"):
         add_pos(sets[k], syn_bounds, lambda n: True)
     for k in ("neg-clean", "neg-noisy"):
@@ -127,6 +134,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("work"); ap.add_argument("data"); ap.add_argument("folds_file")
     ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--dropout", type=float, default=0.0)
+    ap.add_argument("--synthetic-only", action="store_true",
+                    help="train on synthetic voices of the word alone (as `parley wake train` does): every real recording of it is held out")
+    ap.add_argument("--scores", default="cv-scores.json", help="file in WORK for every held-out score")
     ap.add_argument("--ship", help="also train on everything and write the head's JSON here")
     ap.add_argument("--threshold", type=float, default=None, help="the shipped head's threshold (logit)")
     a = ap.parse_args()
@@ -141,14 +152,15 @@ def main():
     folds = sorted(set(vf.values()))
     out = {"pos": {}, "kitchen": {}, "neg": {}}
     for k in folds:
-        x, y, w = training_arrays(sets, bounds, syn, lambda n: vf[n] != k, lambda n: fold_of_name(n) != k)
+        x, y, w = training_arrays(sets, bounds, syn, lambda n: vf[n] != k, lambda n: fold_of_name(n) != k,
+                                  real_positives=not a.synthetic_only)
         log(f"fold {k}: {int(y.sum())} positive and {int((y == 0).sum())} negative windows")
-        h = H.Head(seed=k).fit(x, y, w, seed=k, epochs=a.epochs, log=log)
+        h = H.Head(seed=k).fit(x, y, w, seed=k, epochs=a.epochs, dropout=a.dropout, log=log)
         out["pos"].update(scores_of(h, sets["pos-clean"], lambda n: vf[n] == k))
         out["kitchen"].update(scores_of(h, sets["pos-kitchen-10dB"], lambda n: vf[n] == k))
         out["neg"].update(scores_of(h, sets["neg-clean"], lambda n: fold_of_name(n) == k))
     hours = seconds(a.data, out["neg"]) / 3600
-    with open(os.path.join(a.work, "cv-scores.json"), "w") as f:
+    with open(os.path.join(a.work, a.scores), "w") as f:
         json.dump({g: {n: s.tolist() for n, s in d.items()} for g, d in out.items()}, f)
     print(f"held out: {len(out['pos'])} recordings of 'computer' (by voice), {len(out['neg'])} of real speech ({hours:.2f} h)")
     print("threshold  miss-clean  miss-kitchen10  false-wakes  per-hour")
@@ -158,8 +170,8 @@ def main():
         fw = sum(events(s, t) for s in out["neg"].values())
         print(f"{t:9.1f}  {mc:4d} {100 * mc / len(out['pos']):5.1f}%  {mk:4d} {100 * mk / len(out['kitchen']):5.1f}%  {fw:6d}  {fw / hours:7.2f}")
     if a.ship:
-        x, y, w = training_arrays(sets, bounds, syn, lambda n: True, lambda n: True)
-        h = H.Head(seed=99).fit(x, y, w, seed=99, epochs=a.epochs, log=log)
+        x, y, w = training_arrays(sets, bounds, syn, lambda n: True, lambda n: True, real_positives=not a.synthetic_only)
+        h = H.Head(seed=99).fit(x, y, w, seed=99, epochs=a.epochs, dropout=a.dropout, log=log)
         with open(a.ship, "w") as f:
             f.write(h.to_json("computer", a.threshold if a.threshold is not None else 0.0))
 

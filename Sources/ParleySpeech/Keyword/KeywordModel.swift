@@ -127,8 +127,14 @@ extension KeywordModel {
         wakeFilePath(name: name, suffix: ".embedding.json")
     }
 
+    /// Where `parley wake train NAME` puts the heads it makes: found before
+    /// the package's, so a person's own head needs no new package.
+    public static let trainedWakeFolder = "/var/lib/parley/wake"
+
     static func wakeFilePath(name: String, suffix: String) -> String? {
         let file = name.lowercased().split(separator: " ").joined(separator: "-") + suffix
+        let trained = trainedWakeFolder + "/" + file
+        if FileManager.default.fileExists(atPath: trained) { return trained }
         let installed = installedWakeFolder + "/" + file
         if FileManager.default.fileExists(atPath: installed) { return installed }
         let relative = sourceWakeFolder + "/" + file

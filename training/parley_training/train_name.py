@@ -1,0 +1,123 @@
+"""A wake head for a name a person picks, from synthetic voices alone
+(`parley wake train NAME` runs this).
+
+    python -m parley_training.train_name NAME OUT.json [--work DIR] [--data DATA] [--noises DIR]
+
+- Positives: NAME said by every offline voice Debian gives this machine
+  (espeak-ng's English voices and variants at several rates and pitches,
+  flite's four voices at three speeds), each also with a training noise
+  and in a synthetic room.
+- Negatives: the stored bank (`bank.npz` in WORK, made once): synthetic
+  sentences and near-misses, and, where ../shared/data is present, the real
+  speech of wake-other/ and coffee-maker/ (recordings of the name itself
+  are left out of the bank).
+- The threshold: a fifth of the bank is held out of training; the head's
+  threshold is just above the highest score it gives that fifth, plus
+  `MARGIN`, so a name nobody measured still starts at a safe setting.
+
+Deterministic: the same name, bank and requirements give the same file.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+from . import audio, dataset, head as H
+
+MARGIN = 0.5
+RATES = [(120, 35), (145, 60), (165, 45), (185, 70), (210, 30), (230, 55)]
+FLITE_SPEEDS = [0.85, 1.0, 1.2]
+
+
+def positives(name):
+    out = []
+    for v in dataset.ESPEAK_VOICES:
+        for speed, pitch in RATES:
+            out.append((f"espeak/{v}/{speed}-{pitch}", audio.espeak(name, v, speed, pitch)))
+    for v in dataset.FLITE_VOICES:
+        x = audio.flite(name, v)
+        for s in FLITE_SPEEDS:
+            out.append((f"flite/{v}/{s}", dataset.speed(x, s) if s != 1.0 else x))
+    return out
+
+
+def bank(work, data, noises, log):
+    """{name: embeddings} of the negative bank, made once into WORK/bank.npz."""
+    path = os.path.join(work, "bank.npz")
+    if os.path.exists(path):
+        return dataset.load(path)
+    feats = {}
+    syn = dataset.synthetic("negative")
+    feats.update({"syn/" + k: v for k, v in dataset.features(syn).items()})
+    feats.update({"syn-noisy/" + k: v for k, v in dataset.features(syn, noises, None, "bank").items()})
+    if data and os.path.isdir(os.path.join(data, "wake-other")):
+        _, neg = dataset.real_files(data)
+        real = [(os.path.relpath(p, data), audio.read(p)) for p in neg]
+        feats.update({"real/" + k: v for k, v in dataset.features(real).items()})
+        log(f"bank: {len(real)} real recordings from {data}")
+    dataset.save(path, feats)
+    return feats
+
+
+def train(name, work, data, noises_dir, log):
+    from .wake_cv import label_windows, speech_bounds
+    noises = {os.path.basename(p): audio.read(os.path.join(noises_dir, p))
+              for p in sorted(os.listdir(noises_dir)) if p.endswith(".wav")}
+    if not noises:
+        sys.exit(f"train_name: no training noises (*.wav) in {noises_dir}")
+    neg = {k: v for k, v in bank(work, data, noises, log).items()
+           if name.replace(" ", "-") not in k.lower() and name not in k.lower()}
+    pos_audio = positives(name)
+    copies = [("clean", pos_audio), ("noisy", pos_audio), ("room", [(n, dataset.reverberant(x, n)) for n, x in pos_audio])]
+    xs, ys, ws = [], [], []
+    for kind, items in copies:
+        feats = dataset.features(items, noises if kind != "clean" else None, None, kind)
+        for n, x in items:
+            win = H.windows(feats[n])
+            lab = label_windows(len(win), speech_bounds(x))
+            xs.append(win[lab >= 0]); ys.append(lab[lab >= 0].astype(np.float32))
+            ws.append(np.ones(int((lab >= 0).sum()), np.float32))
+    held = {k for k in neg if audio.seed_of("bank-hold", k) % 5 == 0}
+    for k, emb in neg.items():
+        if k not in held:
+            win = H.windows(emb)
+            xs.append(win); ys.append(np.zeros(len(win), np.float32)); ws.append(np.ones(len(win), np.float32))
+    x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+    w[y == 1] *= w[y == 0].sum() / w[y == 1].sum()
+    log(f"train_name: {len(pos_audio)} synthetic voices x {len(copies)}, {int(y.sum())} positive and {int((y == 0).sum())} negative windows")
+    head = H.Head(seed=audio.seed_of("name", name) % 2**31).fit(x, y, w, seed=1, epochs=12, dropout=0.3, log=log)
+    peaks = [float(head.logits(H.windows(neg[k])).max(initial=-99)) for k in sorted(held)]
+    threshold = max(peaks) + MARGIN
+    log(f"train_name: threshold {threshold:.2f} (highest of {len(held)} held-out bank recordings {max(peaks):.2f} + {MARGIN})")
+    return head, threshold, len(pos_audio)
+
+
+def requirements():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "requirements.txt")
+    return [l for l in open(path).read().splitlines() if l and not l.startswith("#")]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("name"); ap.add_argument("out")
+    ap.add_argument("--work", default="/var/cache/parley/wake-train")
+    ap.add_argument("--data", default=None, help="../shared/data: real speech for the negative bank")
+    ap.add_argument("--noises", required=True, help="training noises (scripts/adapt/make-noises.py), never the kitchen noise")
+    a = ap.parse_args()
+    name = " ".join(a.name.lower().split())
+    if not name or not all(c.isalpha() or c in " '" for c in name) or len(name.split()) > 3:
+        sys.exit(f"train_name: \"{a.name}\" is not one to three words of letters")
+    os.makedirs(a.work, exist_ok=True)
+    log = lambda m: print(m, file=sys.stderr, flush=True)
+    head, threshold, voices = train(name, a.work, a.data, a.noises, log)
+    tmp = a.out + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(head.to_json(name, threshold, {"trained_on": f"{voices} synthetic voices of \"{name}\" and the negative bank",
+                                               "requirements": requirements()}))
+    os.replace(tmp, a.out)
+    log(f"train_name: wrote {a.out}")
+
+
+if __name__ == "__main__":
+    main()
