@@ -96,7 +96,9 @@ let package = Package(
         // (an optional stage: the daemon listens on without it), so nothing
         // links against it.
         .target(name: "ParleyDenoise", dependencies: ["ParleyAudio", "ParleyDevice"]),
-        .target(name: "ParleyWake"),
+        // Optimised in debug builds too: the test suite streams seconds of audio
+        // through the embedding network, about 30 times slower unoptimised.
+        .target(name: "ParleyWake", swiftSettings: [.unsafeFlags(["-O"])]),
         .target(
             name: "ParleySpeech",
             dependencies: [
@@ -179,7 +181,7 @@ let package = Package(
             dependencies: [
                 // ParleyDaemon for the app-install benchmark, which measures the daemon's own wiring.
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech", "ParleyExternal", "ParleyDaemon",
-                "ParleyConfiguration", "ParleyDevice", "ParleyStore",
+                "ParleyConfiguration", "ParleyDevice", "ParleyStore", "ParleyWake",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Fuzz targets for every reader of outside input (scripts/fuzz.sh builds it

@@ -18,6 +18,9 @@ struct DetectWake: ParsableCommand {
     var sensitivity: Double = 0.5
     @Option(help: "Detector, as the daemon's wake.detector: embedding (the name's speech_embedding head, model/wake/<name>.embedding.json), network (its keyword network, model/wake/<name>.json) or pocketsphinx.")
     var detector = "network"
+    @Option(name: .customLong("first-stage"), help: "embedding detector: the name's keyword network as its first stage (on, as the daemon) or the embedding alone (off).")
+    var firstStageSetting = "on"
+    var firstStage: Bool { firstStageSetting == "on" }
     @Option(help: "Acoustic model (pocketsphinx detector): stock (Debian's en-us, the default, as the daemon's speech.wake_acoustic_model), adapted (/usr/share/parley/model/en-us-adapted) or a model folder.")
     var acousticModel = "stock"
     @Option(help: "Capture front end before the detector: none, denoise or denoise+agc (optionally :dB, as speech.front_end); a fresh state per file. neural runs after the wake word (on what the command decoders hear), so here it leaves the audio as it is.")
@@ -30,6 +33,7 @@ struct DetectWake: ParsableCommand {
         guard ["embedding", "network", "pocketsphinx"].contains(detector) else {
             throw ValidationError("--detector \(detector): expected embedding, network or pocketsphinx")
         }
+        guard ["on", "off"].contains(firstStageSetting) else { throw ValidationError("--first-stage \(firstStageSetting): expected on or off") }
         _ = try frontEndSettings()
     }
 
@@ -55,17 +59,22 @@ struct DetectWake: ParsableCommand {
             }
             let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
             let spotter = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights, sensitivity: sensitivity)
+            // As the daemon: the name's keyword network first, where it has one.
+            let first = firstStage ? KeywordModel.wakeModelPath(name: name).flatMap { try? KeywordModel.load($0) }
+                .map { KeywordSpotter(model: $0, sensitivity: sensitivity) } : nil
+            let wake = EmbeddingWakeUtterance(spotter, firstStage: first)
             peak = { spotter.peak }
             // A recording starts and ends at the word: each is heard with a
-            // second of quiet room either side (EmbeddingSpotter.padded), as
-            // the daemon feeds the head from 2 s before an utterance.
+            // second of quiet room either side (EmbeddingSpotter.padded), in
+            // the capture loop's blocks, as the daemon's wake decoder is fed.
             detect = { audio in
-                spotter.reset()
-                var times: [Double] = []
-                EmbeddingSpotter.padded(audio.samples).withUnsafeBufferPointer { all in
-                    spotter.feed(all) { end, _ in times.append(Double(end) / 16_000 - EmbeddingSpotter.paddingSeconds) }
+                wake.begin()
+                let padded = EmbeddingSpotter.padded(audio.samples)
+                for at in stride(from: 0, to: padded.count, by: 1_024) {
+                    wake.feed(Array(padded[at..<min(padded.count, at + 1_024)]))
                 }
-                return times
+                guard let end = wake.wakeEndSample else { return [] }
+                return [Double(end - wake.samplesFed + Int64(padded.count)) / 16_000 - EmbeddingSpotter.paddingSeconds]
             }
         } else if detector == "network" {
             guard let path = KeywordModel.wakeModelPath(name: name) else {

@@ -69,6 +69,23 @@ def flite(text, voice):
     return resample_wav_bytes(raw)
 
 
+def festival(text, voice, stretch=1.0):
+    """Festival's rendering of `text` in one of its voices (text2wave), at
+    16 kHz; `stretch` > 1 speaks more slowly (Duration_Stretch)."""
+    import tempfile
+    # text2wave into a file of its own: two runs writing /dev/stdout at once
+    # were seen to give an empty recording.
+    with tempfile.TemporaryDirectory() as d:
+        out = f"{d}/out.wav"
+        subprocess.run(["text2wave", "-eval", f"(voice_{voice})", "-eval", f"(Parameter.set 'Duration_Stretch {stretch})",
+                        "-o", out], input=text.encode(), check=True, capture_output=True)
+        raw = open(out, "rb").read()
+    x = resample_wav_bytes(raw)
+    if len(x) < RATE // 10:
+        raise RuntimeError(f"festival: voice {voice} rendered {len(x)} samples of {text!r}")
+    return x
+
+
 def resample_wav_bytes(raw):
     import io
     from scipy.signal import resample_poly

@@ -28,6 +28,8 @@ SENTENCES = [
 ESPEAK_VOICES = ["en-us", "en-gb", "en-gb-scotland", "en-gb-x-rp", "en-gb-x-gbclan", "en-gb-x-gbcwmd", "en-029",
                  "en-us+f2", "en-us+f4", "en-gb+f3", "en-us+m3", "en-us+m7", "en-gb+m2", "en-us+klatt", "en-us+f5"]
 FLITE_VOICES = ["kal", "awb", "rms", "slt"]
+# Debian's festival voices (festvox-kallpc16k, festvox-kdlpc16k, festvox-us-slt-hts).
+FESTIVAL_VOICES = ["kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts"]
 
 
 def padded(x, name):
@@ -50,10 +52,17 @@ def synthetic(kind):
     for t in texts:
         for i, v in enumerate(ESPEAK_VOICES):
             rng = np.random.default_rng(audio.seed_of(kind, t, v))
-            for speed, pitch in ([(int(rng.integers(120, 200)), int(rng.integers(20, 80))) for _ in range(4 if kind == "positive" else 1)]):
-                out.append((f"espeak/{v}/{t}/{speed}-{pitch}", audio.espeak(t, v, speed, pitch)))
+            for rate, pitch in ([(int(rng.integers(120, 200)), int(rng.integers(20, 80))) for _ in range(4 if kind == "positive" else 1)]):
+                out.append((f"espeak/{v}/{t}/{rate}-{pitch}", audio.espeak(t, v, rate, pitch)))
         for v in FLITE_VOICES:
             out.append((f"flite/{v}/{t}", audio.flite(t, v)))
+        for v in FESTIVAL_VOICES:
+            stretches = [0.85, 1.0, 1.2] if kind == "positive" else [1.0]
+            for st in stretches:
+                x = audio.festival(t, v, st)
+                # Played faster or slower too: pitch and formants move as another speaker's would.
+                for sp in ([0.9, 1.0, 1.1] if kind == "positive" else [1.0]):
+                    out.append((f"festival/{v}/{t}/{st}-{sp}", speed(x, sp) if sp != 1.0 else x))
     return out
 
 

@@ -38,7 +38,8 @@ def main(fixtures, head_path=None):
             h.params["b" + key] = np.array(doc["layers"][i]["bias"], np.float32)
         kitchen = audio.read(os.path.join(fixtures, "noise/kitchen-20s.wav"))[:6 * audio.RATE]
         _, kemb = se.reference_embeddings(kitchen, os.path.join(d, se_mel()), os.path.join(d, se_emb()))
-        scores = {"computer": h.logits(H.windows(emb)).round(4).tolist(), "kitchen": h.logits(H.windows(kemb)).round(4).tolist()}
+        import hashlib
+        scores = {"model_sha256": hashlib.sha256(open(head_path, "rb").read()).hexdigest(), "computer": h.logits(H.windows(emb)).round(4).tolist(), "kitchen": h.logits(H.windows(kemb)).round(4).tolist()}
         with open(os.path.join(fixtures, "wake-computer/head-scores.json"), "w") as f:
             json.dump(scores, f)
 

@@ -23,6 +23,7 @@ import numpy as np
 from . import audio, dataset, head as H
 
 SR = audio.RATE
+REAL_NEGATIVE_WEIGHT = 2.0
 REFRACTORY = 19  # hops (1.5 s): one wake per word, as the daemon holds off after a wake
 
 
@@ -106,8 +107,9 @@ def training_arrays(sets, bounds, syn_bounds, keep_pos, keep_neg, real_positives
             add_pos(sets[k], bounds, keep_pos, stretch)
     for k in ("syn-pos-clean", "syn-pos-noisy"):
         add_pos(sets[k], syn_bounds, lambda n: True)
+    # Real speech is what wakes a speaker by mistake: its windows count double.
     for k in ("neg-clean", "neg-noisy"):
-        add_neg(sets[k], keep_neg, 1.0)
+        add_neg(sets[k], keep_neg, REAL_NEGATIVE_WEIGHT)
     for k in ("syn-neg-clean", "syn-neg-noisy"):
         add_neg(sets[k], lambda n: True, 1.0)
     x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
@@ -138,6 +140,7 @@ def main():
     ap.add_argument("--synthetic-only", action="store_true",
                     help="train on synthetic voices of the word alone (as `parley wake train` does): every real recording of it is held out")
     ap.add_argument("--scores", default="cv-scores.json", help="file in WORK for every held-out score")
+    ap.add_argument("--no-cv", action="store_true", help="only the shipped head (--ship): no folds")
     ap.add_argument("--ship", help="also train on everything and write the head's JSON here")
     ap.add_argument("--threshold", type=float, default=None, help="the shipped head's threshold (logit)")
     a = ap.parse_args()
@@ -149,7 +152,7 @@ def main():
         vf[os.path.relpath(path.strip(), a.data)] = int(f)
     bounds = positive_bounds(a.data, sets["pos-clean"])
     syn = synthetic_bounds()
-    folds = sorted(set(vf.values()))
+    folds = [] if a.no_cv else sorted(set(vf.values()))
     out = {"pos": {}, "kitchen": {}, "neg": {}}
     for k in folds:
         x, y, w = training_arrays(sets, bounds, syn, lambda n: vf[n] != k, lambda n: fold_of_name(n) != k,
@@ -159,6 +162,19 @@ def main():
         out["pos"].update(scores_of(h, sets["pos-clean"], lambda n: vf[n] == k))
         out["kitchen"].update(scores_of(h, sets["pos-kitchen-10dB"], lambda n: vf[n] == k))
         out["neg"].update(scores_of(h, sets["neg-clean"], lambda n: fold_of_name(n) == k))
+    if not a.no_cv:
+        report(a, out)
+    if a.ship:
+        x, y, w = training_arrays(sets, bounds, syn, lambda n: True, lambda n: True, real_positives=not a.synthetic_only)
+        h = H.Head(seed=99).fit(x, y, w, seed=99, epochs=a.epochs, dropout=a.dropout, log=log)
+        with open(a.ship, "w") as f:
+            f.write(h.to_json("computer", a.threshold if a.threshold is not None else 0.0, {
+                "trained_on": "all development recordings of 'computer' (../shared/data/wake-computer) and their copies, "
+                              "synthetic voices, real and synthetic negatives (training/parley_training/wake_cv.py)",
+                "dropout": a.dropout, "epochs": a.epochs}))
+
+
+def report(a, out):
     hours = seconds(a.data, out["neg"]) / 3600
     with open(os.path.join(a.work, a.scores), "w") as f:
         json.dump({g: {n: s.tolist() for n, s in d.items()} for g, d in out.items()}, f)
@@ -169,11 +185,6 @@ def main():
         mk = sum(1 for s in out["kitchen"].values() if s.max(initial=-99) < t)
         fw = sum(events(s, t) for s in out["neg"].values())
         print(f"{t:9.1f}  {mc:4d} {100 * mc / len(out['pos']):5.1f}%  {mk:4d} {100 * mk / len(out['kitchen']):5.1f}%  {fw:6d}  {fw / hours:7.2f}")
-    if a.ship:
-        x, y, w = training_arrays(sets, bounds, syn, lambda n: True, lambda n: True, real_positives=not a.synthetic_only)
-        h = H.Head(seed=99).fit(x, y, w, seed=99, epochs=a.epochs, dropout=a.dropout, log=log)
-        with open(a.ship, "w") as f:
-            f.write(h.to_json("computer", a.threshold if a.threshold is not None else 0.0))
 
 
 if __name__ == "__main__":

@@ -600,7 +600,10 @@ public struct ListeningDecoders {
                     let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
                     let spotter = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights,
                                                    sensitivity: wake.sensitivity)
-                    return EmbeddingWakeUtterance(spotter)
+                    // The name's keyword network, where it has one, wakes the embedding.
+                    let first = modelPath(wake.name).flatMap { try? KeywordModel.load($0) }
+                        .map { KeywordSpotter(model: $0, sensitivity: wake.sensitivity) }
+                    return EmbeddingWakeUtterance(spotter, firstStage: first)
                 } catch {
                     logger.error("wake word head unusable; the keyword network listens for the name: \(error)")
                 }
