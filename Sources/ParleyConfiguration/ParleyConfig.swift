@@ -216,7 +216,7 @@ public struct ParleyConfig: Sendable, Equatable {
         /// `wake.window`: how long after "Hey <name>" a phrase may follow.
         public var window: Duration = .seconds(4)
         /// `wake.detector`: what hears the name in named mode.
-        public var detector: WakeDetectorKind = .network
+        public var detector: WakeDetectorKind = .embedding
         public init() {}
     }
 

@@ -51,7 +51,10 @@ public final class EmbeddingSpotter {
     public let threshold: Double
     /// How far sensitivity 0 and 1 move the threshold from the model's, in logits.
     public static let sensitivitySpan = 8.0
-    public static let refractorySeconds = 1.0
+    /// The word stays in the head's 2 s context after it ends, and its
+    /// score with it: one wake per 2 s (training/parley_training counts false
+    /// wakes the same way).
+    public static let refractorySeconds = 2.0
 
     private let embedding: SpeechEmbedding
     private let head: DenseStack

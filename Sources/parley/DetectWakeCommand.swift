@@ -17,7 +17,7 @@ struct DetectWake: ParsableCommand {
     @Option(help: "Sensitivity from 0 (fewest false alarms) to 1 (fewest misses).")
     var sensitivity: Double = 0.5
     @Option(help: "Detector, as the daemon's wake.detector: embedding (the name's speech_embedding head, model/wake/<name>.embedding.json), network (its keyword network, model/wake/<name>.json) or pocketsphinx.")
-    var detector = "network"
+    var detector = "embedding"
     @Option(name: .customLong("first-stage"), help: "embedding detector: the name's keyword network as its first stage (on, as the daemon) or the embedding alone (off).")
     var firstStageSetting = "on"
     var firstStage: Bool { firstStageSetting == "on" }

@@ -72,19 +72,26 @@ import Testing
         #expect(range.status != 0 && range.stderr.contains("--sensitivity"))
     }
 
-    /// The keyword network is the default detector, as the daemon's; PocketSphinx's
-    /// is there by name; a name with no network, or no such detector, is refused by name.
+    /// The speech_embedding head is the default detector, as the daemon's; the
+    /// keyword network and PocketSphinx's are there by name; a name with no
+    /// head, or no such detector, is refused by name.
     @Test func detectWakeChoosesItsDetector() async throws {
         let files = try Fixtures.wavFiles(in: Fixtures.wakeComputer, atLeast: 3).prefix(3).map(\.path)
-        let network = try await run(["detect-wake", "--wake", "computer", "--detector", "network"] + files)
+        let embedding = try await run(["detect-wake", "--wake", "computer", "--detector", "embedding"] + files)
         let plain = try await run(["detect-wake", "--wake", "hey computer"] + files)
-        #expect(network.status == 0 && plain.status == 0, "\(network.stderr)\(plain.stderr)")
-        #expect(network.lines.map { $0["detections"] as? [Double] } == plain.lines.map { $0["detections"] as? [Double] })
+        #expect(embedding.status == 0 && plain.status == 0, "\(embedding.stderr)\(plain.stderr)")
+        #expect(embedding.lines.map { $0["detections"] as? [Double] } == plain.lines.map { $0["detections"] as? [Double] })
+        #expect(embedding.lines.filter { (($0["detections"] as? [Double]) ?? []).count == 1 }.count == 3)
+        #expect(embedding.lines.allSatisfy { ($0["peak"] as? Double).map { $0 > 0 } ?? false }, "a peak per file, above 0 on the word")
+        let network = try await run(["detect-wake", "--wake", "computer", "--detector", "network"] + files)
+        #expect(network.status == 0, "\(network.stderr)")
         #expect(network.lines.filter { (($0["detections"] as? [Double]) ?? []).count == 1 }.count == 3)
         let sphinx = try await run(["detect-wake", "--wake", "computer", "--detector", "pocketsphinx"] + files)
         #expect(sphinx.status == 0 && sphinx.lines.count == 3, "\(sphinx.stderr)")
         let unknownName = try await run(["detect-wake", "--wake", "jarvis", files[0]])
-        #expect(unknownName.status != 0 && unknownName.stderr.contains("no keyword network for \"jarvis\""))
+        #expect(unknownName.status != 0 && unknownName.stderr.contains("no speech_embedding head for \"jarvis\""))
+        let noNetwork = try await run(["detect-wake", "--wake", "jarvis", "--detector", "network", files[0]])
+        #expect(noNetwork.status != 0 && noNetwork.stderr.contains("no keyword network for \"jarvis\""))
         let bad = try await run(["detect-wake", "--wake", "computer", "--detector", "porcupine", files[0]])
         #expect(bad.status != 0 && bad.stderr.contains("--detector porcupine"))
     }

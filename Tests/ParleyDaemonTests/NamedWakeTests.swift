@@ -23,7 +23,14 @@ import Testing
         Logger(label: "test") { _ in RecordingLogHandler(store: store) }
     }
 
-    @Test func theNetworkByDefaultAndPocketSphinxWhenAsked() throws {
+    @Test func theEmbeddingHeadByDefaultBehindTheNetwork() throws {
+        let store = RecordingLogHandler.Store()
+        let head = try #require(try ListeningDecoders.namedWake(ParleyConfig.Wake(), logger: Self.logged(store)) as? EmbeddingWakeUtterance)
+        #expect(head.firstStage != nil, "the name's keyword network wakes the embedding")
+        #expect(store.all.isEmpty)
+    }
+
+    @Test func theNetworkAndPocketSphinxWhenAsked() throws {
         let store = RecordingLogHandler.Store()
         let network = try ListeningDecoders.namedWake(Self.wake(), logger: Self.logged(store))
         #expect(network is KeywordWakeUtterance)

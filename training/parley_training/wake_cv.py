@@ -24,7 +24,7 @@ from . import audio, dataset, head as H
 
 SR = audio.RATE
 REAL_NEGATIVE_WEIGHT = 2.0
-REFRACTORY = 19  # hops (1.5 s): one wake per word, as the daemon holds off after a wake
+REFRACTORY = 25  # hops (2 s): one wake per word, as EmbeddingSpotter holds off after a wake
 
 
 def speech_bounds(x):
