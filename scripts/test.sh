@@ -30,3 +30,7 @@ swift test --skip-build --filter WebBrowserTests 2>&1
 python3 examples/apps/kitchen-lights/test_handler.py
 examples/apps/shopping-list/test.sh
 python3 examples/apps/home-assistant/test_handler.py
+# The training package's own tests (training/: wake word features, heads and
+# their evaluation), in its pinned environment (training/setup.sh).
+py=$(bash training/setup.sh)
+(cd training && PYTHONPATH=. "$py" -m pytest -q tests)
