@@ -5,7 +5,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 need=()
-for p in espeak-ng flite python3-venv; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+for p in espeak-ng flite festival festvox-kallpc16k festvox-kdlpc16k festvox-us-slt-hts python3-venv; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if [ ${#need[@]} -gt 0 ]; then
   as_root=(); [ "$(id -u)" = 0 ] || as_root=(sudo)
   "${as_root[@]}" apt-get update -qq >&2

@@ -1,6 +1,6 @@
 """Makes the wake word's feature cache (speech_embedding embeddings) in WORK.
 
-    python -m parley_training.build_features WORK DATA NOISES
+    python -m parley_training.build_features WORK DATA NOISES [--festival]
 
 DATA is ../shared/data; NOISES a folder of training noises (WAV,
 scripts/adapt/make-noises.py: none of them the kitchen noise the
@@ -14,7 +14,7 @@ import time
 from . import audio, dataset
 
 
-def main(work, data, noises_dir):
+def main(work, data, noises_dir, festival=False):
     noises = {os.path.basename(p): audio.read(p) for p in sorted(glob.glob(os.path.join(noises_dir, "*.wav")))}
     if not noises:
         sys.exit(f"build_features: no training noises (*.wav) in {noises_dir}")
@@ -36,10 +36,10 @@ def main(work, data, noises_dir):
         "pos-room": lambda: dataset.features([(n, dataset.reverberant(x, n + "/2")) for n, x in real_pos()]),
         "neg-clean": lambda: dataset.features(real_neg()),
         "neg-noisy": lambda: dataset.features(real_neg(), noises, None, "a"),
-        "syn-pos-clean": lambda: dataset.features(dataset.synthetic("positive")),
-        "syn-pos-noisy": lambda: dataset.features(dataset.synthetic("positive"), noises, None, "a"),
-        "syn-neg-clean": lambda: dataset.features(dataset.synthetic("negative")),
-        "syn-neg-noisy": lambda: dataset.features(dataset.synthetic("negative"), noises, None, "a"),
+        "syn-pos-clean": lambda: dataset.features(dataset.synthetic("positive", festival)),
+        "syn-pos-noisy": lambda: dataset.features(dataset.synthetic("positive", festival), noises, None, "a"),
+        "syn-neg-clean": lambda: dataset.features(dataset.synthetic("negative", festival)),
+        "syn-neg-noisy": lambda: dataset.features(dataset.synthetic("negative", festival), noises, None, "a"),
     }
     for name, make in sets.items():
         path = os.path.join(work, name + ".npz")
@@ -52,6 +52,7 @@ def main(work, data, noises_dir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    args = [a for a in sys.argv[1:] if a != "--festival"]
+    if len(args) != 3:
         sys.exit(__doc__)
-    main(*sys.argv[1:])
+    main(*args, festival="--festival" in sys.argv)

@@ -39,6 +39,11 @@ def positives(name):
         x = audio.flite(name, v)
         for s in FLITE_SPEEDS:
             out.append((f"flite/{v}/{s}", dataset.speed(x, s) if s != 1.0 else x))
+    for v in dataset.FESTIVAL_VOICES:
+        for st in (0.85, 1.0, 1.2):
+            x = audio.festival(name, v, st)
+            for s in FLITE_SPEEDS:
+                out.append((f"festival/{v}/{st}-{s}", dataset.speed(x, s) if s != 1.0 else x))
     return out
 
 
@@ -48,7 +53,7 @@ def bank(work, data, noises, log):
     if os.path.exists(path):
         return dataset.load(path)
     feats = {}
-    syn = dataset.synthetic("negative")
+    syn = dataset.synthetic("negative", festival=True)
     feats.update({"syn/" + k: v for k, v in dataset.features(syn).items()})
     feats.update({"syn-noisy/" + k: v for k, v in dataset.features(syn, noises, None, "bank").items()})
     if data and os.path.isdir(os.path.join(data, "wake-other")):
