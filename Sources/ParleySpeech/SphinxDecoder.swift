@@ -263,10 +263,14 @@ public final class SphinxDecoder {
             }
             nodes = ps_latnode_iter_next(node)
         }
+        // The segments count frames from the decoder's first utterance, the
+        // lattice from this one's start: the offset is where this
+        // utterance's frames began (the segments end at its last frame).
+        let offset = max(0, (segments.map(\.endFrame).max() ?? -1) + 1 - Int(ps_lattice_n_frames(dag)))
         return segments.map { segment in
             guard !segment.isFiller else { return nil }
             let word = Self.baseWord(segment.word)
-            let middle = (segment.startFrame + segment.endFrame) / 2
+            let middle = (segment.startFrame + segment.endFrame) / 2 - offset
             let sum = links.reduce(0.0) { total, link in
                 link.word == word && link.start <= middle && middle <= link.end ? total + link.posterior : total
             }
