@@ -212,7 +212,7 @@ let package = Package(
             dependencies: ["ParleyAudio", "CALSA", "CSpeexDSP", "CParleyMallocCounter", "CParleyTestMixer", "ParleyTestKit"]),
         .testTarget(name: "ParleyWakeTests", dependencies: ["ParleyWake", "ParleyAudio", "ParleyTestKit"]),
         .testTarget(name: "ParleyDenoiseTests", dependencies: ["ParleyDenoise", "ParleyAudio", "ParleyDevice", "ParleyTestKit"]),
-        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit", "CParleyMallocCounter"]),
+        .testTarget(name: "ParleySpeechTests", dependencies: ["ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyDenoise", "ParleyTestKit", "CParleyMallocCounter"]),
         .testTarget(name: "ParleyHardwareTests", dependencies: ["ParleyHardware", "ParleyDevice"]),
         .testTarget(name: "ParleyRoomTests", dependencies: ["ParleyRoom", "ParleySpeech", "ParleyAudio", "ParleyApps", "ParleyTestKit"]),
         .testTarget(

@@ -23,10 +23,14 @@ public struct AskRule: Sendable, Hashable {
         public var confidence: Double
         /// `RejectionEvidence.weakestWord` (its lowest word's ratio).
         public var weakestWord: Double
+        /// The lowest lattice posterior of any word
+        /// (`RejectionEvidence.WordEvidence.posterior`); 0: not read.
+        public var posterior: Double
 
-        public init(confidence: Double, weakestWord: Double) {
+        public init(confidence: Double, weakestWord: Double, posterior: Double = 0) {
             self.confidence = confidence
             self.weakestWord = weakestWord
+            self.posterior = posterior
         }
     }
 
@@ -36,22 +40,43 @@ public struct AskRule: Sendable, Hashable {
     public var quiet: Lines
     /// dB.
     public var splitSNR: Double
+    /// A word whose lattice posterior is below this is doubted (`doubted`).
+    public var doubtPosterior: Double
 
     public init(noisy: Lines = Lines(confidence: -0.3, weakestWord: -2.5),
-                quiet: Lines = Lines(confidence: 0, weakestWord: -8), splitSNR: Double = 20) {
+                quiet: Lines = Lines(confidence: 0, weakestWord: -8), splitSNR: Double = 20,
+                doubtPosterior: Double = 0.9) {
         self.noisy = noisy
         self.quiet = quiet
         self.splitSNR = splitSNR
+        self.doubtPosterior = doubtPosterior
     }
 
+    /// The SNR the bands are split on: the room's, before the neural front
+    /// end when one ran (`RejectionEvidence.inputSNR`), since the lines were
+    /// chosen for how noisy the room is and denoised audio reads quiet.
+    public func bandSNR(_ evidence: RejectionEvidence) -> Double { evidence.inputSNR ?? evidence.snr }
+
     /// Whether an utterance falls in the noisy band (its estimated SNR below `splitSNR`).
-    public func isNoisy(_ evidence: RejectionEvidence) -> Bool { evidence.snr < splitSNR }
+    public func isNoisy(_ evidence: RejectionEvidence) -> Bool { bandSNR(evidence) < splitSNR }
 
     /// Whether an accepted `result` is asked back. Results without rejection
     /// evidence (rejection off: nothing measured) and rejected ones are not.
     public func asks(_ result: CommandResult) -> Bool {
         guard result.match != nil, result.rejection == nil, let evidence = result.evidence else { return false }
         let lines = isNoisy(evidence) ? noisy : quiet
+        let lowestPosterior = evidence.words.compactMap(\.posterior).min() ?? 1
         return result.confidence < lines.confidence || evidence.weakestWord < lines.weakestWord
+            || lowestPosterior < lines.posterior
+    }
+
+    /// The words of an asked-back command that the recogniser doubts: those
+    /// whose lattice posterior is below `doubtPosterior`, in order. When they
+    /// are all one slot's value, that slot alone is asked back ("Large, did
+    /// I hear that right?"); empty (no lattice, or every word likely) means
+    /// the doubt is the command's as a whole, asked back whole.
+    public func doubted(_ result: CommandResult) -> [String] {
+        guard let evidence = result.evidence else { return [] }
+        return evidence.words.filter { ($0.posterior ?? 1) < doubtPosterior }.map(\.word)
     }
 }

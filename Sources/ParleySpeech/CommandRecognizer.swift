@@ -110,6 +110,7 @@ public final class CommandRecognizer {
                                          threshold: threshold, policy: policy, matcher: matcher)
         }
         let commandWords = decoder.segments()
+        let posteriors = decoder.wordPosteriors(commandWords)
         var loopWords: [SphinxDecoder.Segment]?
         if rejection != nil {
             try decoder.use(Self.garbageSearch)
@@ -117,6 +118,6 @@ public final class CommandRecognizer {
             loopWords = decoder.segments()
         }
         return CommandScoring.result(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples,
-                                     threshold: threshold, policy: policy, matcher: matcher)
+                                     threshold: threshold, policy: policy, matcher: matcher, posteriors: posteriors)
     }
 }

@@ -18,6 +18,10 @@ import ParleyDenoise
 public final class DenoisedCommandDecoder: CommandDecoding {
     public let base: any CommandDecoding
     public let denoiser: NeuralDenoiser
+    /// The utterance as fed, before the network: its SNR goes into the
+    /// result (`RejectionEvidence.inputSNR`), since the decoder's own
+    /// estimate is of the denoised audio.
+    private var raw: [Int16] = []
 
     public init(_ base: any CommandDecoding, denoiser: NeuralDenoiser) {
         self.base = base
@@ -25,11 +29,13 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     }
 
     public func begin() {
+        raw.removeAll(keepingCapacity: true)
         denoiser.begin()
         base.begin()
     }
 
     public func feed(_ samples: [Int16]) {
+        raw.append(contentsOf: samples)
         let clean = denoiser.process(samples)
         if !clean.isEmpty { base.feed(clean) }
     }
@@ -41,18 +47,26 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public func finish() throws -> CommandResult {
         let rest = denoiser.finish()
         if !rest.isEmpty { base.feed(rest) }
-        return try base.finish()
+        return Self.noting(inputSNR: RejectionPolicy.estimatedSNR(raw), in: try base.finish())
+    }
+
+    /// `result` with the SNR of the audio before the network.
+    static func noting(inputSNR: Double, in result: CommandResult) -> CommandResult {
+        var result = result
+        result.evidence?.inputSNR = inputSNR
+        return result
     }
 
     public func cancel() {
         // The denoiser's next `begin` drops whatever of this utterance is
         // still inside the network.
+        raw.removeAll(keepingCapacity: true)
         base.cancel()
     }
 
     public func update(model: PhraseModel, graph: WordGraph) throws { try base.update(model: model, graph: graph) }
 
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
-        try base.recognize(denoiser.denoise(samples))
+        Self.noting(inputSNR: RejectionPolicy.estimatedSNR(samples), in: try base.recognize(denoiser.denoise(samples)))
     }
 }

@@ -22,6 +22,32 @@ public struct RejectionEvidence: Sendable, Equatable {
     /// while the utterance's ratio, spread over every word, hardly moves.
     /// 0 when no word was scored. What the ask rule reads beside `ratio`.
     public var weakestWord: Double = 0
+    /// Each recognised word (fillers and silence left out), in order: its
+    /// own ratio (as `weakestWord`) and its lattice posterior. Which word
+    /// is unsure, so that one slot can be asked back rather than the
+    /// whole command (`AskRule.doubted`).
+    public var words: [WordEvidence] = []
+    /// The SNR of the audio before the neural front end
+    /// (`DenoisedCommandDecoder`), estimated as `snr` is; nil when none ran.
+    /// `snr` is then measured on the denoised audio, whose noise floor the
+    /// network has taken away: kitchen noise at 6 dB reads 30 dB or more
+    /// there, so it no longer says how noisy the room was.
+    public var inputSNR: Double? = nil
+
+    /// One recognised word's evidence.
+    public struct WordEvidence: Sendable, Equatable {
+        public var word: String
+        /// The command path's log-likelihood over the phone loop's, per frame, on this word's frames.
+        public var ratio: Double
+        /// Its lattice posterior (`SphinxDecoder.wordPosteriors`), nil when no lattice was kept.
+        public var posterior: Double?
+
+        public init(word: String, ratio: Double, posterior: Double? = nil) {
+            self.word = word
+            self.ratio = ratio
+            self.posterior = posterior
+        }
+    }
 
     public init(ratio: Double, absorbedSpeech: Double, snr: Double, threshold: Double, weakestWord: Double = 0) {
         self.ratio = ratio
@@ -52,8 +78,10 @@ enum CommandScoring {
     /// `(NULL)` segments (the searches' empty transitions, one frame wide,
     /// no acoustic score) are skipped: spread over the frames they would
     /// hide a frame of the real phone or word scored there.
+    /// `posteriors`: each of `words`' lattice posterior, in the same order
+    /// (`SphinxDecoder.wordPosteriors`), when the search kept a lattice.
     static func evidence(_ words: [SphinxDecoder.Segment], loop: [SphinxDecoder.Segment],
-                         threshold: Double, snr: Double) -> RejectionEvidence {
+                         threshold: Double, snr: Double, posteriors: [Double?]? = nil) -> RejectionEvidence {
         let frameCount = ((words + loop).map(\.endFrame).max() ?? -1) + 1
         let command = perFrame(words, count: frameCount)
         let reference = perFrame(loop, count: frameCount)
@@ -61,12 +89,15 @@ enum CommandScoring {
         var frames = 0
         var wordFrames = 0
         var weakest = Double.infinity
-        for w in words where isScored(w, count: frameCount) {
+        var scored: [RejectionEvidence.WordEvidence] = []
+        for (index, w) in words.enumerated() where isScored(w, count: frameCount) {
             let span = w.startFrame...w.endFrame
             let d = span.reduce(0.0) { $0 + command[$1].score - reference[$1].score }
             if !w.isFiller {
                 wordFrames += span.count
                 weakest = min(weakest, d / Double(span.count))
+                let posterior = posteriors.flatMap { index < $0.count ? $0[index] : nil }
+                scored.append(.init(word: SphinxDecoder.baseWord(w.word), ratio: d / Double(span.count), posterior: posterior))
             } else if d / Double(span.count) >= threshold {
                 continue  // silence or noise that the loop fits no better
             }
@@ -75,9 +106,11 @@ enum CommandScoring {
         }
         var absorbed = 0
         for f in 0..<frameCount where !command[f].speech && reference[f].speech { absorbed += 1 }
-        return RejectionEvidence(ratio: frames == 0 ? 0 : difference / Double(frames),
-                                 absorbedSpeech: wordFrames == 0 ? 0 : Double(absorbed) / Double(wordFrames),
-                                 snr: snr, threshold: threshold, weakestWord: weakest.isFinite ? weakest : 0)
+        var evidence = RejectionEvidence(ratio: frames == 0 ? 0 : difference / Double(frames),
+                                         absorbedSpeech: wordFrames == 0 ? 0 : Double(absorbed) / Double(wordFrames),
+                                         snr: snr, threshold: threshold, weakestWord: weakest.isFinite ? weakest : 0)
+        evidence.words = scored
+        return evidence
     }
 
     private static func isScored(_ s: SphinxDecoder.Segment, count: Int) -> Bool {
@@ -99,7 +132,7 @@ enum CommandScoring {
     /// `loopWords` is nil when rejection is off.
     static func result(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment], loopWords: [SphinxDecoder.Segment]?,
                        samples: [Int16], threshold base: Double, policy: RejectionPolicy,
-                       matcher: PhraseMatcher) -> CommandResult {
+                       matcher: PhraseMatcher, posteriors: [Double?]? = nil) -> CommandResult {
         guard let hyp else {
             return CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: "nothing recognised")
         }
@@ -107,7 +140,8 @@ enum CommandScoring {
         var evidence: RejectionEvidence?
         if let loopWords {
             let snr = RejectionPolicy.estimatedSNR(samples)
-            let measured = Self.evidence(commandWords, loop: loopWords, threshold: policy.threshold(base: base, snr: snr), snr: snr)
+            let measured = Self.evidence(commandWords, loop: loopWords, threshold: policy.threshold(base: base, snr: snr), snr: snr,
+                                         posteriors: posteriors)
             confidence = measured.ratio
             evidence = measured
             if let reason = measured.rejection(policy: policy) {

@@ -225,6 +225,64 @@ public final class SphinxDecoder {
         return result
     }
 
+    /// Each of `segments`' posterior probability (0...1) from the search's
+    /// word lattice: the summed posterior of every lattice link carrying
+    /// the same word across the segment's middle frame, that is how likely
+    /// this word was said there over all the grammar paths the search kept
+    /// (a competing slot value above all: "medium" where "large" won).
+    /// Summed, not the best path's own link: the lattice splits one word
+    /// over many start and end frames, and each link alone would look
+    /// unsure. For the final result of a grammar search (the lattice and
+    /// its posteriors exist once the utterance has ended, ps_get_prob);
+    /// nil when there is no lattice. Fillers get nil.
+    public func wordPosteriors(_ segments: [Segment]) -> [Double?]? {
+        // The forward and backward passes over the lattice, with the
+        // decoder's own acoustic scale (1 / -ascale, as its n-gram search
+        // takes it; unscaled, acoustic scores make every posterior 0 or 1):
+        // the grammar search leaves the link posteriors unset here
+        // (ps_get_prob gives 0 for it).
+        guard let dag = ps_get_lattice(ps) else { return nil }
+        let ascale = Float(1 / cmd_ln_float_r(ps_get_config(ps), "-ascale"))
+        guard ps_lattice_bestpath(dag, nil, 1, ascale) != nil else { return nil }
+        _ = ps_lattice_posterior(dag, nil, ascale)
+        let logmath = ps_get_logmath(ps)
+        var links: [(word: String, start: Int, end: Int, posterior: Double)] = []
+        var nodes = ps_latnode_iter(dag)
+        while let node = nodes {
+            var exits = ps_latnode_exits(ps_latnode_iter_node(node))
+            while let exit = exits {
+                let link = ps_latlink_iter_link(exit)
+                var start: Int16 = 0
+                let end = ps_latlink_times(link, &start)
+                if let word = ps_latlink_baseword(dag, link) {
+                    var ascr: Int32 = 0
+                    let post = logmath_exp(logmath, ps_latlink_prob(dag, link, &ascr))
+                    links.append((String(cString: word), Int(start), Int(end), post))
+                }
+                exits = ps_latlink_iter_next(exit)
+            }
+            nodes = ps_latnode_iter_next(node)
+        }
+        // The segments count frames from the decoder's first utterance, the
+        // lattice from this one's start: the offset is where this
+        // utterance's frames began (the segments end at its last frame).
+        let offset = max(0, (segments.map(\.endFrame).max() ?? -1) + 1 - Int(ps_lattice_n_frames(dag)))
+        return segments.map { segment in
+            guard !segment.isFiller else { return nil }
+            let word = Self.baseWord(segment.word)
+            let middle = (segment.startFrame + segment.endFrame) / 2 - offset
+            let sum = links.reduce(0.0) { total, link in
+                link.word == word && link.start <= middle && middle <= link.end ? total + link.posterior : total
+            }
+            return min(1, sum)
+        }
+    }
+
+    /// A dictionary word without its alternate pronunciation's "(2)".
+    static func baseWord(_ word: String) -> String {
+        word.firstIndex(of: "(").map { String(word[..<$0]) } ?? word
+    }
+
     /// Decodes a whole utterance with the active search.
     public func decode(_ samples: [Int16], withPosterior: Bool = false) throws -> Hypothesis? {
         try startUtterance()

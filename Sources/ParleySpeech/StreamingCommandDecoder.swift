@@ -285,19 +285,20 @@ public final class StreamingCommandDecoder {
             self.gaveUp = nil
             return gaveUp
         }
-        let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment]) in
+        let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment], [Double?]?) in
             try decoder.endUtterance()
-            guard let hyp = decoder.hypothesis() else { return (nil, []) }
-            return (hyp, decoder.segments())
+            guard let hyp = decoder.hypothesis() else { return (nil, [], nil) }
+            let segments = decoder.segments()
+            return (hyp, segments, decoder.wordPosteriors(segments))
         }
         let loop = garbage?.async { decoder -> [SphinxDecoder.Segment] in
             try decoder.endUtterance()
             return decoder.segments()
         }
-        let (hyp, commandWords) = try command.wait()
+        let (hyp, commandWords, posteriors) = try command.wait()
         let loopWords = try loop?.wait()
         try streamError.check()
-        var result = score(hyp, commandWords: commandWords, loopWords: loopWords, samples: fedSamples)
+        var result = score(hyp, commandWords: commandWords, loopWords: loopWords, samples: fedSamples, posteriors: posteriors)
         result.looks = looks
         return result
     }
@@ -306,24 +307,25 @@ public final class StreamingCommandDecoder {
     /// ps_process_raw, as `CommandRecognizer.recognize`).
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
         if inUtterance { cancel() }
-        let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment]) in
-            guard let hyp = try decoder.decode(samples) else { return (nil, []) }
-            return (hyp, decoder.segments())
+        let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment], [Double?]?) in
+            guard let hyp = try decoder.decode(samples) else { return (nil, [], nil) }
+            let segments = decoder.segments()
+            return (hyp, segments, decoder.wordPosteriors(segments))
         }
         let loop = garbage?.async { decoder -> [SphinxDecoder.Segment] in
             _ = try decoder.decode(samples)
             return decoder.segments()
         }
-        let (hyp, commandWords) = try command.wait()
+        let (hyp, commandWords, posteriors) = try command.wait()
         let loopWords = try loop?.wait()
-        return score(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples)
+        return score(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples, posteriors: posteriors)
     }
 
     /// `CommandRecognizer.recognize`'s decision on the two searches' results.
     private func score(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment],
-                       loopWords: [SphinxDecoder.Segment]?, samples: [Int16]) -> CommandResult {
+                       loopWords: [SphinxDecoder.Segment]?, samples: [Int16], posteriors: [Double?]?) -> CommandResult {
         CommandScoring.result(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples,
-                              threshold: threshold, policy: policy, matcher: matcher)
+                              threshold: threshold, policy: policy, matcher: matcher, posteriors: posteriors)
     }
 }
 

@@ -91,12 +91,12 @@ public struct EngineHarness: Sendable {
         return await spokenSinceDrain()
     }
 
-    /// Says a line the recogniser accepted with low confidence (`AskRule`)
-    /// and returns what the device said in reply.
+    /// Says a line the recogniser accepted with low confidence (`AskRule`),
+    /// `doubted` the words it is unsure of, and returns what the device said in reply.
     @discardableResult
-    public func sayUnsure(_ text: String) async -> [String] {
+    public func sayUnsure(_ text: String, doubted: [String] = []) async -> [String] {
         _ = await sink.drain()
-        await engine.hear(text, unsure: true)
+        await engine.hear(text, unsure: true, doubted: doubted)
         return await spokenSinceDrain()
     }
 

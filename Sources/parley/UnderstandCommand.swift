@@ -148,6 +148,14 @@ struct Understand: AsyncParsableCommand {
                 "threshold": result?.evidence.map { $0.threshold } ?? NSNull(),
                 "snr": result?.evidence.map { $0.snr } ?? NSNull(),
                 "weakest_word": result?.evidence.map { $0.weakestWord } ?? NSNull(),
+                // The SNR before the neural front end (null without it: "snr"
+                // is then of the audio as heard), each word's own ratio and
+                // lattice posterior, and the words the ask rule doubts (asked
+                // back alone when they are one slot's: "Large, did I hear that
+                // right?"; empty when the whole command is asked or none).
+                "input_snr": result?.evidence?.inputSNR ?? NSNull(),
+                "words": result?.evidence.map { $0.words.map { ["word": $0.word, "ratio": $0.ratio, "posterior": $0.posterior ?? NSNull()] as [String: Any] } } ?? [],
+                "doubted": result.map { askRule?.asks($0) == true ? askRule?.doubted($0) ?? [] : [] } ?? [],
                 // Where each decoded segment began and ended (seconds): an
                 // end before the last word is a command cut short.
                 // What rejection while spoken saw of the chosen segment:

@@ -75,6 +75,46 @@ import Testing
         #expect(!rule.asks(result(-0.5, measured: false)), "rejection off: nothing measured")
     }
 
+    @Test func eachWordKeepsItsOwnRatioAndItsLatticePosteriorInOrder() {
+        let words = [
+            Segment(word: "large", startFrame: 0, endFrame: 24, acoustic: -50),
+            Segment(word: "<sil>", startFrame: 25, endFrame: 29, acoustic: -10),
+            Segment(word: "latte(2)", startFrame: 30, endFrame: 54, acoustic: -150),
+        ]
+        // Posteriors in the segments' order, the filler's nil.
+        let evidence = CommandScoring.evidence(words, loop: loop(55, perFrame: -2), threshold: -1, snr: 60,
+                                               posteriors: [0.4, nil, 0.97])
+        #expect(evidence.words.map(\.word) == ["large", "latte"], "fillers left out, the alternate pronunciation's mark dropped")
+        #expect(evidence.words.map(\.ratio) == [0, -4])
+        #expect(evidence.words.map(\.posterior) == [0.4, 0.97])
+        #expect(CommandScoring.evidence(words, loop: loop(55, perFrame: -2), threshold: -1, snr: 60).words.map(\.posterior) == [nil, nil])
+    }
+
+    @Test func theAskRuleSplitsOnTheRoomsSNRReadsPosteriorsAndDoubtsTheUnlikelyWords() {
+        let rule = AskRule(noisy: .init(confidence: -0.3, weakestWord: -2.5, posterior: 0.6),
+                           quiet: .init(confidence: 0, weakestWord: -8), splitSNR: 20, doubtPosterior: 0.8)
+        let match = PhraseMatch(ruleID: "r", target: .builtin(.cancel), slots: [:])
+        func result(_ confidence: Double, snr: Double, inputSNR: Double? = nil, posteriors: [Double?] = [0.99, 0.99]) -> CommandResult {
+            var evidence = RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: snr, threshold: -2, weakestWord: 0)
+            evidence.inputSNR = inputSNR
+            evidence.words = zip(["large", "latte"], posteriors).map { .init(word: $0, ratio: 0, posterior: $1) }
+            return CommandResult(transcript: "large latte", confidence: confidence, match: match, evidence: evidence)
+        }
+        // Denoised audio reads 35 dB; the room was at 8 dB: the noisy band's lines.
+        #expect(rule.asks(result(-0.1, snr: 35, inputSNR: 8)) == false)
+        #expect(rule.asks(result(-0.4, snr: 35, inputSNR: 8)))
+        #expect(rule.asks(result(-0.1, snr: 35)), "without the neural stage the audio's own SNR: the quiet band's line, 0")
+        #expect(rule.isNoisy(result(0, snr: 35, inputSNR: 8).evidence!))
+        // The lowest posterior: below the noisy band's line asks, the quiet band reads none.
+        #expect(rule.asks(result(0.2, snr: 35, inputSNR: 8, posteriors: [0.5, 0.99])))
+        #expect(rule.asks(result(0.2, snr: 35, inputSNR: 8, posteriors: [0.7, 0.99])) == false)
+        #expect(rule.asks(result(0.2, snr: 35, inputSNR: 30, posteriors: [0.01, 0.99])) == false)
+        // The doubted words: below 0.8, in order; none without posteriors.
+        #expect(rule.doubted(result(-0.4, snr: 35, inputSNR: 8, posteriors: [0.5, 0.99])) == ["large"])
+        #expect(rule.doubted(result(-0.4, snr: 35, inputSNR: 8, posteriors: [0.5, 0.3])) == ["large", "latte"])
+        #expect(rule.doubted(result(-0.4, snr: 35, inputSNR: 8, posteriors: [nil, nil])).isEmpty)
+    }
+
     @Test func silenceThatHidesSpeechCountsAgainstTheCommand() {
         // 50 frames of words as good as the loop, then 100 frames the command
         // path calls silence while the loop decodes phones.
@@ -136,5 +176,23 @@ import Testing
             #expect(evidence.absorbedSpeech < 0.5, "\(item.file.lastPathComponent): \(evidence)")
             #expect(evidence.snr > 30)
         }
+    }
+
+    @Test func eachRecognisedWordGetsItsLatticePosterior() throws {
+        let recognizer = try CommandRecognizer(model: try CoffeeFixture.grammar())
+        var all: [Double] = []
+        for item in try CoffeeFixture.labelled(6) {
+            let result = try recognizer.recognize(PCMAudio.read(item.file).samples)
+            let words = try #require(result.evidence?.words)
+            #expect(words.map(\.word) == result.transcript.split(separator: " ").map(String.init))
+            let posteriors = words.compactMap(\.posterior)
+            #expect(posteriors.count == words.count, "every word has one: \(words)")
+            #expect(posteriors.allSatisfy { (0...1).contains($0) })
+            all += posteriors
+        }
+        // Clean orders: most words sure, but not every one (a lattice whose
+        // posteriors were never computed reads 1 or 0 everywhere).
+        #expect(all.reduce(0, +) / Double(all.count) > 0.8)
+        #expect(all.contains { $0 > 0.01 && $0 < 0.99 }, "\(all)")
     }
 }

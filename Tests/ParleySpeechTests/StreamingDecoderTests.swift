@@ -36,6 +36,20 @@ import Testing
         #expect(understood >= 5, "understood \(understood) of \(items.count)")
     }
 
+    @Test func everyUtteranceOfAStreamGetsItsOwnWordPosteriors() throws {
+        // The segments count frames from the decoder's first utterance and
+        // the lattice from each one's own start: the second utterance on
+        // (what the daemon decodes all day) read 0 for every word before
+        // the two were aligned.
+        let decoder = try StreamingCommandDecoder(model: Self.coffee)
+        for item in try recordings(3) {
+            let result = try stream(PCMAudio.read(item.file).samples, into: decoder)
+            let posteriors = try #require(result.evidence?.words).compactMap(\.posterior)
+            #expect(!posteriors.isEmpty)
+            #expect(posteriors.reduce(0, +) / Double(posteriors.count) > 0.8, "\(item.file.lastPathComponent): \(posteriors)")
+        }
+    }
+
     /// Rejection while spoken (`EarlyRejection`, `parley understand
     /// --reject-early`): measuring looks at the words so far and changes
     /// nothing; a margin gives up speech forced into the grammar before its

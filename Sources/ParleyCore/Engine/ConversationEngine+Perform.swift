@@ -36,7 +36,9 @@ extension ConversationEngine {
         } else {
             instruction = "Say yes to \(category.confirmationVerb), or say cancel."
         }
-        phase = .waiting(Waiting(.confirmation(run, voiceAllowed: voiceAllowed), line: "\(stakes) \(instruction)",
+        // The doubted value first, so the person listens for it in the read-back.
+        let doubt = run.doubted.flatMap { run.values[$0] }.map { Self.slotCheckLine($0) + " " } ?? ""
+        phase = .waiting(Waiting(.confirmation(run, voiceAllowed: voiceAllowed), line: "\(doubt)\(stakes) \(instruction)",
                                  window: configuration.confirmationTimeout, from: clock.instant))
         await sayOpenLine()
     }
@@ -55,7 +57,14 @@ extension ConversationEngine {
         let category = run.descriptor.category
         switch RunMachine.confirmation(answer: waiting.resolver.resolve(text), voiceAllowed: voiceAllowed) {
         case .cancel:
-            await cancel()
+            // "No" to a read-back that named a doubted value: that value is
+            // asked for again, the rest kept. "Cancel" ends the run.
+            if let slot = run.doubted, waiting.resolver.resolve(text)?.target != .builtin(.cancel) {
+                await log("\(run.key): the doubted \(slot) was wrong, asking for it")
+                await resolve(Self.reasking(slot, of: run))
+            } else {
+                await cancel()
+            }
         case .repeatLine:
             phase = .waiting(waiting.renewed(at: clock.instant))
             await sayOpenLine()

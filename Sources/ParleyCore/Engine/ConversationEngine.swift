@@ -114,8 +114,10 @@ public actor ConversationEngine {
 
     /// An utterance (a transcript from the recogniser, or a console line).
     /// `unsure`: the recogniser accepted it with low confidence (`AskRule`):
-    /// a command that would act is asked back before it runs.
-    public func hear(_ text: String, confidence: Double? = nil, unsure: Bool = false) async {
+    /// a command that would act is asked back before it runs. `doubted`:
+    /// the words of it the recogniser is unsure of (`AskRule.doubted`);
+    /// when they are one slot's value, only that slot is asked back.
+    public func hear(_ text: String, confidence: Double? = nil, unsure: Bool = false, doubted: [String] = []) async {
         await prepare()
         if muted { await log("muted, ignored: \(text)"); return }
         if let confidence, confidence < configuration.minimumConfidence {
@@ -125,7 +127,7 @@ public actor ConversationEngine {
         switch phase {
         case .idle, .pushToTalk:
             if unsure {
-                await check(text)
+                await check(text, doubted: doubted)
             } else {
                 await command(text, trigger: configuration.voiceTrigger)
             }
@@ -142,7 +144,7 @@ public actor ConversationEngine {
             case .confirmation(let run, let voiceAllowed): await confirmationAnswer(text, run: run, voiceAllowed: voiceAllowed, waiting)
             case .forget: await forgetAnswer(text, waiting)
             case .shortcutQuestion(let question): await shortcutAnswer(text, question, waiting)
-            case .check(let heard): await checkAnswer(text, heard: heard, waiting)
+            case .check(let heard, let slot): await checkAnswer(text, heard: heard, slot: slot, waiting)
             }
         case .busy:
             // Only "cancel" and the volume are heard while a run works: cancel stops the run.
@@ -228,7 +230,7 @@ public actor ConversationEngine {
                     await perform(run)
                 case .suggestion(let run): await perform(run)
                 case .forget: await forgetHistory()
-                case .check(let heard): await confirmCheck(heard)
+                case .check(let heard, _): await confirmCheck(heard)
                 case .question, .shortcutQuestion: await log("press ignored while a question is open")
                 }
             case .idle:
@@ -333,33 +335,6 @@ public actor ConversationEngine {
     func isCurrent(_ id: RunID) -> Bool {
         if case .busy(let current) = phase { return current == id }
         return false
-    }
-
-    func command(_ text: String, trigger: Trigger) async {
-        guard let resolution = commandResolver?.resolve(text) else {
-            await log("not understood: \(text)")
-            return
-        }
-        await setLED(.listening)
-        await setLED(.thinking)
-        switch resolution.target {
-        case .builtin(let builtin):
-            await run(builtin, values: resolution.values)
-        case .shortcut(let name):
-            await log("resolved \(resolution.ruleID)")
-            await runShortcut(named: name, trigger: .shortcut)
-        case .intent(let appID, let intentID, _):
-            guard let app = registry.app(appID), let descriptor = registry.descriptor(app: appID, intent: intentID) else {
-                await log("no intent \(appID).\(intentID)")
-                await rest()
-                return
-            }
-            let run = Run(id: nextRunID(), app: app, descriptor: descriptor, values: resolution.values, trigger: trigger)
-            await log("resolved \(resolution.ruleID) \(resolution.values)")
-            await resolve(run)
-        case .customPhrase, .answer:
-            await rest()
-        }
     }
 
     /// A built-in command: cancel, repeat, help, forget my history.

@@ -51,6 +51,10 @@ struct Run: Sendable {
     var confirmedWithButton = false
     /// Parameters a shortcut asks each time, with their question (nil: the parameter's own).
     var askEachTime: [String: String?] = [:]
+    /// The parameter whose value the recogniser doubts (issue 49): the
+    /// read-back names it first, and a "no" to the read-back asks for it
+    /// again instead of dropping the whole run.
+    var doubted: String?
 
     init(id: RunID, app: AppDescription, descriptor: IntentDescriptor, values: [String: String],
          settled: Set<String> = [], trigger: Trigger) {

@@ -16,7 +16,9 @@ struct Waiting: Sendable {
         case shortcutQuestion(FollowUpQuestion)
         /// "Did you say ...?": a command heard with low confidence, run on
         /// "yes" or a press, dropped on "no" (`hear(_:confidence:unsure:)`).
-        case check(heard: String)
+        /// With a `slot` ("Large, did I hear that right?") only that value
+        /// is in doubt: "no" asks for it again and keeps the rest.
+        case check(heard: String, slot: String?)
     }
 
     struct Question: Sendable {

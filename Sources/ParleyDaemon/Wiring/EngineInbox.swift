@@ -6,8 +6,9 @@ import Synchronization
 enum Heard: Sendable, Equatable {
     /// A recognised utterance, as text without the wake words.
     case text(String)
-    /// A command accepted with low confidence (`AskRule`): asked back first.
-    case unsure(String)
+    /// A command accepted with low confidence (`AskRule`): asked back first;
+    /// `doubted`: its words the recogniser is unsure of (`AskRule.doubted`).
+    case unsure(String, doubted: [String] = [])
     /// "hey <name>" alone, confirmed by the wake detector: open a window.
     case woken(window: TimeInterval)
 }
@@ -49,7 +50,7 @@ extension ConversationEngine {
             await InputTurn.$current.withValue(turn) {
                 switch heard {
                 case .text(let text): await self.hear(text, confidence: nil)
-                case .unsure(let text): await self.hear(text, confidence: nil, unsure: true)
+                case .unsure(let text, let doubted): await self.hear(text, confidence: nil, unsure: true, doubted: doubted)
                 case .woken(let window): await self.woken(window: window)
                 }
             }

@@ -260,7 +260,8 @@ extension ListeningPipeline {
             // Only a command said with nothing open is asked back: an answer
             // to a question is already one turn of a conversation.
             let unsure = (kind == .commands || kind == .window) && pipeline.askRule?.asks(command) == true
-            pipeline.act(outcome, command: command, decided: decided, unsure: unsure)
+            pipeline.act(outcome, command: command, decided: decided, unsure: unsure,
+                         doubted: unsure ? pipeline.askRule?.doubted(command) ?? [] : [])
             if case .text(_, dictated: false) = outcome {
                 // After the hand-over: copying the audio must not delay the answer.
                 pipeline.onHeard?(samples(), ring.sampleRate, command.transcript)
@@ -503,8 +504,10 @@ extension ListeningPipeline {
     }
 
     /// Carries out an utterance's outcome: counts, log lines, the engine.
-    /// `unsure`: the command is asked back before it runs (`AskRule`).
-    func act(_ outcome: ListeningOutcome, command: CommandResult, decided: Decided, unsure: Bool = false) {
+    /// `unsure`: the command is asked back before it runs (`AskRule`);
+    /// `doubted`: the words of it in doubt (one slot's: only that is asked).
+    func act(_ outcome: ListeningOutcome, command: CommandResult, decided: Decided, unsure: Bool = false,
+             doubted: [String] = []) {
         switch outcome {
         case .ignored:
             break
@@ -531,7 +534,7 @@ extension ListeningPipeline {
             ]
             metadata.merge(Self.evidenceMetadata(command), uniquingKeysWith: { $1 })
             logger.info("heard", metadata: metadata)
-            hand(text, spokenEnd: decided.spokenEnd, unsure: unsure)
+            hand(text, spokenEnd: decided.spokenEnd, unsure: unsure, doubted: doubted)
         case .woken:
             logger.info("woken", metadata: ["name": "\(wake.name)"])
             inbox.send(.woken(window: Wiring.seconds(wake.window)))
@@ -558,9 +561,9 @@ extension ListeningPipeline {
 
     /// Hands text to the engine without waiting for it: the listen thread
     /// goes on listening (a "cancel" must be heard while an app performs).
-    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?, unsure: Bool = false) {
+    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?, unsure: Bool = false, doubted: [String] = []) {
         if let spokenEnd { latency.commandEnded(at: spokenEnd) }
-        inbox.send(unsure ? .unsure(text) : .text(text))
+        inbox.send(unsure ? .unsure(text, doubted: doubted) : .text(text))
     }
 }
 
