@@ -48,6 +48,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Hummingbird's own (already resolved): HTTPRequestPart for the page's connection limits.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // MARK: C libraries from Debian, one system-library module each.
@@ -151,8 +153,10 @@ let package = Package(
         .target(
             name: "ParleyWeb",
             dependencies: [
-                "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyCore",
+                "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyCore", "ParleySocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -228,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "ParleyWebTests",
             dependencies: [
-                "ParleyWeb", "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyStore", "ParleyTestKit",
+                "ParleyWeb", "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyStore", "ParleyTestKit", "ParleySocket",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
