@@ -190,7 +190,10 @@ let package = Package(
             name: "parley-fuzz",
             dependencies: [
                 "ParleyCore", "ParleyApps", "ParleyAudio", "ParleyControl", "ParleyConfiguration", "ParleyExternal",
-                "ParleyHardware", "ParleyWyoming",
+                "ParleyHardware", "ParleyWyoming", "ParleyWeb",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
 
         // MARK: Tests: one target per module, plus the command-line contracts.
