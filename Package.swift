@@ -236,6 +236,7 @@ let package = Package(
             name: "ParleyWebTests",
             dependencies: [
                 "ParleyWeb", "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyStore", "ParleyTestKit", "ParleySocket",
+                "ParleyHardware", "ParleyCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

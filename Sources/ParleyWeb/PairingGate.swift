@@ -54,19 +54,27 @@ public struct PairingGate: Sendable {
 
     public init() {}
 
-    /// `address`: the client's IP address as the socket gives it (never a header).
-    public mutating func requestCode(from address: String, at now: Date,
+    /// `address`: the client's IP address as the socket gives it (never a
+    /// header). `pressed`: asked by a press of the device's button (someone
+    /// in the room), which the once-a-minute limit does not hold back.
+    public mutating func requestCode(from address: String, at now: Date, pressed: Bool = false,
                                      random: () -> UInt32 = { UInt32.random(in: 0...999_999) }) -> CodeRequest {
-        if let until = guessers[address]?.lockedUntil, now < until { return .lockedOut(retryAfter: until.timeIntervalSince(now)) }
+        if let wait = lockedOut(address, at: now) { return .lockedOut(retryAfter: wait) }
         // A clock set back (a Pi without a clock) must not block codes for as long as it went back.
         let since = now.timeIntervalSince(issued)
         let wait = Self.codeInterval - since
-        if wait > 0, since >= 0 { return .tooSoon(retryAfter: wait) }
+        if !pressed, wait > 0, since >= 0 { return .tooSoon(retryAfter: wait) }
         let fresh = String(format: "%06u", random() % 1_000_000)
         code = fresh
         issued = now
         wrongForCode = 0
         return .speak(fresh)
+    }
+
+    /// The seconds `address` is still locked out for, nil when it is not.
+    public func lockedOut(_ address: String, at now: Date) -> TimeInterval? {
+        guard let until = guessers[address]?.lockedUntil, now < until else { return nil }
+        return until.timeIntervalSince(now)
     }
 
     public mutating func attempt(_ typed: String, from address: String, at now: Date) -> Attempt {

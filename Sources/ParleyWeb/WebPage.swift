@@ -18,6 +18,13 @@ public final class WebPage: Sendable {
     public let handler: any ControlHandling
     public let sessions: SessionStore
     let pairing = Mutex(PairingGate())
+    /// How a code is asked for (`web.pairing`).
+    public enum PairingMode: String, Sendable { case spoken, button }
+    let pairingMode: PairingMode
+    /// With button pairing: until when a press of the device's button says a code.
+    let armedUntil = Mutex(Date.distantPast)
+    /// How long a request from the page waits for the press.
+    static let armedFor: TimeInterval = 60
     /// Says the pairing code aloud through the daemon's speech path.
     let announce: @Sendable (String) async throws -> Void
     let settings: SettingsFile?
@@ -37,8 +44,10 @@ public final class WebPage: Sendable {
         handler: any ControlHandling, webDirectory: URL, configFile: String?, machineName: String,
         announce: @escaping @Sendable (String) async throws -> Void, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }, live: LiveSettings? = nil,
-        microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250)
+        microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250),
+        pairing: PairingMode = .spoken
     ) {
+        self.pairingMode = pairing
         self.live = live
         self.microphoneLevel = microphoneLevel
         self.levelInterval = levelInterval
@@ -181,6 +190,15 @@ public final class WebPage: Sendable {
         guard RequestRules.originAllowed(origin: request.headers[.origin], host: request.head.authority) else {
             return Self.plain(.forbidden, "Refused: this request did not come from the speaker's own page.")
         }
+        if pairingMode == .button {
+            let now = now()
+            if let wait = pairing.withLock({ $0.lockedOut(address, at: now) }) {
+                return html(Pages.pair(message: "Too many wrong codes from \(address): pairing is locked for this address for \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
+            }
+            armedUntil.withLock { $0 = now.addingTimeInterval(Self.armedFor) }
+            logger.notice("web: pairing armed for a press of the button", metadata: ["asked-by": "\(address)"])
+            return html(Pages.pair(message: "Press the button on the speaker within a minute: it will say a six-digit code. Type it below.", paired: false))
+        }
         let outcome = pairing.withLock { $0.requestCode(from: address, at: now()) }
         switch outcome {
         case .speak(let code):
@@ -197,6 +215,31 @@ public final class WebPage: Sendable {
         case .lockedOut(let wait):
             return html(Pages.pair(message: "Too many wrong codes from \(address): pairing is locked for this address for \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
         }
+    }
+
+    /// A short press of the device's button (``PairingMode/button``): while
+    /// a request from the page waits (a minute), the press is taken and the
+    /// code is said; otherwise the press is the engine's. True when taken.
+    public func buttonPressed() async -> Bool {
+        guard pairingMode == .button else { return false }
+        let now = now()
+        let armed = armedUntil.withLock { until -> Bool in
+            defer { until = .distantPast }
+            return now < until
+        }
+        guard armed, case .speak(let code) = pairing.withLock({ $0.requestCode(from: "the speaker's button", at: now, pressed: true) })
+        else { return false }
+        let spaced = code.map(String.init).joined(separator: " ")
+        logger.notice("web: pairing code spoken after a press of the button")
+        // Said off the board's event loop: the next press is read meanwhile.
+        let announce = self.announce
+        let logger = self.logger
+        Task {
+            do { try await announce("Your pairing code is \(spaced). Again: \(spaced).") } catch {
+                logger.warning("web: the pairing code could not be said: \(error)")
+            }
+        }
+        return true
     }
 
     func pair(_ request: Request, from address: String) async throws -> Response {

@@ -25,10 +25,25 @@ public enum WebAttachment {
             webDirectory: URL(fileURLWithPath: context.config.stateDirectory).appendingPathComponent("web"),
             configFile: context.configFile, machineName: ProcessInfo.processInfo.hostName,
             announce: PairingAnnouncer(components: context.components).announce, logger: logger,
-            live: LiveSettings(components: context.components), microphoneLevel: context.components.microphoneLevel)
+            live: LiveSettings(components: context.components), microphoneLevel: context.components.microphoneLevel,
+            pairing: web.pairing == "button" ? .button : .spoken)
+        wirePairingButton(page, context.components)
         return DaemonAttachment(
             handler: WebControlHandler(inner: context.handler, sessions: page.sessions),
             services: [WebService(page: page, port: web.port, listen: web.listen, logger: logger)])
+    }
+}
+
+extension WebAttachment {
+    /// With button pairing, short presses go to the page first (taken only
+    /// while a request from the page waits for one).
+    public static func wirePairingButton(_ page: WebPage, _ components: DaemonComponents) {
+        guard page.pairingMode == .button else { return }
+        guard let board = components.board as? BoardBridge else {
+            Logger(label: "parley.web").error("web.pairing is button, but this parleyd has no button to press; codes cannot be asked for")
+            return
+        }
+        board.takeShortPresses { await page.buttonPressed() }
     }
 }
 

@@ -27,7 +27,8 @@ import Testing
         let store: StateStore
 
         /// `apps`: folders of examples/apps copied into the apps folder first.
-        init(apps: [String] = [], microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250)) async throws {
+        init(apps: [String] = [], microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250),
+             pairing: WebPage.PairingMode = .spoken) async throws {
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-webpage-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             configFile = directory.appendingPathComponent("parley.yaml")
@@ -54,7 +55,8 @@ import Testing
             page = WebPage(
                 handler: controller, webDirectory: directory.appendingPathComponent("web"), configFile: configFile.path,
                 machineName: "speaker", announce: { await sink.emit(.spoke($0)) }, logger: Logger(label: "test"),
-                live: LiveSettings(components: components), microphoneLevel: microphoneLevel, levelInterval: levelInterval)
+                live: LiveSettings(components: components), microphoneLevel: microphoneLevel, levelInterval: levelInterval,
+                pairing: pairing)
         }
 
         func cleanUp() { try? FileManager.default.removeItem(at: directory) }

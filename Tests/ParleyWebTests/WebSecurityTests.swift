@@ -96,6 +96,9 @@ import Testing
         #expect(gate.attempt("000042", from: a, at: start.addingTimeInterval(51)) == .wrong(triesLeft: 4))
         #expect(gate.requestCode(from: a, at: start.addingTimeInterval(100), random: { 99 }) == .speak("000099"))
         #expect(gate.attempt("000099", from: a, at: start.addingTimeInterval(100 + PairingGate.codeLifetime + 1)) == .wrong(triesLeft: 3))
+        // A press of the device's button (someone in the room) is not held back by the minute.
+        #expect(gate.requestCode(from: a, at: start.addingTimeInterval(101), random: { 98 }) == .tooSoon(retryAfter: 59))
+        #expect(gate.requestCode(from: a, at: start.addingTimeInterval(101), pressed: true, random: { 98 }) == .speak("000098"))
         // A clock set back does not hold codes back for as long as it went.
         #expect(gate.requestCode(from: a, at: start.addingTimeInterval(-86_400), random: { 5 }) == .speak("000005"))
     }
