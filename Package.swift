@@ -49,6 +49,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Hummingbird's own (already resolved): HTTPRequestPart for the page's connection limits.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     ],
     targets: [
         // MARK: C libraries from Debian, one system-library module each.
@@ -155,8 +157,10 @@ let package = Package(
         .target(
             name: "ParleyWeb",
             dependencies: [
-                "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyCore",
+                "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyCore", "ParleySocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -190,7 +194,10 @@ let package = Package(
             name: "parley-fuzz",
             dependencies: [
                 "ParleyCore", "ParleyApps", "ParleyAudio", "ParleyControl", "ParleyConfiguration", "ParleyExternal",
-                "ParleyHardware", "ParleyWyoming",
+                "ParleyHardware", "ParleyWyoming", "ParleyWeb",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
 
         // MARK: Tests: one target per module, plus the command-line contracts.
@@ -233,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "ParleyWebTests",
             dependencies: [
-                "ParleyWeb", "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyStore", "ParleyTestKit",
+                "ParleyWeb", "ParleyDaemon", "ParleyControl", "ParleyConfiguration", "ParleyStore", "ParleyTestKit", "ParleySocket",
+                "ParleyHardware", "ParleyCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

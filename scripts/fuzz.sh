@@ -8,7 +8,7 @@
 # crash, leak, out-of-memory or time-out; the input that caused it is kept in
 # .build-fuzz/artifacts/<target>/ and printed as a replay command.
 #
-# Targets: config board shortcut manifest handler control wav template resolver wyoming.
+# Targets: config board shortcut manifest handler control wav template resolver wyoming page.
 # Limits per input: FUZZ_TIMEOUT seconds (default 10), FUZZ_RSS_MB (default 2048),
 # FUZZ_MAX_LEN bytes (default 16384). The table at the end (executions, corpus
 # size, result per target) is what BENCHMARKS.md "Fuzzing" quotes.
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
 shift
-all=(config board shortcut manifest handler control wav template resolver wyoming)
+all=(config board shortcut manifest handler control wav template resolver wyoming page)
 targets=("${@:-${all[@]}}")
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 build=.build-fuzz

@@ -26,6 +26,9 @@ swift test --skip-build --skip WebBrowserTests 2>&1
 # in two pieces and rejected (seen under load only; the cause is under
 # investigation); here it runs as on a device.
 swift test --skip-build --filter WebBrowserTests 2>&1
+# LAN attacks on a real parleyd over loopback (scripts/attack.sh, about 10 s):
+# each refused, a voice order answered within 1 s throughout, memory bounded.
+bash scripts/attack.sh
 # The example external apps' own tests (their handlers through their protocol).
 python3 examples/apps/kitchen-lights/test_handler.py
 examples/apps/shopping-list/test.sh

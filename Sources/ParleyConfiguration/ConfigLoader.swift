@@ -21,25 +21,22 @@ public enum ConfigLoader {
 
     /// Loads the configuration the daemon starts with; `source` is the file
     /// read, or nil when the default file is absent and the defaults apply.
+    /// `stateDirectory`: the one the daemon runs with, when not the file's
+    /// (`parleyd --state-directory`): the page's settings are read from it.
     public static func load(
-        flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment
+        flag: String?, environment: [String: String] = ProcessInfo.processInfo.environment, stateDirectory: String? = nil
     ) throws -> (config: ParleyConfig, source: String?) {
         let (path, required) = location(flag: flag, environment: environment)
         if !required && !FileManager.default.fileExists(atPath: path) { return (ParleyConfig(), nil) }
-        return (try load(contentsOf: path), path)
+        return (try load(contentsOf: path, stateDirectory: stateDirectory), path)
     }
 
-    public static func load(contentsOf path: String) throws -> ParleyConfig {
-        // The size is checked before reading, so a huge file costs no memory.
-        if let error = YAMLDocument.sizeError(file: path, limits: .configuration) { throw ConfigError(error) }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            let reason = (error as NSError).localizedFailureReason ?? error.localizedDescription
-            throw ConfigError(.unreadable, file: path, line: nil, column: nil, key: "", reason: reason)
-        }
-        return try parse(text, file: path)
+    /// The file at `path` with the page's settings (``SettingsOverlay``, in
+    /// `stateDirectory`, else the file's `state_directory`) laid over it.
+    public static func load(contentsOf path: String, stateDirectory: String? = nil) throws -> ParleyConfig {
+        let text = try read(path)
+        let config = try parse(text, file: path)
+        return try SettingsOverlay.laidOver(text, file: path, config: config, stateDirectory: stateDirectory ?? config.stateDirectory)
     }
 
     /// Parses YAML text; `file` names it in errors.

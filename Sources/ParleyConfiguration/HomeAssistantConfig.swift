@@ -15,8 +15,16 @@ extension ParleyConfig {
         public var handler = false
         /// `home_assistant.handler_port`: the handle service's port.
         public var handlerPort = 10_800
-        /// `home_assistant.listen`: the IPv4 address both listen on (all by default).
-        public var listen = "0.0.0.0"
+        /// `home_assistant.listen`: where both listen: `lan` (the default: the
+        /// first private IPv4 address of an interface that is up, waited for
+        /// at boot), `loopback`, or one IPv4 address (0.0.0.0, every network,
+        /// only when written out).
+        public var listen = "lan"
+        /// `home_assistant.allow`: the IPv4 addresses of the Home Assistant(s)
+        /// the satellite and the handler serve. Empty (the default): the first
+        /// address that speaks Wyoming to either is kept and only it is served
+        /// (`<state>/home-assistant/peer`; delete it to pair another).
+        public var allow: [String] = []
         /// `home_assistant.name`: how Home Assistant names the device.
         public var name = "Parley"
         /// `home_assistant.area`: the area suggested to Home Assistant.
@@ -28,7 +36,7 @@ extension ParleyConfig {
 
 extension ConfigLoader {
     static func readHomeAssistant(_ section: Field, into homeAssistant: inout ParleyConfig.HomeAssistant) throws {
-        try section.forEachEntry(of: ["satellite", "port", "handler", "handler_port", "listen", "name", "area"]) { key, field in
+        try section.forEachEntry(of: ["satellite", "port", "handler", "handler_port", "listen", "allow", "name", "area"]) { key, field in
             switch key {
             case "satellite": homeAssistant.satellite = try field.bool()
             case "port": homeAssistant.port = try field.int(in: 1...65_535)
@@ -36,11 +44,20 @@ extension ConfigLoader {
             case "handler_port": homeAssistant.handlerPort = try field.int(in: 1...65_535)
             case "listen":
                 let text = try field.string()
-                var address = in_addr()
-                guard inet_pton(AF_INET, text, &address) == 1 else {
-                    throw field.impossible("\"\(text)\" is not an IPv4 address: expected one such as 0.0.0.0 (all) or 192.168.1.20")
+                guard text == "lan" || text == "loopback" || isIPv4(text) else {
+                    throw field.impossible("\"\(text)\" is not lan, loopback or an IPv4 address such as 192.168.1.20")
                 }
                 homeAssistant.listen = text
+            case "allow":
+                // One address or a list of them.
+                let items = (try? field.sequence()) ?? [field]
+                homeAssistant.allow = try items.map { item in
+                    let text = try item.string()
+                    guard isIPv4(text), text != "0.0.0.0" else {
+                        throw field.impossible("\"\(text)\" is not the IPv4 address of a Home Assistant, such as 192.168.1.10")
+                    }
+                    return text
+                }
             case "name": homeAssistant.name = try field.string()
             case "area": homeAssistant.area = try field.optionalString()
             default: throw field.unknownKey()

@@ -16,6 +16,12 @@ extension ParleyConfig {
         /// only: tests, an SSH tunnel) or one literal IPv4 address. Never every
         /// address: the page is for the local network only.
         public var listen = "lan"
+        /// `web.pairing`: how a browser gets its pairing code. `spoken`: the
+        /// page asks and the speaker says a code (at most once a minute);
+        /// `button`: the page's request only arms pairing for a minute, and
+        /// the code is said when the device's button is pressed (someone in
+        /// the room), so nobody on the network can make the speaker talk.
+        public var pairing = "spoken"
         public init() {}
     }
 }
@@ -23,7 +29,7 @@ extension ParleyConfig {
 extension ConfigLoader {
     /// The `web:` section, read in a file of its own so it stays beside the page's code.
     static func readWeb(_ section: Field, into web: inout ParleyConfig.Web) throws {
-        try section.forEachEntry(of: ["enabled", "port", "listen"]) { key, field in
+        try section.forEachEntry(of: ["enabled", "port", "listen", "pairing"]) { key, field in
             switch key {
             case "enabled": web.enabled = try field.bool()
             case "port": web.port = try field.int(in: 0...65_535)
@@ -34,6 +40,7 @@ extension ConfigLoader {
                 }
                 if value == "0.0.0.0" { throw field.impossible("0.0.0.0 would listen on every network; use lan") }
                 web.listen = value
+            case "pairing": web.pairing = try field.oneOf(["spoken", "button"])
             default: throw field.unknownKey()
             }
         }

@@ -153,8 +153,9 @@ final class HandlerProcess: Sendable {
         waiters.forEach { $0.resume() }
     }
 
-    /// Kills the handler and everything it started (its process group).
-    func kill() { _ = Glibc.kill(-pid, SIGKILL) }
+    /// Kills the handler and everything it started: its process group and
+    /// any descendant that left the group (``ProcessTree``).
+    func kill() { ProcessTree.kill(group: pid) }
 
     /// The supervisor took one line: frees a place in the bounded queue.
     func consumed() { queued.withLock { $0 -= 1 } }

@@ -31,10 +31,16 @@ package enum TCPAddress {
         try systemCall("socket", address) { socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
     }
 
-    package static func connect(host: String, port: Int) throws -> Int32 {
+    /// `source`: the local address to connect from (tests play LAN peers
+    /// from 127.0.0.2, 127.0.0.3, ... on loopback); the system's choice when nil.
+    package static func connect(host: String, port: Int, from source: String? = nil) throws -> Int32 {
         let name = "\(host):\(port)"
         let fd = try makeSocket(name)
         do {
+            if let source {
+                let rc = try withAddress(host: source, port: 0) { bind(fd, $0, $1) }
+                if rc < 0 { throw SocketCallError(call: "bind", address: source, errno: errno) }
+            }
             let rc = try withAddress(host: host, port: port) { Glibc.connect(fd, $0, $1) }
             if rc < 0 { throw SocketCallError(call: "connect", address: name, errno: errno) }
             return fd

@@ -165,7 +165,7 @@ extension WebPage {
     }
 
     func settingsPage(_ visit: Visit, message: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
-        html(Pages.settings(settings?.current(), file: settings?.path, message: message, zones: Self.zoneNames, visit: visit), status: status)
+        html(Pages.settings(settings?.current(), file: settings.map { "\($0.overlay) (over \($0.path))" }, message: message, zones: Self.zoneNames, visit: visit), status: status)
     }
 
     /// The system's time zone names, for the field's suggestions (read once).
@@ -193,9 +193,9 @@ extension WebPage {
             let config = try settings.apply(changes)
             let after = settings.current() ?? [:]
             let changed = Set(SettingsFile.Key.allCases.filter { before[$0] != after[$0] }.map(\.rawValue))
-            logger.notice("web: settings written", metadata: ["file": "\(settings.path)", "changed": "\(changed.sorted())"])
+            logger.notice("web: settings written", metadata: ["file": "\(settings.overlay)", "changed": "\(changed.sorted())"])
             let outcome = await live?.apply(config, keys: changed) ?? (applied: [], failed: [:])
-            return try await settingsPage(visit, message: Self.settingsMessage(file: settings.path, changed: changed, outcome: outcome))
+            return try await settingsPage(visit, message: Self.settingsMessage(file: settings.overlay, changed: changed, outcome: outcome))
         } catch {
             return try await settingsPage(visit, message: "Not saved: \(error)", status: .unprocessableContent)
         }
@@ -265,7 +265,7 @@ extension WebPage {
     }
 
     func tokensPage(_ visit: Visit, message: String?) async throws -> Response {
-        html(Pages.tokens(sessions.list(), current: visit.session.map(SessionStore.id(ofToken:)), message: message, visit: visit))
+        html(Pages.tokens(sessions.list(at: now()), current: visit.session.map(SessionStore.id(ofToken:)), message: message, visit: visit))
     }
 
     func revoke(_ visit: Visit, _ fields: [String: String]) async throws -> Response {

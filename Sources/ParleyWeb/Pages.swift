@@ -291,10 +291,10 @@ enum Pages {
     static func tokens(_ list: [WebTokenSummary], current: String?, message: String?, visit: WebPage.Visit) -> String {
         let formatter = ISO8601DateFormatter()
         let items = list.map { t in
-            "<li class=\"card\"><code>\(esc(t.id))</code>\(t.id == current ? " <em>this browser</em>" : "") <div class=\"hint\">paired \(esc(formatter.string(from: t.created))) · last used \(esc(formatter.string(from: t.lastUsed))) · \(esc(t.browser))</div>"
+            "<li class=\"card\"><code>\(esc(t.id))</code>\(t.id == current ? " <em>this browser</em>" : "") <div class=\"hint\">paired \(esc(formatter.string(from: t.created))) · last used \(esc(formatter.string(from: t.lastUsed))) · ends if unused until \(esc(formatter.string(from: t.lastUsed.addingTimeInterval(SessionStore.maximumIdle)))) · \(esc(t.browser))</div>"
                 + form("/tokens/revoke", visit.formToken, "<input type=\"hidden\" name=\"id\" value=\"\(esc(t.id))\"><button class=\"danger\" id=\"revoke-\(esc(t.id))\">Revoke</button>") + "</li>"
         }.joined()
-        return layout("Paired browsers", "\(note(message))<ul class=\"cards\" id=\"tokens\">\(items)</ul><p class=\"hint\">Also: <code>parley web tokens</code>.</p>")
+        return layout("Paired browsers", "\(note(message))<ul class=\"cards\" id=\"tokens\">\(items)</ul><p class=\"hint\">A browser unused for 30 days must pair again. Also: <code>parley web tokens</code>.</p>")
     }
 }
 

@@ -63,10 +63,12 @@ public enum RequestRules {
         return nil
     }
 
-    /// The Set-Cookie value for a new session: not readable by scripts, sent
-    /// only on requests from the page's own pages, for a year.
+    /// The Set-Cookie value for a session: not readable by scripts, sent
+    /// only on requests from the page's own pages, and kept by the browser as
+    /// long as the server keeps an unused session (30 days; sent again on
+    /// each signed-in page, so it runs from the last use as on the server).
     public static func sessionCookie(_ token: String) -> String {
-        "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000"
+        "\(cookieName)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=\(Int(SessionStore.maximumIdle))"
     }
 
     public static let clearedCookie = "\(cookieName)=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"

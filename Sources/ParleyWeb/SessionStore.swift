@@ -8,8 +8,11 @@ import Synchronization
 /// The browsers paired with the page, in `<state>/web/sessions.json` (mode
 /// 0600). Only each token's SHA-256 is kept: the file read off a card gives
 /// no session. A token is 32 random bytes (getrandom), URL-safe base64.
+/// A session unused for ``maximumIdle`` (30 days) ends on the server, whatever
+/// the browser's cookie says: a phone lost or sold stops being a way in.
 public final class SessionStore: Sendable {
     public static let maximumSessions = 20
+    public static let maximumIdle: TimeInterval = 30 * 86_400
     /// lastUsed is written back at most this often, not on every request.
     static let touchInterval: TimeInterval = 300
 
@@ -41,19 +44,26 @@ public final class SessionStore: Sendable {
             .replacingOccurrences(of: "=", with: "")
         let agent = String(browser.filter { !$0.isNewline }.prefix(80))
         try update { list in
+            list.removeAll { Self.expired($0, at: now) }
             list.append(Record(hash: SHA256.hex(token), created: now, lastUsed: now, browser: agent))
             if list.count > Self.maximumSessions { list.removeFirst(list.count - Self.maximumSessions) }
         }
         return token
     }
 
-    /// Whether `token` is a live session (and notes its use).
+    /// Whether `token` is a live session (and notes its use). One unused
+    /// past ``maximumIdle`` is deleted here, so it never works again.
     public func validate(_ token: String, at now: Date) -> Bool {
         guard token.count >= 40, token.count <= 64 else { return false }
         let hash = SHA256.hex(token)
         var touched = false
         let found = records.withLock { list -> Bool in
             guard let index = list.firstIndex(where: { PairingGate.constantTimeEqual($0.hash, hash) }) else { return false }
+            if Self.expired(list[index], at: now) {
+                list.remove(at: index)
+                touched = true
+                return false
+            }
             if now.timeIntervalSince(list[index].lastUsed) > Self.touchInterval {
                 list[index].lastUsed = now
                 touched = true
@@ -64,9 +74,10 @@ public final class SessionStore: Sendable {
         return found
     }
 
-    public func list() -> [WebTokenSummary] {
+    /// The live sessions (expired ones are not listed; the next write drops them).
+    public func list(at now: Date = Date()) -> [WebTokenSummary] {
         records.withLock { list in
-            list.map { WebTokenSummary(id: Self.id(of: $0.hash), created: $0.created, lastUsed: $0.lastUsed, browser: $0.browser) }
+            list.filter { !Self.expired($0, at: now) }.map { WebTokenSummary(id: Self.id(of: $0.hash), created: $0.created, lastUsed: $0.lastUsed, browser: $0.browser) }
         }
     }
 
@@ -79,6 +90,12 @@ public final class SessionStore: Sendable {
             removed = list.count < before
         }
         return removed
+    }
+
+    /// Unused for longer than ``maximumIdle``. A clock set back (a Pi
+    /// without a real-time clock before it syncs) makes no session expire.
+    static func expired(_ record: Record, at now: Date) -> Bool {
+        now.timeIntervalSince(record.lastUsed) > maximumIdle
     }
 
     /// The id a session is listed and revoked by: the start of its hash.

@@ -18,6 +18,13 @@ public final class WebPage: Sendable {
     public let handler: any ControlHandling
     public let sessions: SessionStore
     let pairing = Mutex(PairingGate())
+    /// How a code is asked for (`web.pairing`).
+    public enum PairingMode: String, Sendable { case spoken, button }
+    let pairingMode: PairingMode
+    /// With button pairing: until when a press of the device's button says a code.
+    let armedUntil = Mutex(Date.distantPast)
+    /// How long a request from the page waits for the press.
+    static let armedFor: TimeInterval = 60
     /// Says the pairing code aloud through the daemon's speech path.
     let announce: @Sendable (String) async throws -> Void
     let settings: SettingsFile?
@@ -37,15 +44,19 @@ public final class WebPage: Sendable {
         handler: any ControlHandling, webDirectory: URL, configFile: String?, machineName: String,
         announce: @escaping @Sendable (String) async throws -> Void, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }, live: LiveSettings? = nil,
-        microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250)
+        microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250),
+        pairing: PairingMode = .spoken
     ) {
+        self.pairingMode = pairing
         self.live = live
         self.microphoneLevel = microphoneLevel
         self.levelInterval = levelInterval
         self.handler = handler
         self.sessions = SessionStore(directory: webDirectory)
         self.uploadFile = webDirectory.appendingPathComponent("upload.yaml")
-        self.settings = configFile.map { SettingsFile(path: $0) }
+        // webDirectory is <state>/web: the settings overlay sits in the state directory itself.
+        let stateDirectory = webDirectory.deletingLastPathComponent().path
+        self.settings = configFile.map { SettingsFile(path: $0, stateDirectory: stateDirectory) }
         self.machineName = machineName
         self.announce = announce
         self.logger = logger
@@ -59,14 +70,14 @@ public final class WebPage: Sendable {
         var formToken: String { session.map(RequestRules.formToken(forSession:)) ?? "" }
     }
 
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+    public func router() -> Router<PageContext> {
+        let router = Router(context: PageContext.self)
         router.add(middleware: Guard(page: self))
         router.get("/style.css") { _, _ in Self.asset(Assets.css, type: "text/css; charset=utf-8") }
         router.get("/live.js") { _, _ in Self.asset(Assets.js, type: "text/javascript; charset=utf-8") }
         router.get("/pair") { request, _ in self.html(Pages.pair(message: nil, paired: self.session(request) != nil)) }
-        router.post("/pair/code") { request, _ in try await self.requestCode(request) }
-        router.post("/pair") { request, _ in try await self.pair(request) }
+        router.post("/pair/code") { request, context in try await self.requestCode(request, from: context.clientAddress) }
+        router.post("/pair") { request, context in try await self.pair(request, from: context.clientAddress) }
         router.get("/") { request, _ in try await self.signedIn(request) { try await self.statusPage($0) } }
         router.get("/events") { request, _ in try await self.signedIn(request) { _ in self.events() } }
         router.get("/shortcuts") { request, _ in try await self.signedIn(request) { try await self.shortcutsPage($0) } }
@@ -93,7 +104,7 @@ public final class WebPage: Sendable {
     /// Every request: a Host this device answers to (no DNS rebinding), and
     /// headers that keep the page out of frames and caches.
     struct Guard: RouterMiddleware {
-        typealias Context = BasicRequestContext
+        typealias Context = PageContext
         let page: WebPage
         func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
             let host = request.head.authority
@@ -118,16 +129,21 @@ public final class WebPage: Sendable {
         return token
     }
 
-    /// A page that needs a paired browser: others are sent to pairing.
+    /// A page that needs a paired browser: others are sent to pairing. The
+    /// cookie is sent again with each page, so the browser keeps it for 30
+    /// days from the last use, as the server keeps the session.
     func signedIn(_ request: Request, _ body: (Visit) async throws -> Response) async throws -> Response {
         guard let token = session(request) else { return Self.redirect("/pair") }
         let visit = Visit(request: request, session: token)
+        var response: Response
         do {
-            return try await body(visit)
+            response = try await body(visit)
         } catch let failure as WebRequestFailed {
             // The daemon refused (a part not wired, a store error): said on the page, not a bare 500.
-            return html(Pages.message("The speaker could not answer: \(failure)", visit: visit), status: .serviceUnavailable)
+            response = html(Pages.message("The speaker could not answer: \(failure)", visit: visit), status: .serviceUnavailable)
         }
+        if response.headers[.setCookie] == nil { response.headers[.setCookie] = RequestRules.sessionCookie(token) }
+        return response
     }
 
     /// A state-changing request: the page's own origin, a session, its
@@ -170,11 +186,20 @@ public final class WebPage: Sendable {
 
     // MARK: Pairing
 
-    func requestCode(_ request: Request) async throws -> Response {
+    func requestCode(_ request: Request, from address: String) async throws -> Response {
         guard RequestRules.originAllowed(origin: request.headers[.origin], host: request.head.authority) else {
             return Self.plain(.forbidden, "Refused: this request did not come from the speaker's own page.")
         }
-        let outcome = pairing.withLock { $0.requestCode(at: now()) }
+        if pairingMode == .button {
+            let now = now()
+            if let wait = pairing.withLock({ $0.lockedOut(address, at: now) }) {
+                return html(Pages.pair(message: "Too many wrong codes from \(address): pairing is locked for this address for \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
+            }
+            armedUntil.withLock { $0 = now.addingTimeInterval(Self.armedFor) }
+            logger.notice("web: pairing armed for a press of the button", metadata: ["asked-by": "\(address)"])
+            return html(Pages.pair(message: "Press the button on the speaker within a minute: it will say a six-digit code. Type it below.", paired: false))
+        }
+        let outcome = pairing.withLock { $0.requestCode(from: address, at: now()) }
         switch outcome {
         case .speak(let code):
             let spaced = code.map(String.init).joined(separator: " ")
@@ -183,16 +208,41 @@ public final class WebPage: Sendable {
             } catch {
                 return html(Pages.pair(message: "The speaker could not say a code: \(error)", paired: false), status: .serviceUnavailable)
             }
-            logger.notice("web: pairing code spoken")
+            logger.notice("web: pairing code spoken", metadata: ["asked-by": "\(address)"])
             return html(Pages.pair(message: "Listen: the speaker is saying a six-digit code. Type it below.", paired: false))
         case .tooSoon(let wait):
-            return html(Pages.pair(message: "A code was just spoken; ask again in \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
+            return html(Pages.pair(message: "A code was spoken less than a minute ago (the speaker says one a minute at most): type that one, or ask again in \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
         case .lockedOut(let wait):
-            return html(Pages.pair(message: "Too many wrong codes: pairing is locked for \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
+            return html(Pages.pair(message: "Too many wrong codes from \(address): pairing is locked for this address for \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
         }
     }
 
-    func pair(_ request: Request) async throws -> Response {
+    /// A short press of the device's button (``PairingMode/button``): while
+    /// a request from the page waits (a minute), the press is taken and the
+    /// code is said; otherwise the press is the engine's. True when taken.
+    public func buttonPressed() async -> Bool {
+        guard pairingMode == .button else { return false }
+        let now = now()
+        let armed = armedUntil.withLock { until -> Bool in
+            defer { until = .distantPast }
+            return now < until
+        }
+        guard armed, case .speak(let code) = pairing.withLock({ $0.requestCode(from: "the speaker's button", at: now, pressed: true) })
+        else { return false }
+        let spaced = code.map(String.init).joined(separator: " ")
+        logger.notice("web: pairing code spoken after a press of the button")
+        // Said off the board's event loop: the next press is read meanwhile.
+        let announce = self.announce
+        let logger = self.logger
+        Task {
+            do { try await announce("Your pairing code is \(spaced). Again: \(spaced).") } catch {
+                logger.warning("web: the pairing code could not be said: \(error)")
+            }
+        }
+        return true
+    }
+
+    func pair(_ request: Request, from address: String) async throws -> Response {
         guard RequestRules.originAllowed(origin: request.headers[.origin], host: request.head.authority) else {
             return Self.plain(.forbidden, "Refused: this request did not come from the speaker's own page.")
         }
@@ -201,20 +251,20 @@ public final class WebPage: Sendable {
         case .success(let f): fields = f
         case .failure(let response): return response
         }
-        let outcome = pairing.withLock { $0.attempt(fields["code"] ?? "", at: now()) }
+        let outcome = pairing.withLock { $0.attempt(fields["code"] ?? "", from: address, at: now()) }
         switch outcome {
         case .accepted:
             let token = try sessions.create(browser: request.headers[.userAgent] ?? "unknown browser", at: now())
-            logger.notice("web: browser paired", metadata: ["id": "\(SessionStore.id(ofToken: token))"])
+            logger.notice("web: browser paired", metadata: ["id": "\(SessionStore.id(ofToken: token))", "address": "\(address)"])
             var response = Self.redirect("/")
             response.headers[.setCookie] = RequestRules.sessionCookie(token)
             return response
         case .wrong(let left):
-            logger.notice("web: wrong pairing code", metadata: ["tries-left": "\(left)"])
-            return html(Pages.pair(message: "That is not the code (or it has expired). \(left) tries left before pairing locks.", paired: false), status: .forbidden)
+            logger.notice("web: wrong pairing code", metadata: ["address": "\(address)", "tries-left": "\(left)"])
+            return html(Pages.pair(message: "That is not the code (or it has expired). \(left) tries left before pairing locks for \(address).", paired: false), status: .forbidden)
         case .lockedOut(let wait):
-            logger.warning("web: pairing locked after wrong codes", metadata: ["seconds": "\(Int(wait))"])
-            return html(Pages.pair(message: "Too many wrong codes: pairing is locked for \(Int(wait.rounded(.up))) s. Ask for a new code then.", paired: false), status: .tooManyRequests)
+            logger.warning("web: pairing locked for an address after wrong codes", metadata: ["address": "\(address)", "seconds": "\(Int(wait))"])
+            return html(Pages.pair(message: "Too many wrong codes from \(address): pairing is locked for this address for \(Int(wait.rounded(.up))) s.", paired: false), status: .tooManyRequests)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -7,6 +8,7 @@ import ParleyCore
 import ParleyConfiguration
 import ParleyControl
 import ParleyDaemon
+import ParleySocket
 import ServiceLifecycle
 
 /// The page plugged into parleyd (`Daemon.run(attach: WebAttachment.attach)`):
@@ -23,10 +25,25 @@ public enum WebAttachment {
             webDirectory: URL(fileURLWithPath: context.config.stateDirectory).appendingPathComponent("web"),
             configFile: context.configFile, machineName: ProcessInfo.processInfo.hostName,
             announce: PairingAnnouncer(components: context.components).announce, logger: logger,
-            live: LiveSettings(components: context.components), microphoneLevel: context.components.microphoneLevel)
+            live: LiveSettings(components: context.components), microphoneLevel: context.components.microphoneLevel,
+            pairing: web.pairing == "button" ? .button : .spoken)
+        wirePairingButton(page, context.components)
         return DaemonAttachment(
             handler: WebControlHandler(inner: context.handler, sessions: page.sessions),
             services: [WebService(page: page, port: web.port, listen: web.listen, logger: logger)])
+    }
+}
+
+extension WebAttachment {
+    /// With button pairing, short presses go to the page first (taken only
+    /// while a request from the page waits for one).
+    public static func wirePairingButton(_ page: WebPage, _ components: DaemonComponents) {
+        guard page.pairingMode == .button else { return }
+        guard let board = components.board as? BoardBridge else {
+            Logger(label: "parley.web").error("web.pairing is button, but this parleyd has no button to press; codes cannot be asked for")
+            return
+        }
+        board.takeShortPresses { await page.buttonPressed() }
     }
 }
 
@@ -90,8 +107,14 @@ public struct WebService: Service {
     let listen: String
     let logger: Logger
     let onListening: @Sendable (Int) async -> Void
+    let limits: PageLimits
+    /// Open connections by address (tests read it).
+    public let connections: ConnectionCounts
 
-    public init(page: WebPage, port: Int, listen: String, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
+    public init(page: WebPage, port: Int, listen: String, logger: Logger, limits: PageLimits = .init(),
+                onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
+        self.limits = limits
+        self.connections = ConnectionCounts(limits: limits, logger: logger)
         self.page = page
         self.port = port
         self.listen = listen
@@ -113,9 +136,18 @@ public struct WebService: Service {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let logger = self.logger
         let onListening = self.onListening
+        let (counts, limits) = (connections, self.limits)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [ConnectionLimit(counts: counts)], idleTimeout: limits.idleTimeout,
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.headerBytes, maxHeaderListSize: limits.headerBytes,
+                                            maxHeaderFieldCount: 100))
+        // The connections above are closed at once or make room; the server's own
+        // cap (a backstop four times larger) only bounds a burst of accepts.
         let app = Application(
             router: page.router(),
-            configuration: .init(address: .hostname(address, port: port), serverName: "parley"),
+            server: .http1(configuration: http1),
+            configuration: .init(address: .hostname(address, port: port), serverName: "parley",
+                                 availableConnectionsDelegate: MaximumAvailableConnections(4 * limits.total, logger: logger)),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
                 logger.notice("web page listening", metadata: ["url": "http://\(address):\(bound)/"])

@@ -21,6 +21,9 @@ public final class WyomingConnection: Sendable {
     private let decoder: Mutex<WyomingDecoder>
     private let writing = Mutex(())
     private let closed = Atomic<Bool>(false)
+    /// Asked once, at the first well-formed event (the allow list keeps the
+    /// first Home Assistant that speaks); a refusal ends the connection.
+    private let onFirstEvent = Mutex<(@Sendable () -> WyomingPeers.Decision)?>(nil)
 
     public init(fd: Int32, peer: String, limits: WyomingLimits = WyomingLimits(), idleTimeout: Duration = .seconds(30)) {
         self.fd = fd
@@ -35,9 +38,10 @@ public final class WyomingConnection: Sendable {
     deinit { Glibc.close(fd) }
 
     /// Connects to `host:port` (a numeric IPv4 address or a name).
-    public static func connect(host: String, port: Int, limits: WyomingLimits = WyomingLimits(),
+    /// `source`: the local address to connect from (nil: the system's choice).
+    public static func connect(host: String, port: Int, from source: String? = nil, limits: WyomingLimits = WyomingLimits(),
                                idleTimeout: Duration = .seconds(30)) throws -> WyomingConnection {
-        let fd = try TCPAddress.connect(host: host, port: port)
+        let fd = try TCPAddress.connect(host: host, port: port, from: source)
         return WyomingConnection(fd: fd, peer: "\(host):\(port)", limits: limits, idleTimeout: idleTimeout)
     }
 
@@ -68,10 +72,24 @@ public final class WyomingConnection: Sendable {
         return try WyomingEvent(frame: frame)
     }
 
+    /// `check` runs at the first well-formed event, before it is handled.
+    public func checkFirstEvent(_ check: @escaping @Sendable () -> WyomingPeers.Decision) {
+        onFirstEvent.withLock { $0 = check }
+    }
+
+    /// The peer's IP address (``peer`` without its port).
+    public var peerHost: String { peer.lastIndex(of: ":").map { String(peer[..<$0]) } ?? peer }
+
     public func receiveFrame() throws -> WyomingFrame? {
         var chunk = [UInt8](repeating: 0, count: 8192)
         while true {
-            if let frame = try decoder.withLock({ decoder throws(WyomingProtocolError) in try decoder.next() }) { return frame }
+            if let frame = try decoder.withLock({ decoder throws(WyomingProtocolError) in try decoder.next() }) {
+                if let check = onFirstEvent.withLock({ f in defer { f = nil }; return f }), case .refused(let reason) = check() {
+                    try? send(.error(text: reason, code: "not-allowed"))
+                    throw WyomingNotAllowed(description: reason)
+                }
+                return frame
+            }
             let fd = self.fd
             let count = try chunk.withUnsafeMutableBytes { raw throws(WyomingSocketError) in
                 try systemCall("recv", peer) { recv(fd, raw.baseAddress, raw.count, 0) }

@@ -12,7 +12,7 @@ import ParleyWyoming
 /// must answer bad input with an error (or a refusal), never a crash, a hang
 /// or unbounded memory: that is all a target checks, so errors are ignored.
 enum FuzzTarget: String, CaseIterable, Sendable {
-    case config, board, shortcut, manifest, handler, control, wav, template, resolver, wyoming
+    case config, board, shortcut, manifest, handler, control, wav, template, resolver, wyoming, page
 
     func run(_ data: Data) {
         let text = String(decoding: data, as: UTF8.self)
@@ -55,6 +55,8 @@ enum FuzzTarget: String, CaseIterable, Sendable {
                 decoder.append(part)
                 while let frame = try? decoder.next() { _ = try? WyomingEvent(frame: frame) }
             }
+        case .page:
+            PageFuzz.run(data)
         }
     }
 

@@ -34,7 +34,7 @@ struct Parleyd: AsyncParsableCommand {
     func run() async throws {
         let loaded: (config: ParleyConfig, source: String?)
         do {
-            loaded = try ConfigLoader.load(flag: config)
+            loaded = try ConfigLoader.load(flag: config, stateDirectory: stateDirectory)
         } catch let error as ConfigError {
             FileHandle.standardError.write(Data("parleyd: \(error)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG: systemd does not restart on it (RestartPreventExitStatus)

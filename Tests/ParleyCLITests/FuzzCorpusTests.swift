@@ -7,7 +7,7 @@ import Testing
 /// parley-fuzz executable as `swift build` makes it (no fuzzer runtime): a
 /// reader that crashes again fails here, without scripts/fuzz.sh.
 @Suite struct FuzzCorpusTests {
-    static let targets = ["config", "board", "shortcut", "manifest", "handler", "control", "wav", "template", "resolver", "wyoming"]
+    static let targets = ["config", "board", "shortcut", "manifest", "handler", "control", "wav", "template", "resolver", "wyoming", "page"]
 
     static func executable() throws -> URL {
         let beside = try ChatConsoleTests.executable().deletingLastPathComponent().appendingPathComponent("parley-fuzz")
@@ -33,6 +33,6 @@ import Testing
     @Test func anUnknownTargetIsNamedWithTheKnownOnes() async throws {
         let exit = try await ChildProcess.run(try Self.executable().path, ["yaml", "/dev/null"])
         #expect(exit.status == 2)
-        #expect(exit.standardError.contains("config|board|shortcut|manifest|handler|control|wav|template|resolver|wyoming"))
+        #expect(exit.standardError.contains("config|board|shortcut|manifest|handler|control|wav|template|resolver|wyoming|page"))
     }
 }

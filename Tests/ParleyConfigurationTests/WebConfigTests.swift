@@ -10,6 +10,8 @@ import Testing
         #expect(!ParleyConfig().web.enabled)
         let config = try ConfigLoader.parse("web:\n  enabled: true\n  port: 80\n  listen: 192.168.1.20\n", file: "p.yaml")
         #expect(config.web.enabled && config.web.port == 80 && config.web.listen == "192.168.1.20")
+        #expect(config.web.pairing == "spoken")
+        #expect(try ConfigLoader.parse("web: {pairing: button}\n", file: "p.yaml").web.pairing == "button")
     }
 
     @Test func wrongValuesAreNamedWithTheirLine() {
@@ -20,6 +22,7 @@ import Testing
             ("web:\n  listen: 300.1.1.1\n", 2, "web.listen", "\"300.1.1.1\" is not lan, loopback or an IPv4 address such as 192.168.1.20"),
             ("web:\n  enabled: sometimes\n", 2, "web.enabled", "expected true or false, found 'sometimes'"),
             ("web:\n  password: x\n", 2, "web.password", "not a Parley setting (see dist/parley.yaml)"),
+            ("web:\n  pairing: shouted\n", 2, "web.pairing", "\"shouted\" is not one of spoken, button"),
         ]
         for (yaml, line, key, reason) in cases {
             let error = #expect(throws: ConfigError.self) { try ConfigLoader.parse(yaml, file: "p.yaml") }

@@ -14,7 +14,8 @@ import Testing
     @Test func offByDefault() throws {
         let settings = try parse("").homeAssistant
         #expect(!settings.satellite && !settings.handler)
-        #expect(settings.port == 10_700 && settings.handlerPort == 10_800 && settings.listen == "0.0.0.0")
+        #expect(settings.port == 10_700 && settings.handlerPort == 10_800 && settings.listen == "lan")
+        #expect(settings.allow.isEmpty)
     }
 
     @Test func everyKeyIsRead() throws {
@@ -25,18 +26,23 @@ import Testing
               handler: true
               handler_port: 10801
               listen: 192.168.1.20
+              allow: [192.168.1.10, 192.168.1.11]
               name: Kitchen speaker
               area: Kitchen
             """).homeAssistant
         #expect(settings.satellite && settings.handler)
         #expect(settings.port == 10_701 && settings.handlerPort == 10_801)
         #expect(settings.listen == "192.168.1.20" && settings.name == "Kitchen speaker" && settings.area == "Kitchen")
+        #expect(settings.allow == ["192.168.1.10", "192.168.1.11"])
+        #expect(try parse("home_assistant: {allow: 10.0.0.5, listen: loopback}").homeAssistant.allow == ["10.0.0.5"])
     }
 
     @Test(arguments: [
         ("home_assistant: {satellite: maybe}", "home_assistant.satellite", 1),
         ("home_assistant:\n  port: 70000", "home_assistant.port", 2),
         ("home_assistant:\n  listen: kitchen.local", "home_assistant.listen", 2),
+        ("home_assistant:\n  allow: [192.168.1.10, homeassistant.local]", "home_assistant.allow", 2),
+        ("home_assistant:\n  allow: 0.0.0.0", "home_assistant.allow", 2),
         ("home_assistant:\n  satelite: true", "home_assistant.satelite", 2),
         ("home_assistant:\n  satellite: true\n  handler: true\n  handler_port: 10700", "home_assistant", 2),
     ])

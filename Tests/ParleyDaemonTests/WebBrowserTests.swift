@@ -72,7 +72,8 @@ import Testing
         let page = try #require(url, "parleyd did not log the page's address")
         let browser = try await ChildProcess.run("/usr/bin/env", [
             "python3", Self.script, "--url", page, "--log", log, "--parley", try Executables.url("parley").path,
-            "--socket", dir.file("parley.sock"), "--config", config, "--recording", dir.file("command.wav"),
+            "--socket", dir.file("parley.sock"), "--config", config, "--settings", dir.file("state/settings.yaml"),
+            "--recording", dir.file("command.wav"),
             "--screenshots", Self.screenshots,
         ])
         #expect(browser.succeeded, "\(browser)\n--- daemon log ---\n\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")

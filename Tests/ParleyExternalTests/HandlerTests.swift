@@ -37,6 +37,11 @@ for line in sys.stdin:
         if intent == "Crash": os.kill(os.getpid(), signal.SIGSEGV)
         if intent == "Exit": sys.exit(1)
         if intent == "Hang": time.sleep(3600)
+        if intent == "Escape":
+            # A helper in a session of its own (out of the handler's process group), then a hang.
+            import subprocess
+            helper = subprocess.Popen(["sleep", "3600"], start_new_session=True)
+            open("escaped-pid", "w").write(str(helper.pid)); time.sleep(3600)
         if intent == "NotJSON": print("hello, this is not json", flush=True); continue
         if intent == "LongLine": sys.stdout.write("x" * (2 * 1024 * 1024) + "\n"); sys.stdout.flush(); continue
         if intent == "Flood":
@@ -261,6 +266,26 @@ for line in sys.stdin:
     @Test func aHandlerThatHangsPastTheTimeLimit() async throws {
         try await expectFailureThenRecovery("Hang", { if case .timedOut(method: "perform", _) = $0 { true } else { false } },
                                             logged: "did not answer perform within 0.3 s", timeLimit: .milliseconds(300))
+    }
+
+    /// A helper the handler started in a session of its own (setsid, out
+    /// of the process group the kill is sent to) dies with the handler.
+    @Test func aHelperThatLeftTheProcessGroupIsKilledWithTheHandler() async throws {
+        let (handler, folder) = try supervisor("good")
+        defer { folder.remove() }
+        await handler.start()
+        let result = await perform(handler, "Escape", timeLimit: .seconds(3))
+        guard case .failure(.timedOut) = result else { Issue.record("expected a time-out, got \(result)"); return }
+        let pid = try #require(pid_t(try String(contentsOf: folder.url.appendingPathComponent("escaped-pid"), encoding: .utf8)))
+        // Gone, or a zombie waiting for init (killed either way); "S" (sleeping) is the escape.
+        func state() -> Character? {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+            return stat[stat.index(after: close)...].split(separator: " ").first?.first
+        }
+        let ended = try await Poll.holds("the escaped helper ends") { state() == nil || state() == "Z" || state() == "X" }
+        if !ended { kill(pid, SIGKILL) }
+        #expect(ended, "the helper in its own session outlived the handler (state \(state().map(String.init) ?? "gone"))")
+        await handler.stop()
     }
 
     @Test func aHandlerThatPrintsSomethingNotJSON() async throws {

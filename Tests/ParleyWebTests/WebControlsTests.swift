@@ -183,20 +183,24 @@ import Testing
                 #expect(refused.status == .unprocessableContent, "\(bad)")
                 #expect(String(buffer: refused.body).contains("time_zone: &quot;\(bad)&quot; is not a time zone of this system"), "\(bad)")
             }
-            #expect(try !String(contentsOf: fixture.configFile, encoding: .utf8).contains("time_zone"))
+            #expect(!fixture.overlayText.contains("time_zone"))
 
             let saved = String(buffer: try await WebPageTests.post(client, "/settings", Self.form(token, "time_zone=Pacific%2FAuckland&voice.rate=200"),
                                                                    headers: headers).body)
             #expect(saved.contains("In use now: time_zone, voice.rate."), "\(saved)")
-            #expect(try String(contentsOf: fixture.configFile, encoding: .utf8).contains("time_zone: \"Pacific/Auckland\""))
+            #expect(fixture.overlayText.contains("time_zone: \"Pacific/Auckland\""))
+            #expect(try fixture.loaded().timeZone == "Pacific/Auckland")
             #expect(fixture.components.localTime?.timeZone.identifier == "Pacific/Auckland")
             let status = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(status.contains("<td id=\"time-zone\">Pacific/Auckland</td>"))
 
-            // Emptied, the zone is the system's again and the key leaves the file.
+            // Emptied, the zone is the system's again (even were parley.yaml to name one).
             let emptied = String(buffer: try await WebPageTests.post(client, "/settings", Self.form(token, "time_zone="), headers: headers).body)
             #expect(emptied.contains("In use now: time_zone."), "\(emptied)")
-            #expect(try !String(contentsOf: fixture.configFile, encoding: .utf8).contains("time_zone"))
+            #expect(fixture.overlayText.contains("time_zone: \"\""))
+            #expect(try fixture.loaded().timeZone == nil)
+            try (String(contentsOf: fixture.configFile, encoding: .utf8) + "time_zone: Europe/Paris\n").write(to: fixture.configFile, atomically: true, encoding: .utf8)
+            #expect(try fixture.loaded().timeZone == nil)
             #expect(fixture.components.localTime?.timeZone == TimeZone.current)
 
             // The wake word and sensitivity: in use at once (`parley say` strips the new words).

@@ -8,11 +8,19 @@ import ServiceLifecycle
 /// The daemon's Wyoming services, from `home_assistant` in parley.yaml
 /// (none unless the owner turned a role on).
 public enum HomeAssistantServices {
+    /// Who may use the satellite and the handler: `home_assistant.allow`, or
+    /// the first Home Assistant that speaks to either, kept in
+    /// `<state>/home-assistant/peer`.
+    public static func peers(config: ParleyConfig, logger: Logger) -> WyomingPeers {
+        WyomingPeers(allow: config.homeAssistant.allow,
+                     file: URL(fileURLWithPath: config.stateDirectory).appendingPathComponent("home-assistant/peer"), logger: logger)
+    }
+
     /// Role 2: Parley's engine as a `handle` service for the house's other
     /// satellites. Its own engine over the same apps and stores.
     /// Returns the service and `parley status`'s line for it.
     public static func handler(config: ParleyConfig, stores: ParleyStores, registry: @escaping @Sendable () -> AppRegistry,
-                               shortcuts: @escaping @Sendable () -> ShortcutLibrary,
+                               shortcuts: @escaping @Sendable () -> ShortcutLibrary, peers: WyomingPeers?,
                                logger: Logger) -> (service: any Service, status: @Sendable () -> String)? {
         let settings = config.homeAssistant
         guard settings.handler else { return nil }
@@ -20,7 +28,7 @@ public enum HomeAssistantServices {
                                               shortcuts: { shortcuts() })
         let info = WyomingInfo(handle: [WyomingHandleProgram(name: settings.name.lowercased())])
         let link = WyomingHandleLink()
-        let server = WyomingServer(host: settings.listen, port: settings.handlerPort, logger: logger) { connection in
+        let server = WyomingServer(host: settings.listen, port: settings.handlerPort, peers: peers, logger: logger) { connection in
             WyomingHandleSession.run(connection, info: info, handler: handler, link: link, logger: logger)
         }
         let satelliteOn = settings.satellite
@@ -55,6 +63,14 @@ struct WyomingServerService: Service {
     var announceAs: String?
 
     func run() async throws {
+        // `listen: lan` before the network is up (parleyd starts first): look again every 5 s, as the page does.
+        if server.resolvedHost == nil {
+            logger.warning("home assistant: no private network address yet; waiting for one", metadata: ["port": "\(server.requestedPort)"])
+            while server.resolvedHost == nil {
+                try? await Task.sleep(for: .seconds(5))
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            }
+        }
         do {
             try server.start()
         } catch {
@@ -74,7 +90,7 @@ extension HomeAssistantServices {
     /// Role 1: the Wyoming satellite, local first. Commands the listening
     /// pipeline rejects after the wake word go to Home Assistant; answers,
     /// announcements and fault sentences are played by the speaker.
-    public static func satellite(config: ParleyConfig, speaker: Speaker?, listening: ListeningPipeline?,
+    public static func satellite(config: ParleyConfig, speaker: Speaker?, listening: ListeningPipeline?, peers: WyomingPeers?,
                                  logger: Logger)
         -> (service: any Service, status: @Sendable () -> String, setWake: @Sendable (ParleyConfig.Wake) -> Void)? {
         let settings = config.homeAssistant
@@ -87,7 +103,7 @@ extension HomeAssistantServices {
             // Off the listen thread: sending must never hold up listening.
             Task { await satellite.forward(RejectedUtterance(samples: samples, sampleRate: rate, heard: heard, spokenEnd: spokenEnd)) }
         }
-        let server = WyomingServer(host: settings.listen, port: settings.port, maximumConnections: 2, logger: logger) {
+        let server = WyomingServer(host: settings.listen, port: settings.port, maximumConnections: 2, peers: peers, logger: logger) {
             satellite.serve($0)
         }
         return (WyomingServerService(server: server, logger: logger, announceAs: settings.name), { statusLine(satellite.status) },

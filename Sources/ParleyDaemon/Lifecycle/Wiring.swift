@@ -101,12 +101,13 @@ public enum Wiring {
             outputs.listening = { await listening.listen($0) }
             services.append(listening)
         }
-        // Home Assistant over Wyoming (off unless configured): the handle service.
+        // Home Assistant over Wyoming (off unless configured): one allow list for both roles, then the handle service.
+        let peers = HomeAssistantServices.peers(config: config, logger: Logger(label: "parley.wyoming"))
         let handle = HomeAssistantServices.handler(config: config, stores: await engine.stores, registry: { bridge.registry },
-                                                   shortcuts: { folder.library }, logger: Logger(label: "parley.wyoming"))
+                                                   shortcuts: { folder.library }, peers: peers, logger: Logger(label: "parley.wyoming"))
         if let handle { services.append(handle.service) }
         // Home Assistant's satellite (off unless configured), fed by the listening pipeline's rejected commands.
-        let satellite = HomeAssistantServices.satellite(config: config, speaker: speaker, listening: listening,
+        let satellite = HomeAssistantServices.satellite(config: config, speaker: speaker, listening: listening, peers: peers,
                                                         logger: Logger(label: "parley.wyoming"))
         if let satellite { services.append(satellite.service) }
         if config.adaptation.nightly {

@@ -4,6 +4,7 @@ import ParleyControl
 import ParleyCore
 import ParleyHardware
 import ServiceLifecycle
+import Synchronization
 
 /// The board plugged into the daemon: gestures and the mute switch go to the
 /// engine, the engine's states go to the LEDs; `parley press` goes through
@@ -14,6 +15,9 @@ public final class BoardBridge: BoardPort, Service {
     private let logger: Logger
     /// Receives the named inputs' edges (name, true for rising): the shortcut triggers.
     private let onInput: (@Sendable (String, Bool) async -> Void)?
+    /// Asked first at each short press; true takes the press (the page's
+    /// button pairing), and the engine does not see it.
+    private let pressTaker = Mutex<(@Sendable () async -> Bool)?>(nil)
 
     public init(hardware: any HardwareBoard, engine: ConversationEngine, logger: Logger,
                 onInput: (@Sendable (String, Bool) async -> Void)? = nil) {
@@ -26,6 +30,17 @@ public final class BoardBridge: BoardPort, Service {
         }
     }
 
+    /// Lets `taker` take short presses before the engine (one taker; the last set wins).
+    public func takeShortPresses(_ taker: @escaping @Sendable () async -> Bool) {
+        pressTaker.withLock { $0 = taker }
+    }
+
+    /// Whether a press was taken before the engine.
+    private func taken(_ gesture: ButtonGesture) async -> Bool {
+        guard gesture == .press, let taker = pressTaker.withLock({ $0 }) else { return false }
+        return await taker()
+    }
+
     public func show(_ state: DeviceState) {
         hardware.setState(state)
     }
@@ -35,7 +50,9 @@ public final class BoardBridge: BoardPort, Service {
             simulated.press(EngineBridge.gesture(press))
         } else {
             // Real GPIO: the press cannot be injected on the line; give it to the engine.
-            await engine.button(EngineBridge.gesture(press))
+            let gesture = EngineBridge.gesture(press)
+            if await taken(gesture) { return }
+            await engine.button(gesture)
         }
     }
 
@@ -57,6 +74,10 @@ public final class BoardBridge: BoardPort, Service {
                 switch event {
                 case .button(let gesture):
                     logger.info("button", metadata: ["gesture": "\(gesture.kind.rawValue)"])
+                    if await taken(gesture.kind) {
+                        logger.info("button press taken for pairing a browser")
+                        continue
+                    }
                     await engine.button(gesture.kind)
                 case .mute(let muted):
                     logger.notice(muted ? "muted" : "unmuted")

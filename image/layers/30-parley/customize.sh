@@ -28,7 +28,8 @@ grep -q "^board: $BOARD\$" "$config" && grep -q '^control_group: parley' "$confi
 # The speaker's page is on in the image (off in the package's default file):
 # port 80 on the LAN address (the unit drop-in files/etc/systemd/system/
 # parleyd.service.d/web.conf lets parleyd bind it), announced by Avahi. Its
-# Settings page writes this file, so the parley group may.
+# Settings page writes /var/lib/parley/settings.yaml (the daemon's own), laid
+# over this file, which stays root's: the daemon may not rewrite its own configuration.
 if grep -q '^web:' "$config"; then
     sed -i -e '/^web:/,/^[^ #]/ s/^  enabled: [a-z]*/  enabled: true/' \
            -e '/^web:/,/^[^ #]/ s/^  port: [0-9]*/  port: 80/' "$config"
@@ -37,8 +38,7 @@ else
 fi
 sed -n '/^web:/,/^[^ #]/p' "$config" | grep -q '^  enabled: true' && sed -n '/^web:/,/^[^ #]/p' "$config" | grep -q '^  port: 80\b' \
     || { echo "30-parley: web.enabled and web.port not set in $config" >&2; exit 1; }
-chgrp parley "$config" 2>/dev/null || in_root "$root" chgrp parley /etc/parley/parley.yaml
-chmod 0664 "$config"
+chmod 0644 "$config"
 # Avahi also announces the Home Assistant satellite (_wyoming._tcp, with
 # avahi-publish-service) while home_assistant.satellite is on.
 in_root "$root" systemctl enable avahi-daemon.service

@@ -1,13 +1,8 @@
-import Foundation
-import ParleyConfiguration
-import ParleyControl
-import ParleyDaemon
-
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// Where the page listens (`web.listen`): never every address. `lan` is the
+/// Where the page (`web.listen`) and Wyoming (`home_assistant.listen`) listen. `lan` is the
 /// first private IPv4 address (10/8, 172.16/12, 192.168/16) of an interface
 /// that is up; a speaker that boots before its network has none yet, and
 /// the service waits for one.
