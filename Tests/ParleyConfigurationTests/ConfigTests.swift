@@ -155,7 +155,7 @@ import Testing
         #expect(refusal("wake: {direct: false, named: false}")?.kind == .impossibleValue)
         let detector = refusal("wake:\n  detector: porcupine")
         #expect(detector?.kind == .impossibleValue && detector?.key == "wake.detector" && detector?.line == 2)
-        #expect("\(detector.map { "\($0)" } ?? "")".contains("network or pocketsphinx"))
+        #expect("\(detector.map { "\($0)" } ?? "")".contains("embedding, network, pocketsphinx"))
         #expect(refusal("audio: {capture: 'file:'}")?.key == "audio.capture")
         #expect(refusal("confirm_by_voice: [shopping]")?.kind == .impossibleValue)
     }
