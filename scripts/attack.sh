@@ -7,7 +7,8 @@
 # answered within 1 s during and after, resident memory growing < 10 MiB.
 # Peers are other loopback addresses (127.0.0.2 ...), so no namespace or root
 # is needed. BUILD=release measures the release build (default debug, the
-# test suite's). Prints each check and the figures (scripts/lib/attack.py).
+# test suite's). Prints each check and the figures (scripts/lib/attack.py);
+# ROUNDS=N repeats the cheapest attacks N times (scripts/lib/attack-rounds.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-debug}
@@ -38,6 +39,10 @@ url=$(grep -o 'web page listening url=http://[0-9.:]*/' "$work/log" | head -1 | 
 [ -n "$url" ] || { echo "attack.sh: no web page in the log" >&2; cat "$work/log" >&2; exit 1; }
 status=0
 python3 scripts/lib/attack.py "$pid" "$work/parley.sock" "$url" "$sat" "$handle" "$work/log" || status=$?
+# ROUNDS=N: then the cheapest attacks N times more; memory must stay flat after the first.
+if [ "${ROUNDS:-0}" -gt 0 ]; then
+  python3 scripts/lib/attack-rounds.py "$pid" "$url" "$sat" "$handle" "$ROUNDS" || status=$?
+fi
 kill -0 "$pid" 2>/dev/null || { echo "FAIL parleyd died during the attack" >&2; tail -20 "$work/log" >&2; exit 1; }
 [ "$status" -eq 0 ] || { echo "attack.sh: failed; the daemon's last lines:" >&2; tail -30 "$work/log" >&2; }
 exit "$status"

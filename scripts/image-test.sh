@@ -272,7 +272,10 @@ if header.get("data_length"):
 print(header.get("type"), json.dumps(data.get("satellite", {}).get("name")))
 PY
     ) || { echo "the Wyoming client failed: $reply"; return 1; }
-    vm_ssh_again "mv /etc/parley/parley.yaml.before-wyoming /etc/parley/parley.yaml && systemctl disable --now avahi-daemon >/dev/null 2>&1;
+    # The host's describe paired the satellite with QEMU's NAT address
+    # (home_assistant.allow empty: the first to speak is kept); forget it too.
+    vm_ssh_again "mv /etc/parley/parley.yaml.before-wyoming /etc/parley/parley.yaml && rm -f /var/lib/parley/home-assistant/peer &&
+        systemctl disable --now avahi-daemon >/dev/null 2>&1;
         systemctl restart parleyd" >/dev/null || true
     [ "$reply" = 'info "ParleyImageTest"' ] || { echo "describe answered: $reply"; return 1; }
     echo "announced ($(echo "$announced" | cut -d';' -f4,8,9 | tr ';' ' ')); describe from the host: $reply"

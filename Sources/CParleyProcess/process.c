@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 int parley_spawn_handler(const char *const argv[], const char *const envp[], const char *directory, pid_t *pid, int fds[3]) {
@@ -46,4 +47,9 @@ int parley_spawn_handler(const char *const argv[], const char *const envp[], con
     fds[1] = out[0];
     fds[2] = err[0];
     return 0;
+}
+
+int parley_limit_memory(pid_t pid, unsigned long long bytes) {
+    struct rlimit limit = { .rlim_cur = bytes, .rlim_max = bytes };
+    return prlimit(pid, RLIMIT_DATA, &limit, NULL) == 0 ? 0 : errno;
 }

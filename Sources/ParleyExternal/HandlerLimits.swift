@@ -32,6 +32,11 @@ public struct HandlerLimits: Sendable, Hashable {
     public var optionsChangeInterval: Duration = .seconds(2)
     /// A handler that ran this long before failing starts the back-off again.
     public var stableRun: Duration = .seconds(60)
+    /// The memory a handler (and each process it starts) may allocate
+    /// (RLIMIT_DATA, set as it starts): past it an allocation fails (Python
+    /// raises MemoryError) instead of the speaker running out. nil: no cap.
+    /// The apps that come with Parley use under 50 MiB.
+    public var memoryBytes: Int? = 256 * 1024 * 1024
 
     public init() {}
 }

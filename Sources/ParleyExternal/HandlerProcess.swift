@@ -94,6 +94,14 @@ final class HandlerProcess: Sendable {
             }
         }
         guard result == 0 else { throw .spawn(program: argv.first ?? "", errno: result) }
+        // Set as soon as it runs (posix_spawn returns once the program is
+        // executed; an interpreter has allocated little by then).
+        if let bytes = limits.memoryBytes {
+            let failed = parley_limit_memory(pid, UInt64(bytes))
+            if failed != 0 {
+                logger.warning("[\(app)] could not cap the handler's memory at \(bytes / 1_048_576) MiB: \(String(cString: strerror(failed)))")
+            }
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
         let process = HandlerProcess(pid: pid, input: fds[0], events: stream)
         let reader = OutputReader(process: process, output: fds[1], error: fds[2], app: app, limits: limits,

@@ -37,6 +37,8 @@ for line in sys.stdin:
         if intent == "Crash": os.kill(os.getpid(), signal.SIGSEGV)
         if intent == "Exit": sys.exit(1)
         if intent == "Hang": time.sleep(3600)
+        if intent == "Hog":
+            hog = bytearray(512 * 1024 * 1024)  # past the 256 MiB cap: MemoryError, and the handler exits
         if intent == "Escape":
             # A helper in a session of its own (out of the handler's process group), then a hang.
             import subprocess
@@ -286,6 +288,14 @@ for line in sys.stdin:
         if !ended { kill(pid, SIGKILL) }
         #expect(ended, "the helper in its own session outlived the handler (state \(state().map(String.init) ?? "gone"))")
         await handler.stop()
+    }
+
+    /// A handler allocating past its memory cap fails (MemoryError) and is
+    /// restarted; the daemon is untouched. Without the cap the 512 MiB
+    /// allocation succeeds here and the handler answers "Done.".
+    @Test func aHandlerPastItsMemoryCapFailsAlone() async throws {
+        try await expectFailureThenRecovery("Hog", { $0 == .exited(HandlerExit(status: 1, signal: nil)) },
+                                            logged: "MemoryError", limits: patient)
     }
 
     @Test func aHandlerThatPrintsSomethingNotJSON() async throws {

@@ -14,3 +14,8 @@
 /// Returns 0 and fills `pid` and `fds` (stdin write end, stdout read end,
 /// stderr read end), or an errno value (ENOENT: no such program).
 int parley_spawn_handler(const char *const argv[], const char *const envp[], const char *directory, pid_t *pid, int fds[3]);
+
+/// Caps the data segment of process `pid` (RLIMIT_DATA: heap and private
+/// writable mappings, which a runtime's reserved-but-untouched ranges are
+/// not) at `bytes`, soft and hard; its children inherit it. Returns 0 or errno.
+int parley_limit_memory(pid_t pid, unsigned long long bytes);
