@@ -174,11 +174,12 @@ public enum ConfigLoader {
     }
 
     private static func readWake(_ section: Field, into wake: inout ParleyConfig.Wake) throws {
-        try section.forEachEntry(of: ["direct", "named", "hey_optional", "name", "sensitivity", "window", "detector"]) { key, field in
+        try section.forEachEntry(of: ["direct", "named", "hey_optional", "name", "sensitivity", "window", "detector", "hey_gate"]) { key, field in
             switch key {
             case "direct": wake.direct = try field.bool()
             case "named": wake.named = try field.bool()
             case "hey_optional": wake.heyOptional = try field.bool()
+            case "hey_gate": wake.heyGate = try field.bool()
             case "name":
                 let name = try field.string().lowercased()
                 let words = name.split(separator: " ")

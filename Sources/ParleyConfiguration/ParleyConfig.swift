@@ -215,6 +215,10 @@ public struct ParleyConfig: Sendable, Equatable {
         public var sensitivity: Double = 0.5
         /// `wake.window`: how long after "Hey <name>" a phrase may follow.
         public var window: Duration = .seconds(4)
+        /// `wake.hey_gate`: in direct mode the command decoders start only
+        /// once a speech_embedding head heard "hey" (or the name), so speech
+        /// without it (a television) is not decoded (`HeyGatedWake`).
+        public var heyGate: Bool = true
         /// `wake.detector`: what hears the name in named mode.
         public var detector: WakeDetectorKind = .embedding
         public init() {}

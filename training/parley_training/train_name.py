@@ -30,20 +30,42 @@ RATES = [(120, 35), (145, 60), (165, 45), (185, 70), (210, 30), (230, 55)]
 FLITE_SPEEDS = [0.85, 1.0, 1.2]
 
 
+# What follows a name in a command: a head must fire at the name's end
+# whether speech goes on ("hey, coffee time") or not ("computer").
+TAILS = ["coffee time", "order soup with soup chef", "what time is it", "turn on the kitchen light",
+         "set a timer for ten minutes", "play some music", "add milk to the list", "how is the weather"]
+
+
 def positives(name):
-    out = []
+    """(key, audio, (start, end) of the name in it) of synthetic voices
+    saying `name`, alone and followed after a short gap by a command in the
+    same voice."""
+    from .wake_cv import speech_bounds
+    rendered = []
     for v in dataset.ESPEAK_VOICES:
-        for speed, pitch in RATES:
-            out.append((f"espeak/{v}/{speed}-{pitch}", audio.espeak(name, v, speed, pitch)))
+        for rate, pitch in RATES:
+            say = lambda t, v=v, rate=rate, pitch=pitch: audio.espeak(t, v, rate, pitch)
+            rendered.append((f"espeak/{v}/{rate}-{pitch}", say(name), say))
     for v in dataset.FLITE_VOICES:
         x = audio.flite(name, v)
         for s in FLITE_SPEEDS:
-            out.append((f"flite/{v}/{s}", dataset.speed(x, s) if s != 1.0 else x))
+            say = lambda t, v=v, s=s: dataset.speed(audio.flite(t, v), s) if s != 1.0 else audio.flite(t, v)
+            rendered.append((f"flite/{v}/{s}", dataset.speed(x, s) if s != 1.0 else x, say))
     for v in dataset.FESTIVAL_VOICES:
         for st in (0.85, 1.0, 1.2):
             x = audio.festival(name, v, st)
             for s in FLITE_SPEEDS:
-                out.append((f"festival/{v}/{st}-{s}", dataset.speed(x, s) if s != 1.0 else x))
+                say = lambda t, v=v, st=st, s=s: dataset.speed(audio.festival(t, v, st), s) if s != 1.0 else audio.festival(t, v, st)
+                rendered.append((f"festival/{v}/{st}-{s}", dataset.speed(x, s) if s != 1.0 else x, say))
+    out = []
+    for key, x, say in rendered:
+        bounds = speech_bounds(x)
+        out.append((key, x, bounds))
+        rng = np.random.default_rng(audio.seed_of("tail", name, key))
+        tail = say(TAILS[int(rng.integers(len(TAILS)))])
+        s0, e0 = speech_bounds(tail)
+        gap = np.zeros(int(rng.uniform(0.05, 0.25) * audio.RATE), np.float32)
+        out.append((key + "/tail", np.concatenate([x[:bounds[1]], gap, tail[s0:]]), bounds))
     return out
 
 
@@ -65,37 +87,65 @@ def bank(work, data, noises, log):
     return feats
 
 
-def train(name, work, data, noises_dir, log):
-    from .wake_cv import label_windows, speech_bounds
+def load_noises(noises_dir):
     noises = {os.path.basename(p): audio.read(os.path.join(noises_dir, p))
               for p in sorted(os.listdir(noises_dir)) if p.endswith(".wav")}
     if not noises:
         sys.exit(f"train_name: no training noises (*.wav) in {noises_dir}")
-    neg = {k: v for k, v in bank(work, data, noises, log).items()
-           if name.replace(" ", "-") not in k.lower() and name not in k.lower()}
-    pos_audio = positives(name)
-    copies = [("clean", pos_audio), ("noisy", pos_audio), ("room", [(n, dataset.reverberant(x, n)) for n, x in pos_audio])]
-    xs, ys, ws = [], [], []
+    return noises
+
+
+def positive_arrays(name, noises):
+    """Windows of the synthetic voices saying `name` (clean, with a training
+    noise, in a synthetic room), labelled as wake_cv labels real ones."""
+    from .wake_cv import label_windows
+    pos = positives(name)
+    bounds = {n: b for n, _, b in pos}
+    plain = [(n, x) for n, x, _ in pos]
+    copies = [("clean", plain), ("noisy", plain), ("room", [(n, dataset.reverberant(x, n)) for n, x in plain])]
+    xs, ys = [], []
     for kind, items in copies:
         feats = dataset.features(items, noises if kind != "clean" else None, None, kind)
-        for n, x in items:
+        for n, _ in items:
             win = H.windows(feats[n])
-            lab = label_windows(len(win), speech_bounds(x))
+            lab = label_windows(len(win), bounds[n])
             xs.append(win[lab >= 0]); ys.append(lab[lab >= 0].astype(np.float32))
-            ws.append(np.ones(int((lab >= 0).sum()), np.float32))
+    return np.concatenate(xs), np.concatenate(ys), len(plain) * len(copies)
+
+
+def without_name(neg, name):
+    """The bank less any recording of the name itself (wake-other/<name>/)."""
+    return {k: v for k, v in neg.items() if name.replace(" ", "-") not in k.lower() and name not in k.lower()}
+
+
+def fit(name, pos, neg, log):
+    """A head from positive windows and a negative bank ({name: embeddings});
+    its threshold is the highest score of the fifth of the bank it never
+    trained on, plus MARGIN."""
+    px, py, _ = pos
     held = {k for k in neg if audio.seed_of("bank-hold", k) % 5 == 0}
+    xs, ys = [px], [py]
     for k, emb in neg.items():
         if k not in held:
             win = H.windows(emb)
-            xs.append(win); ys.append(np.zeros(len(win), np.float32)); ws.append(np.ones(len(win), np.float32))
-    x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+            xs.append(win); ys.append(np.zeros(len(win), np.float32))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    w = np.ones(len(y), np.float32)
     w[y == 1] *= w[y == 0].sum() / w[y == 1].sum()
-    log(f"train_name: {len(pos_audio)} synthetic voices x {len(copies)}, {int(y.sum())} positive and {int((y == 0).sum())} negative windows")
+    log(f"train_name: {int(y.sum())} positive and {int((y == 0).sum())} negative windows")
     head = H.Head(seed=audio.seed_of("name", name) % 2**31).fit(x, y, w, seed=1, epochs=12, dropout=0.3, log=log)
     peaks = [float(head.logits(H.windows(neg[k])).max(initial=-99)) for k in sorted(held)]
     threshold = max(peaks) + MARGIN
     log(f"train_name: threshold {threshold:.2f} (highest of {len(held)} held-out bank recordings {max(peaks):.2f} + {MARGIN})")
-    return head, threshold, len(pos_audio)
+    return head, threshold
+
+
+def train(name, work, data, noises_dir, log):
+    noises = load_noises(noises_dir)
+    neg = without_name(bank(work, data, noises, log), name)
+    pos = positive_arrays(name, noises)
+    head, threshold = fit(name, pos, neg, log)
+    return head, threshold, pos[2]
 
 
 def requirements():

@@ -114,9 +114,10 @@ extension ListeningPipeline {
         func begin(start: Int64, speech: Int64) {
             followWakeSettings()
             let kind = prepare(speaking: pipeline.isSpeaking())
-            // Only where every command starts with the name: direct mode's
+            // Where every command starts with the name, or with "hey" heard by
+            // the hey gate (`HeyGatedWake`); without it direct mode's
             // "hey <phrase>" has no wake phrase to wait for.
-            gate = kind == .commands && wake != nil && !pipeline.wake.direct
+            gate = kind == .commands && wake != nil && (!pipeline.wake.direct || wake?.gatesDirectCommands == true)
                 ? WakeGate(decodesUnproposed: wake?.unproposedMayBeCommands ?? true) : nil
             if gate == nil { recognizer.begin() }
             if kind == .commands { wake?.begin() }
@@ -392,7 +393,7 @@ extension ListeningPipeline {
             let confirmedBefore = wake.wakeEndSample
             wake.feed(pipeline.capture.ring.samples(from: current.wakeFed, count: Int(newest - current.wakeFed)))
             if let failure = wake.takeFailure() { pipeline.logger.error("wake detector failed: \(failure)") }
-            if let held = gate?.heard(speechSamples: newest - current.speech, proposed: wake.proposed) {
+            if let held = gate?.heard(speechSamples: newest - current.speech, proposed: wake.opensGate) {
                 // Proposed in time: the command decoders start on the
                 // utterance from its beginning and catch up.
                 startCommands(with: held)
@@ -629,6 +630,27 @@ public struct ListeningDecoders {
         return WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
     }
 
+    /// With `wake.hey_gate` in direct mode, the "hey" head in front of the
+    /// command decoders (`HeyGatedWake`), wrapping named mode's detector;
+    /// a missing or unreadable head is logged and commands decode ungated.
+    static func heyGated(_ named: (any WakeDecoding)?, _ wake: ParleyConfig.Wake,
+                         logger: Logger = Logger(label: "parley.wake"),
+                         headPath: (String) -> String? = KeywordModel.wakeHeadPath(name:)) throws -> (any WakeDecoding)? {
+        guard wake.direct, wake.heyGate else { return named }
+        guard let path = headPath("hey") else {
+            logger.warning("no speech_embedding head for \"hey\" (model/wake/hey.embedding.json); direct commands decode ungated")
+            return named
+        }
+        do {
+            let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
+            let hey = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights)
+            return HeyGatedWake(name: named, hey: hey)
+        } catch {
+            logger.error("the hey gate's head is unusable; direct commands decode ungated: \(error)")
+            return named
+        }
+    }
+
     /// PocketSphinx: the streaming command decoder at the wake
     /// sensitivity's rejection threshold, the two-stage wake detector in
     /// named mode, the dictation decoder.
@@ -644,7 +666,7 @@ public struct ListeningDecoders {
                 command: try StreamingCommandDecoder(
                     model: initial, graph: graph, settings: settings,
                     threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity)),
-                wake: wake.named ? try namedWake(wake) : nil,
+                wake: try heyGated(wake.named ? try namedWake(wake) : nil, wake),
                 dictation: { [dictationSettings] in try DictationDecoder(settings: dictationSettings) })
         }
     }

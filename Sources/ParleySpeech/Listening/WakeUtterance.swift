@@ -26,11 +26,18 @@ public protocol WakeDecoding: UtteranceDecoder<Bool> {
     /// does; the keyword network hears the name alone, so where "hey" is
     /// required the listener asks the command decoders for it).
     var hearsHey: Bool { get }
+    /// Whether the command decoders may start now (`WakeGate`): the name
+    /// proposed, or for `HeyGatedWake` "hey" heard.
+    var opensGate: Bool { get }
+    /// Whether it gates direct mode's "hey <phrase>" commands too (`HeyGatedWake`).
+    var gatesDirectCommands: Bool { get }
 }
 
 extension WakeDecoding {
     public var unproposedMayBeCommands: Bool { true }
     public var hearsHey: Bool { true }
+    public var opensGate: Bool { proposed }
+    public var gatesDirectCommands: Bool { false }
     public var leadInSamples: Int { 0 }
     public var samplesFed: Int64 { 0 }
     public var wakeEndSample: Int64? { nil }

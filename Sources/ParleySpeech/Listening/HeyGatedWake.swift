@@ -1,0 +1,59 @@
+import ParleyCore
+import ParleyWake
+
+/// Direct mode's cheap first stage (`wake.hey_gate`): the command decoders
+/// (the command grammar and its phone loop, most of what listening costs
+/// while a television talks) start on a commands utterance only once a
+/// speech_embedding head for "hey" (model/wake/hey.embedding.json, trained
+/// on synthetic voices: no recording of a person saying it exists here)
+/// comes within `heyMargin` of its threshold, or once the name's own
+/// detector proposes the name. `WakeGate` holds the utterance until then
+/// and hands it over whole, so no word is lost.
+///
+/// It wraps named mode's detector (nil in direct mode alone): the name is
+/// confirmed, proposed and located by that detector exactly as before;
+/// "hey" only opens the gate.
+public final class HeyGatedWake: WakeDecoding {
+    public let name: (any WakeDecoding)?
+    public let hey: EmbeddingSpotter
+    /// Logits below the hey head's threshold that open the gate: a
+    /// permissive line, since a missed "hey" loses a command while a false
+    /// open only costs a decode (BENCHMARKS.md, "A 'hey' gate").
+    public static let heyMargin = 4.0
+    public let leadInSamples: Int
+    public private(set) var samplesFed: Int64 = 0
+
+    public init(name: (any WakeDecoding)?, hey: EmbeddingSpotter) {
+        self.name = name
+        self.hey = hey
+        // The head's first window ends 2 s into its stream.
+        leadInSamples = max(name?.leadInSamples ?? 0, 2 * PCMAudio.sampleRate)
+    }
+
+    /// "hey" was heard near its threshold in the open utterance.
+    public var heardHey: Bool { hey.peak >= hey.threshold - Self.heyMargin }
+
+    public var proposed: Bool { name?.proposed ?? false }
+    public var opensGate: Bool { heardHey || proposed }
+    public var gatesDirectCommands: Bool { true }
+    public var unproposedMayBeCommands: Bool { false }
+    public var hearsHey: Bool { name?.hearsHey ?? true }
+    public var wakeEndSample: Int64? { name?.wakeEndSample }
+
+    public func begin() {
+        name?.begin()
+        hey.reset()
+    }
+
+    public func feed(_ samples: [Int16]) {
+        name?.feed(samples)
+        // Once open the gate stays open: the head has nothing more to decide.
+        if !heardHey { samples.withUnsafeBufferPointer { hey.feed($0) { _, _ in } } }
+        samplesFed += Int64(samples.count)
+    }
+
+    public func takeFailure() -> (any Error)? { name?.takeFailure() }
+    public func phraseProgress() -> PhraseProgress { .extendable }
+    public func finish() -> Bool { (try? name?.finish()) ?? false }
+    public func cancel() { name?.cancel() }
+}
