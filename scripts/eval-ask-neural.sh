@@ -9,6 +9,8 @@
 #
 #   WORK=/tmp/evalneural scripts/eval-ask-neural.sh
 #   PARLEY_BIN=.build/debug PARLEY_SKIP_BUILD=1 WORK=... scripts/eval-ask-neural.sh
+#   ASK_POSTERIORS=1 ...     the ask rule may read word posteriors too (the
+#                            daemon does not compute them: their cost)
 #
 # The decisions do not depend on the build (release or debug).
 set -euo pipefail
@@ -17,6 +19,7 @@ cd "$(dirname "$0")/.."
 work_folder
 export WORK=$work
 for snr in clean 18 12 6; do
-  [ -s "$work/$snr.none.jsonl" ] && [ -s "$work/$snr.neural.jsonl" ] || SNRS=$snr FRONT_ENDS="none neural" scripts/eval-neural.sh
+  [ -s "$work/$snr.none.jsonl" ] && [ -s "$work/$snr.neural.jsonl" ] \
+    || SNRS=$snr FRONT_ENDS="none neural" scripts/eval-neural.sh --word-posteriors on
 done
 python3 scripts/confidence/ask_neural.py "$PARLEY_SHARED_DATA/coffee-maker/labels.json" "$work"

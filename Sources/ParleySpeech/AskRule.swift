@@ -106,17 +106,19 @@ public struct AskRule: Sendable, Hashable {
     /// The rule for denoised audio (issue 49), chosen by
     /// `scripts/eval-ask-neural.sh` on five folds of the coffee recordings
     /// in kitchen noise through the network (the cost of
-    /// `scripts/eval-confidence.sh`): in a room under 25 dB (its SNR before
-    /// the network) a word more than 4 below the phone loop or a word
-    /// posterior under 0.3 asks; at and above 25 dB nothing does (the old
-    /// lines asked 7% of clean orders and caught no wrong one). The doubt
-    /// line is 0 (nothing is asked by one slot alone): held out, asking the
-    /// doubted slot alone made one more wrong action at 12 dB and averted
-    /// none (the posteriors fall on "a" against "an" far more than on a
-    /// misheard value). BENCHMARKS.md, "Asking on denoised audio".
+    /// `scripts/eval-confidence.sh`): in a room under 20 dB (its SNR before
+    /// the network) a confidence under -0.1 or a word more than 4.5 below
+    /// the phone loop asks; at and above 20 dB nothing does (the old lines
+    /// asked 7% of clean orders and caught no wrong one). No posterior line:
+    /// the daemon does not compute them (`measuresWordPosteriors`: their
+    /// latency). The doubt line is 0 (nothing is asked by one slot alone):
+    /// held out, asking the doubted slot alone made one more wrong action
+    /// at 12 dB and averted none (the posteriors fall on "a" against "an"
+    /// far more than on a misheard value). BENCHMARKS.md, "Asking on
+    /// denoised audio".
     public static let neural = Bands(
-        noisy: Lines(confidence: -3, weakestWord: -4, posterior: 0.3),
-        quiet: Lines(confidence: -3, weakestWord: -.infinity), splitSNR: 25, splitsOnRoom: true, doubtPosterior: 0)
+        noisy: Lines(confidence: -0.1, weakestWord: -4.5),
+        quiet: Lines(confidence: -3, weakestWord: -.infinity), splitSNR: 20, splitsOnRoom: true, doubtPosterior: 0)
 
     /// The words of an asked-back command that the recogniser doubts: those
     /// whose lattice posterior is below `doubtPosterior`, in order. When they

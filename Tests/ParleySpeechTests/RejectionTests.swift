@@ -125,8 +125,10 @@ import Testing
         #expect(split.doubted(result(-2, snr: 35, inputSNR: 8, posteriors: [0.5, 0.2])) == ["latte"])
         // The shipped rule for denoised audio asks nothing by one slot alone.
         #expect(AskRule().doubted(result(-3.5, snr: 35, inputSNR: 8, posteriors: [0.01, 0.01])).isEmpty)
-        #expect(AskRule().asks(result(0.5, snr: 50, inputSNR: 10, posteriors: [0.2, 0.99])), "a word under 0.3 in a noisy room")
-        #expect(AskRule().asks(result(0.5, snr: 50, inputSNR: 30, posteriors: [0.2, 0.99])) == false, "quiet room: never")
+        #expect(AskRule().asks(result(-0.2, snr: 50, inputSNR: 10)), "a noisy room: under -0.1 asks")
+        #expect(AskRule().asks(result(-0.05, snr: 50, inputSNR: 10)) == false)
+        #expect(AskRule().asks(result(-2.5, snr: 50, inputSNR: 30)) == false, "a quiet room: down to -3 never asked")
+        #expect(AskRule().asks(result(0.5, snr: 50, inputSNR: 10, posteriors: [0.01, 0.01])) == false, "posteriors not read")
     }
 
     @Test func silenceThatHidesSpeechCountsAgainstTheCommand() {
@@ -194,6 +196,7 @@ import Testing
 
     @Test func eachRecognisedWordGetsItsLatticePosterior() throws {
         let recognizer = try CommandRecognizer(model: try CoffeeFixture.grammar())
+        recognizer.measuresWordPosteriors = true
         var all: [Double] = []
         for item in try CoffeeFixture.labelled(6) {
             let result = try recognizer.recognize(PCMAudio.read(item.file).samples)
