@@ -111,6 +111,13 @@ public final class StreamingCommandDecoder {
     /// Rejection while spoken for the utterances begun from now on (nil:
     /// off, as in the daemon: `EarlyRejection` says why).
     public var earlyRejection: EarlyRejection?
+    /// Whether each word's lattice posterior is computed
+    /// (`RejectionEvidence.WordEvidence.posterior`; nil when off). Off by
+    /// default, as in the daemon: building the grammar search's lattice
+    /// took 0.3 to 12 s per utterance in kitchen noise at 6 dB (60 ms median
+    /// clean) on top of the answer's latency, and the shipped ask rule does
+    /// not read it. `parley understand --word-posteriors on` measures it.
+    public var measuresWordPosteriors = false
     /// The current utterance's early rejection, fixed at `begin`.
     private var looking: EarlyRejection?
     private var nextLook = 0
@@ -285,11 +292,12 @@ public final class StreamingCommandDecoder {
             self.gaveUp = nil
             return gaveUp
         }
+        let measures = measuresWordPosteriors
         let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment], [Double?]?) in
             try decoder.endUtterance()
             guard let hyp = decoder.hypothesis() else { return (nil, [], nil) }
             let segments = decoder.segments()
-            return (hyp, segments, decoder.wordPosteriors(segments))
+            return (hyp, segments, measures ? decoder.wordPosteriors(segments) : nil)
         }
         let loop = garbage?.async { decoder -> [SphinxDecoder.Segment] in
             try decoder.endUtterance()
@@ -307,10 +315,11 @@ public final class StreamingCommandDecoder {
     /// ps_process_raw, as `CommandRecognizer.recognize`).
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
         if inUtterance { cancel() }
+        let measures = measuresWordPosteriors
         let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment], [Double?]?) in
             guard let hyp = try decoder.decode(samples) else { return (nil, [], nil) }
             let segments = decoder.segments()
-            return (hyp, segments, decoder.wordPosteriors(segments))
+            return (hyp, segments, measures ? decoder.wordPosteriors(segments) : nil)
         }
         let loop = garbage?.async { decoder -> [SphinxDecoder.Segment] in
             _ = try decoder.decode(samples)

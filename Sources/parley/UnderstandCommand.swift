@@ -36,6 +36,8 @@ struct Understand: AsyncParsableCommand {
     var frontEnd = "auto"
     @Option(help: "Ask back unsure commands, as the daemon's speech.ask_unsure: on (its default) or off. Gives each file's \"asks\".")
     var askUnsure = "on"
+    @Option(help: "Each word's lattice posterior in \"words\": off (the default, as the daemon: it costs up to seconds per utterance in noise) or on.")
+    var wordPosteriors = "off"
 
     @Option(help: "Echo canceller before listening, as the daemon's speech.echo_cancel while the device is silent (nothing played: its reference is silence): off, on or linear, optionally with the tail in ms (on:200).")
     var echoCancel = "off"
@@ -92,6 +94,10 @@ struct Understand: AsyncParsableCommand {
             throw ValidationError("--ask-unsure \(askUnsure): expected on or off")
         }
         let askRule = asking ? AskRule() : nil
+        guard let posteriors = ["on": true, "true": true, "off": false, "false": false][wordPosteriors] else {
+            throw ValidationError("--word-posteriors \(wordPosteriors): expected on or off")
+        }
+        streaming.measuresWordPosteriors = posteriors
         let resolver = Resolver(model: model)
         for (name, value, least) in [("--complete-phrase-silence", completePhraseSilence, 0),
                                      ("--extendable-phrase-silence", extendablePhraseSilence, 0),

@@ -92,7 +92,7 @@ import Testing
 
     @Test func theAskRuleSplitsOnTheRoomsSNRReadsPosteriorsAndDoubtsTheUnlikelyWords() {
         let rule = AskRule(noisy: .init(confidence: -0.3, weakestWord: -2.5, posterior: 0.6),
-                           quiet: .init(confidence: 0, weakestWord: -8), splitSNR: 20, doubtPosterior: 0.8)
+                           quiet: .init(confidence: 0, weakestWord: -8), splitSNR: 20, doubtPosterior: 0.8, denoised: nil)
         let match = PhraseMatch(ruleID: "r", target: .builtin(.cancel), slots: [:])
         func result(_ confidence: Double, snr: Double, inputSNR: Double? = nil, posteriors: [Double?] = [0.99, 0.99]) -> CommandResult {
             var evidence = RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: snr, threshold: -2, weakestWord: 0)
@@ -113,6 +113,22 @@ import Testing
         #expect(rule.doubted(result(-0.4, snr: 35, inputSNR: 8, posteriors: [0.5, 0.99])) == ["large"])
         #expect(rule.doubted(result(-0.4, snr: 35, inputSNR: 8, posteriors: [0.5, 0.3])) == ["large", "latte"])
         #expect(rule.doubted(result(-0.4, snr: 35, inputSNR: 8, posteriors: [nil, nil])).isEmpty)
+
+        // With a rule of its own for denoised audio, that one applies
+        // wherever the network ran, and only there.
+        var split = rule
+        split.denoised = .init(noisy: .init(confidence: -1, weakestWord: -5), quiet: .init(confidence: -2, weakestWord: -9),
+                               splitSNR: 40, splitsOnRoom: false, doubtPosterior: 0.3)
+        #expect(split.asks(result(-0.4, snr: 35, inputSNR: 8)) == false, "-0.4 is above the denoised noisy band's -1")
+        #expect(split.asks(result(-1.5, snr: 35, inputSNR: 50)), "split on the denoised audio's 35 dB: the noisy band")
+        #expect(split.asks(result(-0.4, snr: 35)), "no network: the plain rule's quiet band")
+        #expect(split.doubted(result(-2, snr: 35, inputSNR: 8, posteriors: [0.5, 0.2])) == ["latte"])
+        // The shipped rule for denoised audio asks nothing by one slot alone.
+        #expect(AskRule().doubted(result(-3.5, snr: 35, inputSNR: 8, posteriors: [0.01, 0.01])).isEmpty)
+        #expect(AskRule().asks(result(-0.2, snr: 50, inputSNR: 10)), "a noisy room: under -0.1 asks")
+        #expect(AskRule().asks(result(-0.05, snr: 50, inputSNR: 10)) == false)
+        #expect(AskRule().asks(result(-2.5, snr: 50, inputSNR: 30)) == false, "a quiet room: down to -3 never asked")
+        #expect(AskRule().asks(result(0.5, snr: 50, inputSNR: 10, posteriors: [0.01, 0.01])) == false, "posteriors not read")
     }
 
     @Test func silenceThatHidesSpeechCountsAgainstTheCommand() {
@@ -180,6 +196,7 @@ import Testing
 
     @Test func eachRecognisedWordGetsItsLatticePosterior() throws {
         let recognizer = try CommandRecognizer(model: try CoffeeFixture.grammar())
+        recognizer.measuresWordPosteriors = true
         var all: [Double] = []
         for item in try CoffeeFixture.labelled(6) {
             let result = try recognizer.recognize(PCMAudio.read(item.file).samples)

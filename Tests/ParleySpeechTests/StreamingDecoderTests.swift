@@ -42,7 +42,13 @@ import Testing
         // (what the daemon decodes all day) read 0 for every word before
         // the two were aligned.
         let decoder = try StreamingCommandDecoder(model: Self.coffee)
-        for item in try recordings(3) {
+        let items = try recordings(3)
+        // Off by default (the daemon's case: the lattice costs latency): words, no posteriors.
+        let plain = try stream(PCMAudio.read(items[0].file).samples, into: decoder)
+        #expect(plain.evidence?.words.isEmpty == false)
+        #expect(plain.evidence?.words.allSatisfy { $0.posterior == nil } == true)
+        decoder.measuresWordPosteriors = true
+        for item in items {
             let result = try stream(PCMAudio.read(item.file).samples, into: decoder)
             let posteriors = try #require(result.evidence?.words).compactMap(\.posterior)
             #expect(!posteriors.isEmpty)
