@@ -82,4 +82,24 @@ import Testing
         #expect(detector is WakeUtterance)
         #expect(store.all.map(\.level) == [.warning, .warning])
     }
+
+    @Test func theHeyGateWrapsTheNamesDetectorOnlyWhenAskedAndWhenItsHeadLoads() throws {
+        let store = RecordingLogHandler.Store()
+        var wake = ParleyConfig.Wake()
+        #expect(!wake.heyGate, "off by default: its head learnt \"hey\" from synthetic voices alone")
+        let named = try ListeningDecoders.namedWake(wake, logger: Self.logged(store))
+        #expect(try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store)) === named)
+        wake.heyGate = true
+        let gated = try #require(try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store)) as? HeyGatedWake)
+        #expect(gated.name === named && gated.gatesDirectCommands)
+        wake.named = false
+        let directOnly = try #require(try ListeningDecoders.heyGated(nil, wake, logger: Self.logged(store)) as? HeyGatedWake)
+        #expect(directOnly.name == nil && !directOnly.finish())
+        #expect(store.all.isEmpty)
+        let missing = try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store), headPath: { _ in nil })
+        #expect(missing === named)
+        #expect(store.all.map(\.level) == [.warning])
+        wake.direct = false
+        #expect(try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store)) === named, "named mode alone: no direct commands to gate")
+    }
 }

@@ -32,9 +32,10 @@ FLITE_VOICES = ["kal", "awb", "rms", "slt"]
 FESTIVAL_VOICES = ["kal_diphone", "ked_diphone", "cmu_us_slt_arctic_hts"]
 
 
-def padded(x, name):
+def padded(x, name, lead=PAD):
+    """`x` with faint noise before (`lead` samples) and after (a second)."""
     rng = np.random.default_rng(audio.seed_of("pad", name))
-    floor = rng.normal(0, 3.0, PAD).astype(np.float32)
+    floor = rng.normal(0, 3.0, lead).astype(np.float32)
     tail = rng.normal(0, 3.0, PAD).astype(np.float32)
     return np.concatenate([floor, x, tail])
 
@@ -92,13 +93,13 @@ def reverberant(x, name):
     return (y * np.sqrt(np.sum(x.astype(np.float64) ** 2) / max(np.sum(y ** 2), 1e-9))).astype(np.float32)
 
 
-def features(items, noises=None, snr=None, seed="clean"):
+def features(items, noises=None, snr=None, seed="clean", lead=PAD):
     """{name: embeddings (k, 96)} of (name, audio) items, each mixed with a
     noise chosen by its name when `noises` is given ({name: audio})."""
     w = weights()
     out = {}
     for name, x in items:
-        x = padded(x, name)
+        x = padded(x, name, lead)
         if noises:
             keys = sorted(noises)
             s = audio.seed_of(seed, name)

@@ -36,10 +36,11 @@ def speech_bounds(x):
     return int(on[0] * n), int((on[-1] + 1) * n)
 
 
-def label_windows(count, bounds):
-    """Per window of a padded positive: 1 (heard the whole word), 0 (heard
-    at most its first third: must not fire yet), -1 (neither: not used)."""
-    s, e = bounds[0] + dataset.PAD, bounds[1] + dataset.PAD
+def label_windows(count, bounds, lead=dataset.PAD):
+    """Per window of a padded positive (`lead` samples before it): 1 (heard
+    the whole word), 0 (heard at most its first third: must not fire yet),
+    -1 (neither: not used)."""
+    s, e = bounds[0] + lead, bounds[1] + lead
     ends = np.array([H.window_end_sample(i) for i in range(count)])
     lab = np.full(count, -1, np.int8)
     lab[(ends >= e - 0.1 * SR) & (ends <= e + 0.45 * SR)] = 1
