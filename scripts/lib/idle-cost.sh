@@ -3,8 +3,9 @@
 # (function idle_cost) and runnable alone:
 #   scripts/lib/idle-cost.sh BIN WORKDIR
 # For each wake mode (IDLE_MODES: direct = wake.named false, named = wake.direct
-# false, "computer" (its keyword network), named-sphinx = the same with
-# wake.detector pocketsphinx, default = both, as shipped) and each idle scene (IDLE_SCENES):
+# false, "computer" (the shipped detector), named-network and named-sphinx = the
+# same with wake.detector network or pocketsphinx, default = both, as shipped;
+# direct-hey and default-hey = with wake.hey_gate) and each idle scene (IDLE_SCENES):
 #   silence   digital silence
 #   kitchen   ../shared/data/noise/kitchen.wav (room noise, no speech)
 #   tv        television-like speech: an espeak-ng news paragraph and 20 clean

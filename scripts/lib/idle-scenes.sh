@@ -85,7 +85,10 @@ wake_yaml() {
     direct) echo "{named: false}" ;;
     named) echo "{direct: false, name: computer}" ;;
     named-sphinx) echo "{direct: false, name: computer, detector: pocketsphinx}" ;;
+    named-network) echo "{direct: false, name: computer, detector: network}" ;;
     default) echo "{direct: true, named: true}" ;;
-    *) echo "idle: unknown wake mode '$1' (expected direct, named, named-sphinx or default)" >&2; exit 2 ;;
+    default-hey) echo "{direct: true, named: true, hey_gate: true}" ;;
+    direct-hey) echo "{named: false, hey_gate: true}" ;;
+    *) echo "idle: unknown wake mode '$1' (expected direct, direct-hey, named, named-network, named-sphinx, default or default-hey)" >&2; exit 2 ;;
   esac
 }
