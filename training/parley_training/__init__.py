@@ -1,0 +1,1 @@
+"""Parley's wake word training and evaluation (README: scripts/train-wake.sh)."""
