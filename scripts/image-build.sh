@@ -5,6 +5,9 @@
 #
 # writes out/image/parley-<target>.img (a whole SD card / disk: MBR, FAT boot
 # partition PARLEYBOOT, ext4 root PARLEYROOT) and parley-<target>.img.zst.
+# The qemu target is A/B (issue 52): boot, slot A, slot B, data partition,
+# GRUB choosing the slot, and out/image/parley-qemu.raucb, a RAUC bundle of
+# slot A signed with the development key (scripts/lib/image.sh, rauc_dev_key).
 # Pi targets are arm64 with Debian's linux-image-arm64 and raspi-firmware;
 # qemu is amd64 with linux-image-amd64 and the ALSA loopback as sound card.
 #
@@ -67,10 +70,13 @@ if [ -n "${PARLEY_IMAGE_BASE:-}" ]; then
     base=$PARLEY_IMAGE_BASE
     keyA=given-$(basename "$base")
 fi
-keyB=$( { echo "$keyA $target"; [ -z "$deb" ] || sha256sum "$deb"; tar_inputs "${layers[@]}" "board/$BOARD" scripts/image-build.sh; } | sha256sum | cut -c1-16)
+# The A/B image trusts the update key's certificate: a new key makes a new image.
+if [ "$LAYOUT" = ab ]; then rauc_dev_key; fi
+keyB=$( { echo "$keyA $target"; [ -z "$deb" ] || sha256sum "$deb"; [ "$LAYOUT" != ab ] || sha256sum "$RAUC_KEY_DIR/ca.cert.pem"; tar_inputs "${layers[@]}" "board/$BOARD" scripts/image-build.sh scripts/lib/image.sh; } | sha256sum | cut -c1-16)
 img=out/image/parley-$target.img
 stamp=$img.key
-if [ -f "$img" ] && [ -f "$img.zst" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$keyB" ]; then
+bundle=out/image/parley-$target.raucb
+if [ -f "$img" ] && [ -f "$img.zst" ] && { [ "$LAYOUT" != ab ] || [ -f "$bundle" ]; } && [ "$(cat "$stamp" 2>/dev/null)" = "$keyB" ]; then
     log "up to date: $img (key $keyB)"
     exit 0
 fi
@@ -114,7 +120,18 @@ for layer in "${layers[@]}"; do
         "$layer/customize.sh" "$root" >&2
     fi
 done
-assemble_image "$root" "$img" "$work"
+if [ "$LAYOUT" = ab ]; then
+    install -D -m 0644 "$RAUC_KEY_DIR/ca.cert.pem" "$root/etc/rauc/keyring.pem"
+    assemble_ab_image "$root" "$img" "$work"
+    # The update: slot A's file system as a signed bundle, its version the
+    # package's and the image key's (two builds of one version differ).
+    version=$( { [ -n "$deb" ] && dpkg-deb -f "$deb" Version; } || echo none)+$keyB
+    tb=$(date +%s)
+    make_bundle "$work/root.img" "$bundle" "$version"
+    log "wrote $bundle ($(du -h "$bundle" | cut -f1), version $version) in $(( $(date +%s) - tb )) s"
+else
+    assemble_image "$root" "$img" "$work"
+fi
 echo "$keyB" >"$stamp"
 tB=$(date +%s)
 log "wrote $img ($(du -h --apparent-size "$img" | cut -f1), zstd $(du -h "$img.zst" | cut -f1)); stage A $((tA - t0)) s, stage B $((tB - tA)) s"

@@ -13,6 +13,7 @@ PACKAGES=(
   openssh-client                        # talking to the booted VM
   sox espeak-ng zstd                       # the "hey" + order played into the VM's microphone
   python3 file binutils                 # image checks (ELF interpreter, NEEDED libraries)
+  rauc squashfs-tools openssl           # the A/B image's signed update bundle and its development key
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -57,12 +57,37 @@ check_ready() {
     echo "parleyd ready ${t% *} s after the kernel started (${t#* } s of wall time after QEMU started; $ACCEL, $ARCH)"
 }
 
+# What grows on first boot: the last partition, the root (2) on the Pi, the
+# data partition (4) on the A/B QEMU image.
 check_grown() {
-    local part_bytes fs_bytes
-    part_bytes=$(sfdisk -J "$IMG" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["size"]*512)')
-    fs_bytes=$(vm_ssh findmnt -bno SIZE /)
-    (( fs_bytes > part_bytes + 512 * 1024 * 1024 )) || { echo "root file system $fs_bytes bytes, image's root partition $part_bytes: not grown"; return 1; }
-    echo "root grew from $((part_bytes >> 20)) MiB to $((fs_bytes >> 20)) MiB (disk 1 GiB larger than the image)"
+    local part_bytes fs_bytes index=1 mount=/ what=root
+    [ "$LAYOUT" = ab ] && index=3 mount=/data what=data
+    part_bytes=$(sfdisk -J "$IMG" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])]; print(p["size"]*512)' "$index")
+    fs_bytes=$(vm_ssh findmnt -bno SIZE "$mount")
+    (( fs_bytes > part_bytes + 512 * 1024 * 1024 )) || { echo "$what file system ($mount) $fs_bytes bytes, image's $what partition $part_bytes: not grown"; return 1; }
+    echo "$what grew from $((part_bytes >> 20)) MiB to $((fs_bytes >> 20)) MiB (disk 1 GiB larger than the image)"
+}
+
+# The A/B QEMU image (issue 52): GRUB started slot A and counted the try,
+# Parley's state is the data partition's, and the Home Assistant app is there.
+check_slots() {
+    local booted env state
+    booted=$(vm_ssh "sed -n 's/.*rauc\.slot=\([AB]\).*/\1/p' /proc/cmdline")
+    [ "$booted" = A ] || { echo "booted slot '$booted' (kernel command line: $(vm_ssh cat /proc/cmdline)), not A"; return 1; }
+    [ "$(vm_ssh findmnt -no SOURCE /)" = /dev/vda2 ] || { echo "root is $(vm_ssh findmnt -no SOURCE /), not /dev/vda2 (slot A)"; return 1; }
+    vm_ssh_again "for i in \$(seq 300); do systemctl is-active -q parley-mark-good && exit 0; sleep 1; done; exit 1" \
+        || { echo "parley-mark-good.service not active: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
+    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    echo "$env" | grep -q 'A_OK=1' && echo "$env" | grep -q 'A_TRY=0' \
+        || { echo "GRUB's environment after booting A: '$env' (expected A_OK=1, A_TRY=0: marked good once parleyd was ready)"; return 1; }
+    state=$(vm_ssh findmnt -no SOURCE,TARGET /var/lib/parley | tr -s ' ')
+    case "$state" in
+        "/dev/vda4[/parley] /var/lib/parley") ;;
+        *) echo "/var/lib/parley is '$state', not the data partition's /parley (/dev/vda4)"; return 1 ;;
+    esac
+    vm_ssh test -f /usr/share/parley/apps/home-assistant/manifest.yaml \
+        || { echo "/usr/share/parley/apps/home-assistant/manifest.yaml missing: the Home Assistant app is not in the image"; return 1; }
+    echo "slot A (/dev/vda2) chosen by GRUB and marked good ($env); /var/lib/parley on /dev/vda4; the Home Assistant app in /usr/share/parley/apps"
 }
 
 check_bootconf() {
@@ -281,6 +306,133 @@ PY
     echo "announced ($(echo "$announced" | cut -d';' -f4,8,9 | tr ';' ' ')); describe from the host: $reply"
 }
 
+# --- 8. update (issue 52): the image's own bundle into the other slot -----
+# The bundle image-build.sh made (slot A's file system, signed with the
+# development key) is copied in over SSH and installed with `rauc install`
+# into slot B; the guest reboots (QEMU ends: -no-reboot; the test starts it
+# again, as power would come back), GRUB starts B, parley-mark-good marks it
+# good once parleyd is ready, and the order of check 2 and the browser paired
+# in check 5 are still there (the data partition). Prints the time from
+# `rauc install` to parleyd ready on B (TCG).
+BUNDLE=out/image/parley-$target.raucb
+check_update() {
+    [ -f "$BUNDLE" ] || { echo "$BUNDLE missing (image-build.sh makes it)"; return 1; }
+    local t_copy t0 out env tready slot
+    t_copy=$(date +%s)
+    vm_scp "$BUNDLE" /data/update.raucb || { echo "could not copy $BUNDLE into the guest"; return 1; }
+    t_copy=$(( $(date +%s) - t_copy ))
+    t0=$(date +%s)
+    out=$(vm_ssh rauc install /data/update.raucb 2>&1) || { echo "$out"; echo "rauc install failed: $(echo "$out" | tail -n 1)"; return 1; }
+    local t_install=$(( $(date +%s) - t0 ))
+    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    echo "$env" | grep -q 'ORDER=B A' && echo "$env" | grep -q 'B_OK=1' && echo "$env" | grep -q 'B_TRY=0' \
+        || { echo "after rauc install GRUB's environment is '$env' (expected ORDER=B A, B_OK=1, B_TRY=0)"; return 1; }
+    vm_ssh "systemctl reboot" >/dev/null 2>&1 || true
+    vm_wait_exit 300 || { vm_kill; echo "the guest did not reboot within 300 s of systemctl reboot"; return 1; }
+    vm_boot update
+    tready=$(vm_wait_ready "$READY_LIMIT") || { echo "boot into slot B: $tready"; return 1; }
+    slot=$(vm_ssh "sed -n 's/.*rauc\.slot=\([AB]\).*/\1/p' /proc/cmdline")
+    [ "$slot" = B ] || { echo "booted slot '$slot' after the install, not B"; return 1; }
+    local t_ready=$(( $(date +%s) - t0 ))
+    vm_ssh_again "for i in \$(seq 300); do systemctl is-active -q parley-mark-good && exit 0; sleep 1; done; exit 1" \
+        || { echo "slot B not marked good: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
+    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    echo "$env" | grep -q 'B_OK=1' && echo "$env" | grep -q 'B_TRY=0' \
+        || { echo "slot B booted but GRUB's environment is '$env' (expected B_OK=1, B_TRY=0)"; return 1; }
+    local donations
+    donations=$(vm_ssh parley donations --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["donations"]))')
+    (( donations >= 1 )) || { echo "the order stored before the update is gone ($donations donations)"; return 1; }
+    vm_ssh parley web tokens | grep -q paired || { echo "the browser paired before the update is gone (parley web tokens)"; return 1; }
+    echo "bundle $(du -h "$BUNDLE" | cut -f1) copied in ${t_copy} s; rauc install ${t_install} s; install to parleyd ready on slot B ${t_ready} s ($ACCEL); marked good; $donations donation(s) and the paired browser kept"
+}
+
+# --- 8. refused bundles: truncated, signed by another key, corrupt --------
+# Each `rauc install` must fail, say why, and leave slot B (running) primary.
+# refused FILE: RAUC's own refusal (exit 1 and "failed" in its output), not a
+# lost SSH connection (255); prints RAUC's last line.
+refused() {
+    local out rc=0
+    out=$(vm_ssh rauc install "$1" 2>&1) || rc=$?
+    if [ "$rc" = 0 ] || [ "$rc" = 255 ] || ! echo "$out" | grep -q 'failed'; then
+        echo "rauc install $1: exit $rc, not refused: $(echo "$out" | tail -n 2 | tr '\n' ' ')"; return 1
+    fi
+    echo "$out" | grep -v '^ *$' | tail -n 1
+}
+check_bundle_refused() {
+    local env
+    vm_ssh "head -c 1048576 /data/update.raucb >/data/truncated.raucb" || { echo "could not make a truncated copy in the guest"; return 1; }
+    local why_truncated; why_truncated=$(refused /data/truncated.raucb) || { echo "truncated: $why_truncated"; return 1; }
+    # Another key: a small bundle of the same compatible signed by a key the
+    # image does not trust.
+    local other=$WORK/other-key dir=$WORK/other-bundle
+    mkdir -p "$other" "$dir"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$other/key.pem" -out "$other/cert.pem" \
+        -days 1 -subj "/CN=not the update key" 2>/dev/null
+    # Random bytes: the signature is refused before the image is looked at,
+    # and RAUC wants a squashfs larger than one 4 KiB block.
+    head -c 262144 /dev/urandom >"$dir/rootfs.ext4"
+    printf '[update]\ncompatible=parley-qemu-amd64\nversion=other\n\n[bundle]\nformat=verity\n\n[image.rootfs]\nfilename=rootfs.ext4\n' >"$dir/manifest.raucm"
+    rauc bundle --cert="$other/cert.pem" --key="$other/key.pem" "$dir" "$WORK/other.raucb" >/dev/null 2>&1 \
+        || { echo "could not make the other key's bundle"; return 1; }
+    vm_scp "$WORK/other.raucb" /data/other.raucb || { echo "could not copy the other key's bundle in"; return 1; }
+    local why_key; why_key=$(refused /data/other.raucb) || { echo "other key: $why_key"; return 1; }
+    # Corrupt: one byte of the payload changed (dm-verity finds it as it is read).
+    vm_ssh "printf '\\377\\377\\377\\377' | dd of=/data/update.raucb bs=1 seek=4194304 conv=notrunc status=none" \
+        || { echo "could not corrupt the bundle in the guest"; return 1; }
+    local why_corrupt; why_corrupt=$(refused /data/update.raucb) || { echo "corrupt: $why_corrupt"; return 1; }
+    vm_ssh rm -f /data/update.raucb /data/truncated.raucb /data/other.raucb
+    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    echo "$env" | grep -q 'ORDER=B' && echo "$env" | grep -q 'B_OK=1' \
+        || { echo "after the refusals GRUB's environment is '$env' (slot B should stay first and good)"; return 1; }
+    echo "refused: truncated ($why_truncated); other key ($why_key); corrupt ($why_corrupt)"
+}
+
+# --- 9. fall-back (issue 52): a bundle whose parleyd fails its check -------
+# The bundle's slot image is slot A's with /usr/bin/parleyd replaced by a
+# program that exits 1 (debugfs on a copy; signed with the same development
+# key, so RAUC installs it). After the install and a reboot GRUB tries the
+# new slot once; parleyd fails, parley-mark-good marks it bad and reboots,
+# and the next boot is the old slot again, by itself: at most two boots.
+# The test only starts QEMU again after each guest reboot (-no-reboot), as
+# power coming back would.
+check_fallback() {
+    local img=$IMG bad=$WORK/bad-bundle start size out env slot boots=0
+    mkdir -p "$bad"
+    read -r start size < <(sfdisk -J "$img" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])')
+    dd if="$img" of="$bad/rootfs.ext4" bs=512 skip="$start" count="$size" conv=sparse status=none
+    printf '#!/bin/sh\necho "parleyd: broken on purpose (image-test 9-fallback)" >&2\nexit 1\n' >"$bad/parleyd"
+    debugfs -w -R "rm /usr/bin/parleyd" "$bad/rootfs.ext4" >/dev/null 2>&1
+    debugfs -w -R "write $bad/parleyd /usr/bin/parleyd" "$bad/rootfs.ext4" >/dev/null 2>&1
+    debugfs -w -R "sif /usr/bin/parleyd mode 0100755" "$bad/rootfs.ext4" >/dev/null 2>&1
+    rm -f "$bad/parleyd"
+    printf '[update]\ncompatible=parley-qemu-amd64\nversion=broken-parleyd\n\n[bundle]\nformat=verity\n\n[image.rootfs]\nfilename=rootfs.ext4\n' >"$bad/manifest.raucm"
+    rauc bundle --cert="$RAUC_KEY_DIR/dev.cert.pem" --key="$RAUC_KEY_DIR/dev.key.pem" "$bad" "$WORK/broken.raucb" >/dev/null 2>&1 \
+        || { echo "could not make the broken bundle"; return 1; }
+    rm -rf "$bad"
+    vm_scp "$WORK/broken.raucb" /data/broken.raucb || { echo "could not copy the broken bundle in"; return 1; }
+    rm -f "$WORK/broken.raucb"
+    local before; before=$(vm_ssh "sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline")
+    out=$(vm_ssh "rauc install /data/broken.raucb && rm -f /data/broken.raucb" 2>&1) || { echo "$out"; echo "rauc install of the broken bundle failed"; return 1; }
+    vm_ssh "systemctl reboot" >/dev/null 2>&1 || true
+    vm_wait_exit 300 || { vm_kill; echo "no reboot after the install"; return 1; }
+    # Each boot ends by itself (the failed check reboots) until the old slot is up.
+    while :; do
+        boots=$((boots + 1))
+        (( boots <= 3 )) || { echo "still not back on slot $before after 3 boots"; return 1; }
+        vm_boot "fallback-$boots"
+        vm_wait_ssh "$READY_LIMIT" >/dev/null || { vm_wait_exit 5 && continue; echo "boot $boots: no SSH"; return 1; }
+        slot=$(vm_ssh_again "sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline" || true)
+        if [ "$slot" = "$before" ]; then break; fi
+        # On the broken slot: its mark-good reboots the guest.
+        vm_wait_exit "$READY_LIMIT" || { vm_kill; echo "boot $boots on the broken slot $slot did not reboot by itself: $(vm_console_tail | tail -n 3)"; return 1; }
+    done
+    vm_wait_ready "$READY_LIMIT" >/dev/null || { echo "back on slot $before but parleyd not ready"; return 1; }
+    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    local broken=A; [ "$before" = A ] && broken=B
+    echo "$env" | grep -q "${broken}_OK=0" || { echo "the broken slot $broken is not marked bad: $env"; return 1; }
+    echo "broken parleyd in slot $broken: back on slot $before after $boots boot(s), by itself; $broken marked bad ($env)"
+}
+
 # --- idle memory (a figure for BENCHMARKS.md, "Image and cross build") ----
 # Once parleyd listens and the boot has settled: the whole guest from
 # /proc/meminfo (used = MemTotal - MemAvailable, as free(1) counts it) and
@@ -330,6 +482,7 @@ vm_boot 1
 if check "1-boot-to-ready" check_ready; then
     check "first-boot-grow" check_grown || true
     check "first-boot-settings" check_bootconf || true
+    [ "$LAYOUT" = ab ] && { check "ab-slots" check_slots || true; }
     if [ "$ARCH" = arm64 ]; then
         pi_use_loopback || result "2-order" "could not switch the emulated Pi to the loopback" 1
     fi
@@ -342,9 +495,22 @@ if check "1-boot-to-ready" check_ready; then
         check "5-web" check_web || true
         check "6-volume" check_volume || true
         check "7-wyoming" check_wyoming || true
+        # Boots the VM again (into slot B): its ports are read back after.
+        if [ "$LAYOUT" = ab ]; then
+            if check "8-update" check_update; then
+                . "$WORK/vm.env"
+                check "8-bundle-refused" check_bundle_refused || true
+            fi
+            . "$WORK/vm.env"
+        fi
         # Last: it boots the VM again in its subshell, so the ports this
         # shell knows are the old VM's.
         check "3-power-cut" check_power_cut || true
+        # Last: it reboots the guest twice, into the broken slot and back.
+        if [ "$LAYOUT" = ab ]; then
+            . "$WORK/vm.env"
+            check "9-fallback" check_fallback || true
+        fi
     fi
 fi
 vm_kill

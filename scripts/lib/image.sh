@@ -9,6 +9,12 @@ DEBIAN_SECURITY=${DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 BOOT_LABEL=PARLEYBOOT
 ROOT_LABEL=PARLEYROOT
 BOOT_START_MIB=4
+# The QEMU image's A/B layout (issue 52): two root slots and a data
+# partition; the slots' file systems are alike (RAUC writes one image into
+# either), so only the boot and data partitions have labels to mount by.
+DATA_LABEL=PARLEYDATA
+SLOT_LABEL=PARLEYSLOT
+DATA_MIB=256     # before first boot; it grows to the end of the disk then
 
 log() { echo "$(basename "$0"): $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -20,6 +26,10 @@ image_target() {
         qemu) ARCH=amd64 BOARD=sim BOARD_LAYER=80-board-qemu ;;
         *) die "unknown target '$1'; expected one of: pi3, pi4, pi5, qemu" ;;
     esac
+    # The partition layout: the QEMU image is A/B (GRUB picks the slot); the
+    # Pi images keep one root until their firmware's slot choice is done.
+    LAYOUT=single
+    [ "$1" = qemu ] && LAYOUT=ab
     if [ "$1" = pi5 ]; then
         die "pi5: Debian 13's arm64 kernel (6.12) ships the Pi 5's device tree but not its SD card driver (CONFIG_MMC_SDHCI_BRCMSTB is not set: the root partition could not be mounted) nor any driver for its RP1 chip (GPIO header, USB, Ethernet: no microphone, speaker or button); see image/README.md"
     fi
@@ -160,4 +170,128 @@ SF
     dd if="$work/boot.img" of="$img" bs=1M seek="$BOOT_START_MIB" conv=notrunc,sparse status=none
     dd if="$work/root.img" of="$img" bs=1M seek=$(( BOOT_START_MIB + boot_mib )) conv=notrunc,sparse status=none
     zstd -q -f -T0 -10 "$img" -o "$img.zst"
+}
+
+# The GRUB modules built into the QEMU image's core.img (no module folder on
+# disk: everything the boot needs is in the 4 MiB gap before partition 1).
+GRUB_MODULES="biosdisk part_msdos fat ext2 normal configfile loadenv test echo linux search search_label serial terminal sleep halt reboot"
+
+# assemble_ab_image ROOT IMAGE WORK: the QEMU image's A/B layout (issue 52):
+#   p1 FAT  PARLEYBOOT  GRUB's grub.cfg and grubenv (the slot choice and its
+#                       boot counter), sysconf.txt; mounted at /boot/firmware
+#   p2 ext4 slot A      the root, as built
+#   p3 ext4 slot B      empty until RAUC installs a bundle into it
+#   p4 ext4 PARLEYDATA  Parley's state (/var/lib/parley, bind-mounted from
+#                       /data/parley): never written by an update; grows to
+#                       the end of the disk on first boot
+# GRUB for BIOS: boot.img in the MBR, core.img (grub-mkimage of the image's
+# own Debian 13 GRUB) in the gap before partition 1: what grub-install does,
+# without the loop device it would need. The root's ext4 image is also left
+# in WORK/root.img for the update bundle (make_bundle).
+assemble_ab_image() {
+    local root=$1 img=$2 work=$3
+    mkdir -p "$work/boot" "$work/data" "$(dirname "$img")"
+    [ -f "$root/boot/firmware/grub/grub.cfg" ] || die "$root/boot/firmware/grub/grub.cfg missing: the A/B layout needs the 80-board-qemu layer's GRUB configuration"
+    [ -f "$root/usr/lib/grub/i386-pc/boot.img" ] || die "$root/usr/lib/grub/i386-pc/boot.img missing: grub-pc-bin is not in the image"
+    mv "$root/boot/firmware/"* "$work/boot/"
+    # Parley's state moves to the data partition; the root keeps the mount points.
+    if [ -d "$root/var/lib/parley" ]; then
+        cp -a "$root/var/lib/parley" "$work/data/parley"
+        find "$root/var/lib/parley" -mindepth 1 -delete
+    else
+        mkdir -p "$work/data/parley"   # --no-parley: the bind mount's source all the same
+    fi
+    mkdir -p "$root/data" "$root/var/lib/parley"
+    in_root "$root" grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,msdos1)/grub' $GRUB_MODULES
+    mv "$root/tmp/core.img" "$work/core.img"
+    local core_sectors=$(( ($(stat -c %s "$work/core.img") + 511) / 512 ))
+    (( core_sectors < BOOT_START_MIB * 2048 - 1 )) || die "GRUB's core.img ($core_sectors sectors) does not fit before partition 1 at $BOOT_START_MIB MiB"
+    local used_root used_boot boot_mib root_mib
+    used_root=$(du -sm --apparent-size "$root" | cut -f1)
+    used_boot=$(du -sm --apparent-size "$work/boot" | cut -f1)
+    boot_mib=$(( used_boot * 2 + 128 )); (( boot_mib < 256 )) && boot_mib=256
+    # A slot is not grown on the device: it needs the room of future
+    # updates now (30 % + 256 MiB over today's root).
+    root_mib=$(( used_root * 13 / 10 + 256 ))
+    rm -f "$work/boot.img" "$work/root.img" "$work/data.img"
+    mkfs.vfat -F 32 -n "$BOOT_LABEL" -C "$work/boot.img" $(( boot_mib * 1024 )) >/dev/null
+    MTOOLS_SKIP_CHECK=1 mcopy -s -p -i "$work/boot.img" "$work/boot/"* ::/
+    truncate -s "${root_mib}M" "$work/root.img"
+    mkfs.ext4 -q -F -L "$SLOT_LABEL" -d "$root" "$work/root.img"
+    truncate -s "${DATA_MIB}M" "$work/data.img"
+    # 4 KiB blocks: it starts small (mke2fs would pick 1 KiB) but grows to the card.
+    mkfs.ext4 -q -F -b 4096 -L "$DATA_LABEL" -d "$work/data" "$work/data.img"
+    local total=$(( BOOT_START_MIB + boot_mib + 2 * root_mib + DATA_MIB ))
+    rm -f "$img" "$img.zst"
+    truncate -s "${total}M" "$img"
+    local s=2048 a=$(( BOOT_START_MIB + boot_mib ))
+    local b=$(( a + root_mib )) d=$(( a + 2 * root_mib ))
+    sfdisk -q "$img" <<SF
+label: dos
+unit: sectors
+start=$(( BOOT_START_MIB * s )), size=$(( boot_mib * s )), type=c, bootable
+start=$(( a * s )), size=$(( root_mib * s )), type=83
+start=$(( b * s )), size=$(( root_mib * s )), type=83
+start=$(( d * s )), size=$(( DATA_MIB * s )), type=83
+SF
+    # boot.img's first 440 bytes (the disk id and partition table after them
+    # stay sfdisk's); core.img from sector 1, where boot.img looks for it.
+    dd if="$root/usr/lib/grub/i386-pc/boot.img" of="$img" bs=440 count=1 conv=notrunc status=none
+    dd if="$work/core.img" of="$img" bs=512 seek=1 conv=notrunc status=none
+    dd if="$work/boot.img" of="$img" bs=1M seek="$BOOT_START_MIB" conv=notrunc,sparse status=none
+    dd if="$work/root.img" of="$img" bs=1M seek="$a" conv=notrunc,sparse status=none
+    dd if="$work/data.img" of="$img" bs=1M seek="$d" conv=notrunc,sparse status=none
+    zstd -q -f -T0 -10 "$img" -o "$img.zst"
+}
+
+# The update bundles' signing key (issue 52). A development key, made once on
+# the build machine and kept in the cache (never in the repository): a CA
+# whose certificate the image trusts (/etc/rauc/keyring.pem) and a signing
+# key it issued. A product replaces RAUC_KEY_DIR with its own, kept offline.
+RAUC_KEY_DIR=${PARLEY_RAUC_KEY_DIR:-$PARLEY_CACHE/rauc}
+rauc_dev_key() {
+    local dir=$RAUC_KEY_DIR
+    [ -f "$dir/ca.cert.pem" ] && [ -f "$dir/dev.cert.pem" ] && [ -f "$dir/dev.key.pem" ] && return 0
+    log "making the development signing key in $dir (never commit it)"
+    local tmp; tmp=$(mktemp -d "${dir%/}.new.XXXXXX")
+    chmod 0700 "$tmp"
+    local ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+    openssl req -x509 "${ec[@]}" -keyout "$tmp/ca.key.pem" -out "$tmp/ca.cert.pem" -days 3650 \
+        -subj "/O=Parley development/CN=Parley development CA ($(hostname))" 2>/dev/null
+    openssl req -new "${ec[@]}" -keyout "$tmp/dev.key.pem" -out "$tmp/dev.csr" \
+        -subj "/O=Parley development/CN=Parley development bundle signing ($(hostname))" 2>/dev/null
+    # A signing certificate, not a CA: RAUC checks the signer for S/MIME
+    # signing (no extended key usage limits it) against the keyring's CA.
+    printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n' >"$tmp/ext"
+    openssl x509 -req -in "$tmp/dev.csr" -CA "$tmp/ca.cert.pem" -CAkey "$tmp/ca.key.pem" -CAcreateserial \
+        -days 3650 -extfile "$tmp/ext" -out "$tmp/dev.cert.pem" 2>/dev/null
+    rm -f "$tmp/dev.csr" "$tmp/ext"
+    mkdir -p "$(dirname "$dir")"
+    mv -T "$tmp" "$dir" 2>/dev/null || { rm -rf "$tmp"; [ -f "$dir/dev.key.pem" ] || die "could not make $dir"; }
+}
+
+# make_bundle ROOTFS_IMAGE BUNDLE VERSION: a signed RAUC bundle (verity
+# format) holding ROOTFS_IMAGE, the slot image as the device image's slot A
+# has it, for `rauc install` on the A/B QEMU image. Checked against the
+# keyring after signing.
+make_bundle() {
+    local rootfs=$1 bundle=$2 version=$3 dir
+    dir=$(mktemp -d /var/tmp/parley-bundle.XXXXXX)
+    ln "$rootfs" "$dir/rootfs.ext4" 2>/dev/null || cp --sparse=always "$rootfs" "$dir/rootfs.ext4"
+    cat >"$dir/manifest.raucm" <<MANIFEST
+[update]
+compatible=parley-qemu-amd64
+version=$version
+
+[bundle]
+format=verity
+
+[image.rootfs]
+filename=rootfs.ext4
+MANIFEST
+    rm -f "$bundle"
+    rauc bundle --cert="$RAUC_KEY_DIR/dev.cert.pem" --key="$RAUC_KEY_DIR/dev.key.pem" \
+        --keyring="$RAUC_KEY_DIR/ca.cert.pem" "$dir" "$bundle" >&2 \
+        || { rm -rf "$dir"; die "rauc bundle failed for $bundle (key $RAUC_KEY_DIR/dev.key.pem)"; }
+    rm -rf "$dir"
 }

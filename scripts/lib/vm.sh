@@ -22,9 +22,11 @@ vm_stopped() {
     echo "the guest stopped: $(head -n 1 "$VM_QEMU_ERR")"
 }
 
-# vm_prepare_disk IMAGE: a sparse copy 1 GiB larger than the image (the root
+# vm_prepare_disk IMAGE: a sparse copy 1 GiB larger than the image (the last
 # partition must grow into it) with sysconf.txt (test key, host name) on the
-# boot partition, and the kernel, initrd and command line taken from there.
+# boot partition. The Pi image's kernel, initrd and command line are taken
+# from there (QEMU's -kernel); the A/B QEMU image boots through its own GRUB,
+# whose environment gets the test's extra kernel arguments (EXTRA_CMDLINE).
 vm_prepare_disk() {
     local img=$1 off=$(( BOOT_START_MIB * 1024 * 1024 ))
     DISK=$WORK/disk.img
@@ -33,6 +35,16 @@ vm_prepare_disk() {
     ssh-keygen -q -t ed25519 -N '' -C parley-image-test -f "$WORK/key"
     printf 'hostname=parley-test\nroot_authorized_key=%s\n' "$(cat "$WORK/key.pub")" >"$WORK/sysconf.txt"
     MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "$WORK/sysconf.txt" ::/sysconf.txt
+    if [ "$LAYOUT" = ab ]; then
+        # systemd's 90 s start time-out is for real hardware: a niced software
+        # emulation on a loaded machine ran mounts out of it (emergency mode);
+        # and no reboot loop on a panic (-no-reboot ends QEMU instead).
+        # no_timer_check: on a loaded host TCG ran the kernel's IO-APIC timer
+        # check too slowly and it panicked ("IO-APIC + timer doesn't work!",
+        # 2026-12-06); cloud images boot VMs with it for the same reason.
+        vm_grubenv set EXTRA_CMDLINE="systemd.default_timeout_start_sec=900 panic=-1 no_timer_check"
+        return
+    fi
     local kernel initrd
     kernel=$(MTOOLS_SKIP_CHECK=1 mdir -b -i "$DISK@@$off" ::/ | sed 's|^::/||' | grep -E '^vmlinuz' | sort -V | tail -n 1)
     initrd=$(MTOOLS_SKIP_CHECK=1 mdir -b -i "$DISK@@$off" ::/ | sed 's|^::/||' | grep -E '^initrd' | sort -V | tail -n 1)
@@ -40,6 +52,15 @@ vm_prepare_disk() {
     MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "::/$kernel" "$WORK/vmlinuz"
     MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "::/$initrd" "$WORK/initrd.img"
     MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" ::/cmdline.txt "$WORK/cmdline.txt"
+}
+
+# vm_grubenv list | set KEY=VALUE...: the A/B image's GRUB environment on
+# $DISK's boot partition, read or changed while QEMU is not running.
+vm_grubenv() {
+    local off=$(( BOOT_START_MIB * 1024 * 1024 ))
+    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" ::/grub/grubenv "$WORK/grubenv"
+    python3 scripts/lib/grubenv.py "$WORK/grubenv" "$@"
+    [ "$1" = list ] || MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "$WORK/grubenv" ::/grub/grubenv
 }
 
 # vm_boot N: starts QEMU on $DISK in the background (console in
@@ -55,32 +76,36 @@ vm_boot() {
     VM_CONSOLE=$WORK/console-$n.log
     VM_QEMU_ERR=$WORK/qemu-$n.err
     : >"$VM_CONSOLE"
-    # The image's own command line (root=...), with the console on the
-    # emulated machine's serial port and no reboot loop on a panic.
-    # systemd's 90 s start time-out is for real hardware: a niced software
-    # emulation on a loaded machine ran mounts out of it (emergency mode).
-    cmdline="$(tr -d '\r\n' <"$WORK/cmdline.txt") systemd.default_timeout_start_sec=900"
-    local common=(-m 1024 -smp 2 -kernel "$WORK/vmlinuz" -initrd "$WORK/initrd.img"
+    local common=(-m 1024 -smp 2
         -drive "file=$DISK,format=raw,if=virtio,cache=writeback"
         -netdev "user,id=n0,hostfwd=tcp:127.0.0.1:$VM_PORT-:22,hostfwd=tcp:127.0.0.1:$VM_WEB_PORT-:80,hostfwd=tcp:127.0.0.1:$VM_WYOMING_PORT-:10700" -device virtio-net-pci,netdev=n0
         -device virtio-rng-pci -display none -monitor none -serial "file:$VM_CONSOLE" -no-reboot)
     VM_START=$(date +%s.%N)
     if [ "$ARCH" = amd64 ]; then
         # No nested virtualisation for the guest (its kvm_amd hung a TCG boot once).
+        # SeaBIOS, then the image's GRUB from the disk: it picks the slot.
         local cpu=${PARLEY_QEMU_CPU:-qemu64}; [ "$ACCEL" = kvm ] && cpu=host
         nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
-            -append "$cmdline panic=-1" >/dev/null 2>"$VM_QEMU_ERR" &
+            >/dev/null 2>"$VM_QEMU_ERR" &
     else
+        # The image's own command line (root=...), with the console on the
+        # emulated machine's serial port and no reboot loop on a panic.
+        # systemd's 90 s start time-out is for real hardware: a niced software
+        # emulation on a loaded machine ran mounts out of it (emergency mode).
+        cmdline="$(tr -d '\r\n' <"$WORK/cmdline.txt") systemd.default_timeout_start_sec=900"
         # The Pi's own kernel on QEMU's generic arm64 machine: the Pi's boot
         # firmware and SoC cannot be emulated, the kernel and root can.
         cmdline=$(echo "$cmdline" | sed -E 's/console=[^ ]+//g')
         nice -n 10 qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a72 "${common[@]}" \
+            -kernel "$WORK/vmlinuz" -initrd "$WORK/initrd.img" \
             -append "$cmdline console=ttyAMA0,115200 panic=-1" >/dev/null 2>"$VM_QEMU_ERR" &
     fi
     VM_PID=$!
     # Checks run in subshells: the file tells every one (and the exit trap)
-    # which QEMU is the current one.
+    # which QEMU is the current one; vm.env its ports, for the shell that ran
+    # a check which booted the VM again (`. "$WORK/vm.env"`).
     echo "$VM_PID" >"$WORK/vm.pid"
+    declare -p VM_PID VM_PORT VM_WEB_PORT VM_WYOMING_PORT VM_CONSOLE VM_QEMU_ERR VM_START >"$WORK/vm.env"
 }
 
 # vm_kill: the power cut (SIGKILL: the guest gets no chance to flush).
@@ -147,6 +172,22 @@ vm_console_tail() {
     local lines
     lines=$(sed -E 's/\x1b\[[0-9;]*[A-Za-z]//g; s/\r//g' "$VM_CONSOLE" 2>/dev/null | grep -v '^[[:space:]]*$' | tail -n 25 || true)
     if [ -n "$lines" ]; then echo "$lines" | sed 's/^/  console: /'; else echo "  console: (nothing)"; fi
+}
+
+# vm_scp FILE GUEST_PATH: copies a host file into the guest.
+vm_scp() {
+    scp -q -i "$WORK/key" -P "$VM_PORT" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null \
+        -o BatchMode=yes -o ConnectTimeout=20 "$1" "root@127.0.0.1:$2"
+}
+
+# vm_wait_exit TIMEOUT: waits for QEMU to end (a guest reboot ends it: -no-reboot).
+vm_wait_exit() {
+    local t0; t0=$(date +%s)
+    while kill -0 "$VM_PID" 2>/dev/null; do
+        (( $(date +%s) - t0 > $1 )) && return 1
+        sleep 1
+    done
+    rm -f "$WORK/vm.pid"
 }
 
 vm_ssh() {

@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
-# Layer 80-board-qemu: kernel and initrd onto the boot partition, the ALSA
+# Layer 80-board-qemu: the A/B layout's mounts and GRUB environment (issue 52;
+# the boot code is written by image-build.sh's assemble_ab_image), the ALSA
 # loopback as parleyd's microphone and speaker (files/etc/modprobe.d).
 set -euo pipefail
 root=$1
 source "$(dirname "$0")/../../../scripts/lib/image.sh"
-in_root "$root" /usr/lib/parley-image/bootfiles
+# The root is whichever slot GRUB chose (root= on its command line): both
+# slots' file systems are alike, so fstab cannot name it. Parley's state is
+# on the data partition, bind-mounted where the package expects it.
+cat >"$root/etc/fstab" <<FSTAB
+LABEL=$BOOT_LABEL  /boot/firmware   vfat  rw,noatime,umask=0077  0 2
+LABEL=$DATA_LABEL  /data            ext4  rw,noatime             0 2
+/data/parley       /var/lib/parley  none  bind,x-systemd.requires-mounts-for=/data  0 0
+FSTAB
+# Slot A as built is the good one; B is empty until an update.
+env=$root/boot/firmware/grub/grubenv
+rm -f "$env"
+in_root "$root" grub-editenv /boot/firmware/grub/grubenv create
+in_root "$root" grub-editenv /boot/firmware/grub/grubenv set ORDER="A B" A_OK=1 A_TRY=0 B_OK=0 B_TRY=0
 config=$root/etc/parley/parley.yaml
 if [ -f "$config" ]; then
     sed -i -e 's|^  # capture: .*|  capture: "plughw:CARD=Loopback,DEV=1,SUBDEV=0"|' \
@@ -13,3 +26,4 @@ if [ -f "$config" ]; then
         || { echo "80-board-qemu: no audio capture/playback lines in $config" >&2; exit 1; }
     in_root "$root" parleyd --check-config
 fi
+in_root "$root" systemctl enable parley-mark-good.service
