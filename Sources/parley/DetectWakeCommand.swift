@@ -57,13 +57,10 @@ struct DetectWake: ParsableCommand {
             guard let path = KeywordModel.wakeHeadPath(name: name) else {
                 throw ValidationError("--detector embedding: no speech_embedding head for \"\(name)\" (model/wake/\(name).embedding.json); try --detector network")
             }
-            let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
-            let spotter = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights, sensitivity: sensitivity)
             // As the daemon: the name's keyword network first, where it has one.
-            let first = firstStage ? KeywordModel.wakeModelPath(name: name).flatMap { try? KeywordModel.load($0) }
-                .map { KeywordSpotter(model: $0, sensitivity: sensitivity) } : nil
-            let wake = EmbeddingWakeUtterance(spotter, firstStage: first)
-            peak = { spotter.peak }
+            let wake = try EmbeddingWakeUtterance.load(head: path, networkPath: firstStage ? KeywordModel.wakeModelPath(name: name) : nil,
+                                                       sensitivity: sensitivity)
+            peak = { wake.spotter.peak }
             // A recording starts and ends at the word: each is heard with a
             // second of quiet room either side (EmbeddingSpotter.padded), in
             // the capture loop's blocks, as the daemon's wake decoder is fed.

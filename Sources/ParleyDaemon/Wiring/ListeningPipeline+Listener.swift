@@ -601,13 +601,8 @@ public struct ListeningDecoders {
         if wake.detector == .embedding {
             if let path = headPath(wake.name) {
                 do {
-                    let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
-                    let spotter = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights,
-                                                   sensitivity: wake.sensitivity)
                     // The name's keyword network, where it has one, wakes the embedding.
-                    let first = modelPath(wake.name).flatMap { try? KeywordModel.load($0) }
-                        .map { KeywordSpotter(model: $0, sensitivity: wake.sensitivity) }
-                    return EmbeddingWakeUtterance(spotter, firstStage: first)
+                    return try EmbeddingWakeUtterance.load(head: path, networkPath: modelPath(wake.name), sensitivity: wake.sensitivity)
                 } catch {
                     logger.error("wake word head unusable; the keyword network listens for the name: \(error)")
                 }

@@ -34,8 +34,6 @@ public final class EmbeddingWakeUtterance: WakeDecoding {
     public static let replaySamples = 3 * PCMAudio.sampleRate
     /// The embedding has run in the open utterance.
     public private(set) var embeddingAwake = false
-    /// Utterances the embedding ran in, since the decoder was made (benchmarks, status).
-    public private(set) var embeddingUtterances = 0
     private var recent: [Int16]
     private var recentNext = 0
     private var recentCount = 0
@@ -48,6 +46,17 @@ public final class EmbeddingWakeUtterance: WakeDecoding {
     public private(set) var wakeEndSample: Int64?
     /// `samplesFed` when the open utterance began: the spotter's stream times count from there.
     private var base: Int64 = 0
+
+    /// The decoder for a head file as the daemon and `parley detect-wake`
+    /// run it: the speech_embedding models from where they are installed,
+    /// and the name's keyword network (`networkPath`, where there is one) as
+    /// the first stage, both at `sensitivity`.
+    public static func load(head: String, networkPath: String?, sensitivity: Double) throws -> EmbeddingWakeUtterance {
+        let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
+        let spotter = EmbeddingSpotter(model: try EmbeddingWakeModel.load(head), weights: weights, sensitivity: sensitivity)
+        let first = networkPath.flatMap { try? KeywordModel.load($0) }.map { KeywordSpotter(model: $0, sensitivity: sensitivity) }
+        return EmbeddingWakeUtterance(spotter, firstStage: first)
+    }
 
     public init(_ spotter: EmbeddingSpotter, firstStage: KeywordSpotter? = nil) {
         self.spotter = spotter
@@ -65,7 +74,6 @@ public final class EmbeddingWakeUtterance: WakeDecoding {
         embeddingAwake = firstStage == nil
         recentNext = 0
         recentCount = 0
-        if firstStage == nil { embeddingUtterances += 1 }
     }
 
     public var proposed: Bool { woke || spotter.peak >= spotter.threshold - Self.proposalMargin }
@@ -77,7 +85,6 @@ public final class EmbeddingWakeUtterance: WakeDecoding {
             remember(samples)
             guard firstStage.peak >= firstStage.threshold - Self.firstStageMargin else { return }
             embeddingAwake = true
-            embeddingUtterances += 1
             // The stream the embedding hears starts `replayed` samples back.
             let replayed = replay()
             streamOffset = Int64(samplesFed + Int64(samples.count) - base) - Int64(replayed.count)
