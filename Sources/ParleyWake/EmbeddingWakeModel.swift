@@ -75,7 +75,8 @@ public final class EmbeddingSpotter {
         embedding = SpeechEmbedding(weights: weights)
         head = DenseStack(mean: model.mean, scale: model.scale, layers: model.layers)
         ring = Array(repeating: 0, count: model.context * model.dims)
-        window = ring
+        // Its own storage: a copy of `ring` would share it until the first write, an allocation mid-stream.
+        window = Array(repeating: 0, count: model.context * model.dims)
         gap = Int(Self.refractorySeconds * 16_000 / Double(SpeechEmbedding.hop))
     }
 

@@ -1,3 +1,4 @@
+import CParleyMallocCounter
 import Foundation
 import ParleyAudio
 import ParleyCore
@@ -76,6 +77,35 @@ import Testing
         #expect(wake.finish() && wake.proposed)
         let end = try #require(wake.wakeEndSample) - start
         #expect(end > 32_000 && end <= 32_000 + Int64(word.count) + 16_000, "the word ends within the recording or the second after")
+    }
+
+    /// The listen thread streams every utterance through it: no allocation per block.
+    @Test func feedingAllocatesNothing() throws {
+        let model = try EmbeddingWakeModel.load(Self.modelPath)
+        let weights = try Self.weights()
+        let word = try PCMAudio.read(try Fixtures.wavFiles(in: Fixtures.wakeComputer).first!).samples
+        let samples = EmbeddingSpotter.padded(word) + EmbeddingSpotter.padded(word)
+        func stream(_ spotter: EmbeddingSpotter, _ buffer: UnsafeBufferPointer<Int16>) -> Int {
+            var detections = 0
+            var offset = 0
+            while offset < buffer.count {
+                let n = min(480, buffer.count - offset)
+                spotter.feed(UnsafeBufferPointer(rebasing: buffer[offset..<offset + n])) { _, _ in detections += 1 }
+                offset += n
+            }
+            return detections
+        }
+        let spotter = EmbeddingSpotter(model: model, weights: weights)
+        let detections = samples.withUnsafeBufferPointer { buffer in
+            // Another spotter on the same path first: the runtime makes a type's metadata once per process.
+            _ = stream(EmbeddingSpotter(model: model, weights: weights), buffer)
+            let before = parley_malloc_count_current_thread()
+            let detections = stream(spotter, buffer)
+            let after = parley_malloc_count_current_thread()
+            #expect(after == before, "\(after - before) allocations")
+            return detections
+        }
+        #expect(detections == 2)
     }
 
     @Test func sensitivityMovesTheThreshold() throws {
