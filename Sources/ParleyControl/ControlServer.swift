@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Logging
 import ParleySocket
@@ -149,7 +148,7 @@ public final class ControlServer: Sendable {
         let request: ControlRequest
         do { request = try ControlRequest(line: line) } catch { return .failure(error.description) }
         let handler = self.handler
-        return blockingAwait { await handler.handle(request) }
+        return ConnectionThread.run { await handler.handle(request) }
     }
 }
 
@@ -158,20 +157,3 @@ public struct ControlServerError: Error, CustomStringConvertible, Equatable {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs async work from a plain thread and waits for it (never called from
-/// the cooperative pool: only the control threads use it).
-private func blockingAwait<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let result = await body()
-        box.value.withLock { $0 = result }
-        done.signal()
-    }
-    done.wait()
-    return box.value.withLock { $0! }
-}
-
-private final class ResultBox<T: Sendable>: Sendable {
-    let value = Mutex<T?>(nil)
-}

@@ -1,6 +1,6 @@
-import Dispatch
 import Foundation
 import Logging
+import ParleySocket
 import Synchronization
 
 /// What Parley answers to a `transcript` from another satellite (role 2).
@@ -90,7 +90,7 @@ public enum WyomingHandleSession {
                 case .describe: try connection.send(.info(info))
                 case .ping(let text): try connection.send(.pong(text))
                 case .transcript(let text, _):
-                    let outcome = waitFor { await handler.handle(transcript: text) }
+                    let outcome = ConnectionThread.run { await handler.handle(transcript: text) }
                     logger.info("wyoming transcript", metadata: ["text": "\(text)", "outcome": "\(outcome)"])
                     link?.transcript(from: connection.peer, handled: outcome.isHandled)
                     try connection.send(outcome.event)
@@ -106,18 +106,4 @@ public enum WyomingHandleSession {
             logger.info("wyoming connection ended", metadata: ["peer": "\(connection.peer)", "error": "\(error)"])
         }
     }
-}
-
-/// Runs async work from a connection thread and waits for it (never called
-/// from the cooperative pool: only Wyoming's own threads use it).
-func waitFor<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let result = Mutex<T?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        let value = await body()
-        result.withLock { $0 = value }
-        done.signal()
-    }
-    done.wait()
-    return result.withLock { $0! }
 }

@@ -40,8 +40,14 @@ import Testing
 
         // In the window, an order without any wake word is understood.
         _ = try await Self.play(Self.order, socket: socket)
-        let confirming = try await EndToEndTests.waitForStatus(socket) { $0.state == "awaiting-confirmation" }
+        // Awaited with the read-back under way: on a loaded machine the state
+        // alone was sometimes seen only after the read-back had ended, and a
+        // "stop" played then is an answer, not an interruption.
+        let confirming = try await EndToEndTests.waitForStatus(socket) {
+            $0.state == "awaiting-confirmation" && $0.audio.speaking == true
+        }
         #expect(confirming?.state == "awaiting-confirmation")
+        #expect(confirming?.audio.speaking == true)
         #expect(confirming?.recognitions == 1)
 
         // "Stop" while the device reads the order back: it is cut short and
