@@ -53,7 +53,7 @@ public enum ConfigLoader {
         try document.forEachEntry(of: [
             "board", "audio", "wake", "primary_app", "voice", "speech", "confirm_by_voice", "timeouts", "tips",
             "donations", "adaptation", "state_directory", "apps_folder", "control_socket", "control_group",
-            "log_level", "web", "home_assistant", "time_zone",
+            "log_level", "web", "home_assistant", "time_zone", "update",
         ]) { key, field in
             switch key {
             case "board": config.board = try field.name()
@@ -68,6 +68,7 @@ public enum ConfigLoader {
             case "donations": try readDonations(field, into: &config.donationRetention)
             case "adaptation": try readAdaptation(field, into: &config.adaptation)
             case "web": try readWeb(field, into: &config.web)
+            case "update": try readUpdate(field, into: &config.update)
             case "home_assistant": try readHomeAssistant(field, into: &config.homeAssistant)
             case "state_directory": config.stateDirectory = try field.absolutePath()
             case "apps_folder": config.appsFolder = try field.string()

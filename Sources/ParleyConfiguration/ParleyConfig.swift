@@ -77,6 +77,8 @@ public struct ParleyConfig: Sendable, Equatable {
     public var adaptation = Adaptation()
     /// `web`: the speaker's page (see WebConfig.swift).
     public var web = Web()
+    /// `update`: RAUC updates, the update folder (UpdateConfig.swift).
+    public var update = Update()
     /// `home_assistant`: the Wyoming satellite and handler (HomeAssistantConfig.swift).
     public var homeAssistant = HomeAssistant()
     /// `confirm_by_voice`: intent categories a spoken "yes" may confirm.

@@ -404,6 +404,9 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
     /// The capture front end in use ("neural (DeepFilterNet3, ...)"), or why
     /// the configured one is not; nil from an older daemon.
     public var frontEnd: String?
+    /// The A/B root slots as RAUC reports them (``SlotSummary``); nil on a
+    /// machine without RAUC, or from an older daemon.
+    public var slots: [SlotSummary]?
 
     // Spelled out because the daemon, which fills it in, is another module
     // (a memberwise initialiser is internal).
@@ -412,7 +415,8 @@ public struct DaemonStatus: Sendable, Codable, Equatable {
                 recognitions: Int, lastIntents: [String], grammarSize: Int, donations: Int, customPhrases: Int,
                 notWired: [String], keptRecordings: Int? = nil, keepAudio: Bool? = nil, roomTransform: Date? = nil,
                 homeAssistant: String? = nil, homeAssistantHandler: String? = nil, timeZone: String? = nil,
-                frontEnd: String? = nil) {
+                frontEnd: String? = nil, slots: [SlotSummary]? = nil) {
+        self.slots = slots
         self.frontEnd = frontEnd
         self.timeZone = timeZone
         self.version = version

@@ -58,3 +58,10 @@ public enum Fixtures {
         return files
     }
 }
+
+extension Fixtures {
+    /// RAUC 1.13's JSON as the A/B image prints it (Tests/Fixtures/rauc/README.md).
+    public static func raucStatus(_ name: String) throws -> URL {
+        try require(root.appendingPathComponent("rauc/\(name).json"))
+    }
+}

@@ -37,6 +37,7 @@ struct StatusCommand: ParsableCommand {
             let transform = s.roomTransform.map { "room transform of \($0.formatted(date: .abbreviated, time: .shortened))" } ?? "no room transform"
             lines.append("adaptation:   \(kept) kept recordings (keeping \(s.keepAudio == true ? "on" : "off")), \(transform)")
         }
+        if let slots = s.slots, !slots.isEmpty { lines.append("slots:        \(SlotSummary.line(slots))") }
         if let frontEnd = s.frontEnd { lines.append("front end:    \(frontEnd)") }
         if let link = s.homeAssistant { lines.append("home assistant: \(link)") }
         if let handler = s.homeAssistantHandler { lines.append("home assistant: \(handler)") }

@@ -24,6 +24,11 @@ import Testing
             ("web:\n  password: x\n", 2, "web.password", "not a Parley setting (see dist/parley.yaml)"),
             ("web:\n  pairing: shouted\n", 2, "web.pairing", "\"shouted\" is not one of spoken, button"),
         ]
+        Self.expectRefused(cases)
+    }
+
+    /// Each (YAML, line, key, reason): refused, naming that line, key and reason.
+    static func expectRefused(_ cases: [(String, Int, String, String)]) {
         for (yaml, line, key, reason) in cases {
             let error = #expect(throws: ConfigError.self) { try ConfigLoader.parse(yaml, file: "p.yaml") }
             #expect(error?.line == line, "\(yaml)")

@@ -299,7 +299,8 @@ public struct DaemonController: ControlHandling {
             roomTransform: components.room?.transformDate, homeAssistant: components.homeAssistant?(),
             homeAssistantHandler: components.homeAssistantHandler?(),
             timeZone: (components.localTime?.timeZone ?? .current).identifier,
-            frontEnd: await components.recogniser?.frontEndStatus())
+            frontEnd: await components.recogniser?.frontEndStatus(),
+            slots: await components.updater?.slots())
     }
 
     private func grammarSize() async -> Int {

@@ -130,6 +130,8 @@ public struct DaemonComponents: Sendable {
     /// Puts new wake settings (the page's wake word and sensitivity) in use:
     /// listening, `parley say`'s stripping and what Home Assistant is told.
     public var applyWake: (@Sendable (ParleyConfig.Wake) async -> Void)?
+    /// Software updates (RAUC): the slots in `parley status`, `parley update`.
+    public var updater: Updater?
     public var services: [any Service]
 
     public init(

@@ -114,6 +114,12 @@ public enum Wiring {
             services.append(NightlyAdaptation(room: room, at: config.adaptation.nightlyAt, calendar: { localTime.calendar },
                                               logger: Logger(label: "parley.room")))
         }
+        // Software updates: RAUC's slots, `parley update`, "I'm back" after the restart.
+        let tools = Updater.tools()
+        let updater = Updater(rauc: tools.rauc, reboot: tools.reboot, stateDirectory: config.stateDirectory,
+                              logger: Logger(label: "parley.update"), say: { await speaker?.speak($0) },
+                              speaking: { speaker?.playback.isTalking ?? false })
+        services.append(UpdateService(updater: updater, folder: config.update.folder))
         bridge.setOutputs(outputs)
         let phrases = await bridge.grammarSize()
         logger.info("engine ready", metadata: [
@@ -130,6 +136,7 @@ public enum Wiring {
         components.apps = appsService
         components.localTime = localTime
         components.speaker = speaker
+        components.updater = updater
         let setSatelliteWake = satellite?.setWake
         components.applyWake = { wake in
             bridge.wake = wake.grammar
