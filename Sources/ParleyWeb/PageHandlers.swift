@@ -165,7 +165,8 @@ extension WebPage {
     }
 
     func settingsPage(_ visit: Visit, message: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
-        html(Pages.settings(settings?.current(), file: settings.map { "\($0.overlay) (over \($0.path))" }, message: message, zones: Self.zoneNames, visit: visit), status: status)
+        html(Pages.settings(settings?.current(), file: settings.map { "\($0.overlay) (over \($0.path))" }, message: message, zones: Self.zoneNames,
+                            visit: visit, update: await updateSection(visit)), status: status)
     }
 
     /// The system's time zone names, for the field's suggestions (read once).

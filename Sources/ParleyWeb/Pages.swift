@@ -212,9 +212,10 @@ enum Pages {
             """
     }
 
-    static func settings(_ values: [SettingsFile.Key: String]?, file: String?, message: String?, zones: [String], visit: WebPage.Visit) -> String {
+    static func settings(_ values: [SettingsFile.Key: String]?, file: String?, message: String?, zones: [String], visit: WebPage.Visit,
+                         update: String = "") -> String {
         guard let values, let file else {
-            return layout("Settings", note(message ?? "parleyd runs on its defaults, without a configuration file; start it with --config FILE to change settings here."))
+            return layout("Settings", note(message ?? "parleyd runs on its defaults, without a configuration file; start it with --config FILE to change settings here.") + update)
         }
         let fields: [(SettingsFile.Key, String, String)] = [
             (.volume, "Volume (%)", "0…200"), (.wakeName, "Wake word", "one to three words"),
@@ -233,6 +234,7 @@ enum Pages {
             \(note(message))
             \(form("/settings", visit.formToken, id: "settings-form", "\(inputs)\(datalist)<button id=\"save-settings\">Save</button>"))
             <p class="hint">Written to \(esc(file)) with the same checks as parleyd's start. The voice, its rate and loudness, the time zone, the wake word and its sensitivity are in use at once; the board says so where it waits for a restart.</p>
+            \(update)
             """)
     }
 

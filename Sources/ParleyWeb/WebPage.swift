@@ -12,7 +12,8 @@ import Synchronization
 /// shows and changes goes through `handler`, the control socket's own
 /// handler (``ControlHandling``), so the page and `parley` never disagree;
 /// the only files it touches are its session file, one upload file in
-/// `<state>/web/` and the configuration file the daemon was started with.
+/// `<state>/web/`, an update bundle in `<state>/update/` and the
+/// configuration file the daemon was started with.
 /// No path is ever taken from a request.
 public final class WebPage: Sendable {
     public let handler: any ControlHandling
@@ -39,14 +40,22 @@ public final class WebPage: Sendable {
     let microphoneLevel: (@Sendable () -> Int)?
     /// How often the status stream sends the level; the rest of the status goes every fourth time.
     let levelInterval: Duration
+    /// Software updates (Settings' upload); nil: none offered.
+    let updater: Updater?
+    /// The largest bundle accepted (`update.max_upload_mib`).
+    let maxUploadBytes: Int
+    /// One upload at a time (they share the file).
+    let uploading = Mutex(false)
 
     public init(
         handler: any ControlHandling, webDirectory: URL, configFile: String?, machineName: String,
         announce: @escaping @Sendable (String) async throws -> Void, logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }, live: LiveSettings? = nil,
         microphoneLevel: (@Sendable () -> Int)? = nil, levelInterval: Duration = .milliseconds(250),
-        pairing: PairingMode = .spoken
+        pairing: PairingMode = .spoken, updater: Updater? = nil, maxUploadBytes: Int = ParleyConfig.Update().maxUploadBytes
     ) {
+        self.updater = updater
+        self.maxUploadBytes = maxUploadBytes
         self.pairingMode = pairing
         self.live = live
         self.microphoneLevel = microphoneLevel
@@ -90,6 +99,7 @@ public final class WebPage: Sendable {
         router.post("/apps/install") { request, _ in try await self.changing(request) { try await self.installApp($0, $1) } }
         router.get("/settings") { request, _ in try await self.signedIn(request) { try await self.settingsPage($0, message: nil) } }
         router.post("/settings") { request, _ in try await self.changing(request) { try await self.saveSettings($0, $1) } }
+        router.post("/settings/update") { request, _ in try await self.uploadUpdate(request) }
         router.get("/history") { request, _ in try await self.signedIn(request) { try await self.historyPage($0, message: nil) } }
         router.post("/history/forget") { request, _ in try await self.changing(request) { try await self.forget($0, $1) } }
         router.post("/history/kept/delete") { request, _ in try await self.changing(request) { try await self.deleteKept($0, $1) } }

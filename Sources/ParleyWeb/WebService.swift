@@ -26,7 +26,8 @@ public enum WebAttachment {
             configFile: context.configFile, machineName: ProcessInfo.processInfo.hostName,
             announce: PairingAnnouncer(components: context.components).announce, logger: logger,
             live: LiveSettings(components: context.components), microphoneLevel: context.components.microphoneLevel,
-            pairing: web.pairing == "button" ? .button : .spoken)
+            pairing: web.pairing == "button" ? .button : .spoken, updater: context.components.updater,
+            maxUploadBytes: context.config.update.maxUploadBytes)
         wirePairingButton(page, context.components)
         return DaemonAttachment(
             handler: WebControlHandler(inner: context.handler, sessions: page.sessions),
