@@ -1,4 +1,4 @@
-# Sourced by scripts/eval-wake-cv.sh and scripts/eval-wake-noise.sh (from the
+# Sourced by training/bin/eval-wake-cv.sh and training/bin/eval-wake-noise.sh (from the
 # package root): sets `key`, the folder name under WORK/scores of the cached
 # wake scores. The detector's source, so a change to stage 1 or stage 2
 # scores everything again; with SET (decoder overrides, e.g.

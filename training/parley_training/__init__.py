@@ -1,1 +1,1 @@
-"""Parley's wake word training and evaluation (README: scripts/train-wake.sh)."""
+"""Parley's wake word training and evaluation (README: training/bin/train-wake.sh)."""
