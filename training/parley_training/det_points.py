@@ -18,9 +18,11 @@ a point of the curve, for comparing detectors, not a tuned result.
 Reports that keep each fold's raw scores (kws.py since --threshold-rule:
 "thresholds", "best", "negative_peaks") get one more row per threshold
 rule: misses and false wakes at the threshold that rule gave each fold from
-its calibration audio alone, so one run compares the rules. Reports of
-runs with --snr-bands get a row for the two thresholds by the window's own
-SNR estimate (band_rows).
+its calibration audio alone, so one run compares the rules. (Reports of
+runs with --snr-bands, measured and not kept, were read by band_rows: at
+2f148e6, scripts/wake/det_points.py.)
+
+    python3 -m parley_training.det_points REPORT.json ...   (PYTHONPATH=training)
 """
 import argparse
 import json
@@ -39,7 +41,7 @@ def points(report, allows):
         rows.append((f"{fw} in {hours:.1f} h (offset {offset:+.2f})", misses))
     at_fold = report["totals"]["misses"]
     rows.insert(0, (f"each fold's threshold: {report['totals']['false_wakes']} in {hours:.1f} h", at_fold))
-    return rows + rule_rows(report) + band_rows(report)
+    return rows + rule_rows(report)
 
 
 def rule_rows(report):
@@ -63,31 +65,6 @@ def rule_rows(report):
         ts = ", ".join(f"{f['thresholds'][rule]:.2f}" for f in folds)
         rows.append((f"rule {rule} ({ts}): {fw} in {hours:.1f} h", misses))
     return rows
-
-
-def band_rows(report):
-    """The row of a run with --snr-bands: each fold's two thresholds (its
-    windows below the SNR line against the noisy one, the others against
-    the clean one), misses from each positive's best margin over its
-    window's threshold and the false wakes counted at those thresholds."""
-    folds = report["folds"]
-    if not folds or not all("bands" in f for f in folds):
-        return []
-    hours = report["totals"]["hours"]
-    misses = {c: 0 for c in report["conditions"]}
-    for f in folds:
-        for c, margins in f["bands"]["best_margin"].items():
-            misses[c] += sum(1 for v in margins if v < 0)
-    fw = sum(f["bands"]["false_wakes"] for f in folds)
-    line = folds[0]["bands"]["snr_db"]
-    ts = ", ".join(f"{t['clean']:.2f}/{t['noisy']:.2f}" for t in (band_thresholds(f) for f in folds))
-    return [(f"SNR bands at {line:g} dB, clean/noisy ({ts}): {fw} in {hours:.1f} h", misses)]
-
-
-def band_thresholds(fold):
-    """The band thresholds a fold's margins were counted against (its rule's)."""
-    bands = fold["bands"]
-    return bands["thresholds"][bands["rule"]]
 
 
 def pooled(reports):

@@ -54,10 +54,10 @@ tail"). `--threshold-rule best` is the rule before it: just above their
 best window (at 0.1 false wakes/h, 9.7 h allow none). Every fold's report
 row keeps both rules' thresholds and the raw scores, so
 training/parley_training/det_points.py reads either rule's misses from one run. Two
-options were measured and not kept (2026-12-03, BENCHMARKS.md):
-`--snr-bands DB`, a second threshold for windows whose own SNR estimate
-is below DB, and `--vtlp W`, the training copies' spectra warped as other
-speakers' would be. The
+options were measured and not kept (2026-12-03, BENCHMARKS.md; their code
+is at 2f148e6, scripts/wake/kws.py): `--snr-bands DB`, a second threshold
+for windows whose own SNR estimate is below DB, and `--vtlp W`, the
+training copies' spectra warped as other speakers' would be. The
 settings (features, synthetic voices, network size) were chosen on fold 0
 before the five-fold runs (BENCHMARKS.md says which). A
 score is the mean logit of the last 3 windows (90 ms).
@@ -99,19 +99,14 @@ TRAIN_NOISES = ["babble", "pink", "clatter", "white", "brown"]
 REFRACTORY = 1.0     # seconds between two detections (the daemon listens for a command after one)
 
 
-def mel_matrix(alpha=1.0):
-    """The mel filterbank; with alpha != 1, for a spectrum warped as
-    vtlp_warp does (each filter reads the original frequencies that the
-    warp maps onto it)."""
+def mel_matrix():
+    """The mel filterbank."""
     def mel(f):
         return 2595.0 * numpy.log10(1.0 + f / 700.0)
 
     def hz(m):
         return 700.0 * (10 ** (m / 2595.0) - 1.0)
     edges = hz(numpy.linspace(mel(LOW_HZ), mel(HIGH_HZ), BANDS + 2))
-    if alpha != 1.0:
-        grid = numpy.linspace(0, RATE / 2, 4001)
-        edges = numpy.interp(edges, vtlp_warp(grid, alpha), grid)
     bins = numpy.arange(FFT // 2 + 1) * RATE / FFT
     m = numpy.zeros((BANDS, FFT // 2 + 1))
     for b in range(BANDS):
@@ -122,35 +117,6 @@ def mel_matrix(alpha=1.0):
     return m
 
 
-# --vtlp W: vocal tract length perturbation (Jaitly and Hinton 2013) of the
-# training copies: each copy's spectrum warped by a factor drawn from
-# [1 - W, 1 + W], formants moved as another speaker's would be, without the
-# tempo and pitch change of --speed.
-VTLP = 0.0
-VTLP_HIGH_HZ = 4800.0  # the warp is linear up to about here, then bends to keep the Nyquist frequency fixed
-
-
-def vtlp_warp(f, alpha):
-    """Where the warp by alpha takes frequency f (Hz): f * alpha up to
-    VTLP_HIGH_HZ * min(alpha, 1) / alpha, then a straight line to RATE / 2."""
-    nyquist = RATE / 2
-    bend = VTLP_HIGH_HZ * min(alpha, 1.0) / alpha
-    high = nyquist - (nyquist - VTLP_HIGH_HZ * min(alpha, 1.0)) / (nyquist - bend) * (nyquist - f)
-    return numpy.where(f <= bend, f * alpha, high)
-
-
-def warped_mel(rng):
-    """A filterbank for one training copy: MEL, or with --vtlp one of 21
-    warps drawn from [1 - VTLP, 1 + VTLP] (made once each)."""
-    if not VTLP:
-        return MEL
-    step = int(rng.integers(0, 21))
-    if step not in _WARPED:
-        _WARPED[step] = mel_matrix(1 - VTLP + 2 * VTLP * step / 20)
-    return _WARPED[step]
-
-
-_WARPED = {}
 MEL = mel_matrix()
 HANN = 0.5 - 0.5 * numpy.cos(2 * numpy.pi * numpy.arange(FRAME_LEN) / FRAME_LEN)
 
@@ -159,14 +125,14 @@ FEATURES = "pcen"  # or "log" (--features)
 PCEN_S, PCEN_ALPHA, PCEN_DELTA, PCEN_R = 0.025, 0.98, 2.0, 0.5
 
 
-def mel_energies(x, mel=None):
+def mel_energies(x):
     n = 1 + (len(x) - FRAME_LEN) // HOP if len(x) >= FRAME_LEN else 0
     if n == 0:
         return numpy.zeros((0, BANDS))
     idx = numpy.arange(FRAME_LEN)[None, :] + HOP * numpy.arange(n)[:, None]
     frames = x[idx] * HANN
     power = numpy.abs(numpy.fft.rfft(frames, FFT)) ** 2 / FFT
-    return power @ (MEL if mel is None else mel).T
+    return power @ MEL.T
 
 
 def pcen(e):
@@ -193,44 +159,14 @@ def features_of(e):
 FRONT_END = None  # --front-end denoise[:DB]: the daemon's speexdsp noise suppression before the features
 
 
-def pooled(x, with_level=False, mel=None):
-    """Pooled feature frames (n, BANDS); with_level, also each pooled
-    frame's level in dB (its mel energies summed, 10 log10(1 + e)), for
-    window_snr; mel, another filterbank than MEL (warped_mel)."""
+def pooled(x):
+    """Pooled feature frames (n, BANDS)."""
     if FRONT_END is not None:
         x = front_end.denoised(x, FRONT_END)
-    e = mel_energies(x, mel)
+    e = mel_energies(x)
     f = features_of(e)
     n = len(f) // POOL
-    p = f[: n * POOL].reshape(n, POOL, BANDS).mean(axis=1)
-    if not with_level:
-        return p
-    level = 10 * numpy.log10(1 + e[: n * POOL].sum(axis=1).reshape(n, POOL).mean(axis=1))
-    return p, level
-
-
-# --snr-bands: each window's own signal-to-noise estimate picks its threshold
-# (issue 27 item 3, "the keyphrase thresholds per SNR band"; BENCHMARKS.md
-# "Thresholds by the window's own SNR").
-SNR_FLOOR_FRAMES = 100   # pooled frames (3 s) up to a window's end whose 10th percentile is its noise floor
-SNR_FLOOR_QUANTILE = 10
-SNR_BANDS = None  # --snr-bands DB: windows whose window_snr is below DB are "noisy", the others "clean"
-
-
-def window_snr(level, ends):
-    """Each window's estimated SNR in dB: its loudest pooled frame over the
-    SNR_FLOOR_QUANTILE-th percentile of the SNR_FLOOR_FRAMES pooled frames
-    up to its end (fewer at a stream's start). Only what a listener has
-    heard by the window's end: the daemon can compute the same."""
-    if len(level) == 0:
-        return numpy.zeros(len(ends))
-    from numpy.lib.stride_tricks import sliding_window_view
-    pad = numpy.concatenate([numpy.full(SNR_FLOOR_FRAMES - 1, numpy.nan), level])
-    floors = numpy.nanpercentile(sliding_window_view(pad, SNR_FLOOR_FRAMES), SNR_FLOOR_QUANTILE, axis=1)
-    wpad = numpy.concatenate([numpy.full(WINDOW - 1, -numpy.inf), level])
-    loudest = sliding_window_view(wpad, WINDOW).max(axis=1)
-    ends = numpy.minimum(ends, len(level) - 1)
-    return loudest[ends] - floors[ends]
+    return f[: n * POOL].reshape(n, POOL, BANDS).mean(axis=1)
 
 
 def windows(p, step=1):
@@ -365,10 +301,10 @@ def seed_of(*parts):
     return int(hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:8], 16)
 
 
-def positive_windows(x, span, mel=None):
+def positive_windows(x, span):
     """Windows of one (augmented) positive: ends just after the word's end
     are 1, ends in the word's first half 0; others dropped."""
-    p = pooled(x, mel=mel)
+    p = pooled(x)
     w, ends = windows(p)
     t_end = (ends + 1) * POOL * HOP / RATE + (FRAME_LEN - HOP) / RATE  # the window's last sample, s
     start, end = span
@@ -450,8 +386,8 @@ def augmented_positive(x, noises, rng):
     return y, shift / RATE + 0.5, factor
 
 
-def negative_windows(x, every, mel=None):
-    return windows(pooled(x, mel=mel), step=every)[0]
+def negative_windows(x, every):
+    return windows(pooled(x), step=every)[0]
 
 
 def read_manifest(folder):
@@ -473,28 +409,15 @@ SPARSE_KINDS = {"prose": 2}
 SMOOTH = 3  # windows averaged into a score (90 ms): the word gives ~10 in a row, a stray window one
 
 
-def stream_scores(net, x, with_snr=False):
+def stream_scores(net, x):
     """Scores of every window of a stream (one per pooled frame): the mean
-    of the last SMOOTH windows' logits; with_snr, also each window's
-    window_snr."""
-    p, level = pooled(x, with_level=True) if with_snr else (pooled(x), None)
-    w, ends = windows(p)
+    of the last SMOOTH windows' logits."""
+    w, ends = windows(pooled(x))
     raw = net.score(w)
     if SMOOTH > 1 and len(raw):
         c = numpy.cumsum(numpy.concatenate([numpy.zeros(SMOOTH), raw]))
         raw = (c[SMOOTH:] - c[:-SMOOTH]) / SMOOTH
-    if with_snr:
-        return raw, ends, window_snr(level, ends)
     return raw, ends
-
-
-def band_scores(net, x):
-    """stream_scores with each window's window_snr when --snr-bands is on,
-    else None for it: the SNR estimate (a percentile over 3 s for every
-    window) is not computed for runs that do not use it."""
-    if SNR_BANDS is None:
-        return stream_scores(net, x) + (None,)
-    return stream_scores(net, x, with_snr=True)
 
 
 GAP = int(REFRACTORY * RATE / (HOP * POOL))  # REFRACTORY in pooled frames
@@ -539,7 +462,7 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
         for c in range(copies if not name.startswith("synthetic/") else synthetic_copies):
             y, offset, factor = augmented_positive(x, mixed_with, rng)
             s, e = spans[name]
-            w, lab = positive_windows(y, (s / factor + offset, e / factor + offset), warped_mel(rng))
+            w, lab = positive_windows(y, (s / factor + offset, e / factor + offset))
             xs.append(w); ys.append(lab)
     for path, fold, kind, secs in neg_rows:
         x = negatives.read_wav(path)
@@ -550,8 +473,7 @@ def build_training(pos_files, spans, neg_rows, noises, rng, copies, neg_every, s
         if SPEED:
             x, _ = speed_changed(x, rng)
         mixed = negatives.mix(x, drawn_noise(noises, rng), rng.uniform(0, 20), rng)
-        # (warped as the positives are, --vtlp: a warped spectrum is not a sign of the word)
-        xs.append(negative_windows(mixed, every, warped_mel(rng))); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
+        xs.append(negative_windows(mixed, every)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     for noise in noises:
         xs.append(negative_windows(noise * 10 ** (rng.uniform(-20, 0) / 20), 2)); ys.append(numpy.zeros(len(xs[-1]), numpy.float32))
     x = numpy.concatenate(xs); y = numpy.concatenate(ys)
@@ -681,26 +603,11 @@ def threshold_from(peaks, hours, rule):
     return float(peaks[allowed]) + 1e-3 if len(peaks) > allowed else -1e9
 
 
-WINDOW_HOURS = POOL * HOP / RATE / 3600  # the time one window stands for (a pooled frame)
-
-
-def band_of(snr):
-    """Each window's band: True where noisy."""
-    return snr < SNR_BANDS
-
-
-def band_peaks(scores, noisy, band):
-    """best_separated over the windows of one band (band True: the noisy windows)."""
-    return [p for p in best_separated(numpy.where(noisy == band, scores, -numpy.inf)) if p > -numpy.inf]
-
-
 def calibration_peaks(net, neg_rows, calib, noise_list):
     """The separated peaks of the calibration fold's negatives (kitchen left
     out), clean and at 10 dB with each of babble, pink and clatter;
-    (peaks, hours listened, by band) where by band is, with SNR_BANDS,
-    {"clean"/"noisy": (peaks, hours)} of each band's windows alone, else None."""
+    (peaks, hours listened)."""
     peaks, hours = [], 0.0
-    by_band = {"clean": ([], 0.0), "noisy": ([], 0.0)} if SNR_BANDS is not None else None
     for path, fold, kind, secs in neg_rows:
         if fold != calib or "kitchen" in kind:
             continue
@@ -708,35 +615,18 @@ def calibration_peaks(net, neg_rows, calib, noise_list):
         rr = numpy.random.default_rng(seed_of(path, "calib"))
         streams = [xx] + [negatives.mix(xx, noise, 10, rr) for noise in noise_list[:3]]
         for stream in streams:
-            s, _, snr = band_scores(net, stream)
+            s, _ = stream_scores(net, stream)
             peaks += best_separated(s)
-            if by_band is not None:
-                noisy = band_of(snr)
-                for name, band in (("clean", False), ("noisy", True)):
-                    p, h = by_band[name]
-                    by_band[name] = (p + band_peaks(s, noisy, band), h + float((noisy == band).sum()) * WINDOW_HOURS)
         hours += 4 * secs / 3600
-    return peaks, hours, by_band
+    return peaks, hours
 
 
 def calibrate(net, neg_rows, calib, noise_list):
     """The threshold by THRESHOLD_RULE on the calibration fold's negatives;
-    (threshold, hours listened, {rule: threshold} for every rule, and with
-    SNR_BANDS {rule: {band: threshold}}: each band's threshold from its own
-    windows' peaks and hours, so each band expects at most 0.1 false wakes
-    an hour of its own; else None)."""
-    peaks, hours, by_band = calibration_peaks(net, neg_rows, calib, noise_list)
+    (threshold, hours listened, {rule: threshold} for every rule)."""
+    peaks, hours = calibration_peaks(net, neg_rows, calib, noise_list)
     every = {rule: threshold_from(peaks, hours, rule) for rule in THRESHOLD_RULES}
-    bands = None
-    if by_band is not None:
-        bands = {rule: {name: threshold_from(p, h, rule) for name, (p, h) in by_band.items()} for rule in THRESHOLD_RULES}
-        bands["hours"] = {name: h for name, (_, h) in by_band.items()}
-    return every[THRESHOLD_RULE], hours, every, bands
-
-
-def band_margins(scores, snr, thresholds):
-    """Each window's score less its band's threshold (detected at >= 0)."""
-    return scores - numpy.where(band_of(snr), thresholds["noisy"], thresholds["clean"])
+    return every[THRESHOLD_RULE], hours, every
 
 
 def condition_audio(x, name, condition, noise_audio, snr):
@@ -829,7 +719,7 @@ def count_false_wakes(model_path, folder, noises_dir, explain_them):
 
 
 def main():
-    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, RECORDED, THRESHOLD_RULE, SNR_BANDS, VTLP
+    global FEATURES, SMOOTH, AUGMENT, SPEED, MASK, FRONT_END, RECORDED, THRESHOLD_RULE
     if len(sys.argv) > 1 and sys.argv[1] == "false-wakes":
         fp = argparse.ArgumentParser()
         fp.add_argument("mode")
@@ -879,10 +769,6 @@ def main():
     ap.add_argument("--smooth", type=int, help="windows averaged into a score (default 3; written into the model)")
     ap.add_argument("--explain", action="store_true", help="print each held-out false wake with what was said there")
     ap.add_argument("--plot", help="DET curves (SVG), held out, folds pooled")
-    ap.add_argument("--vtlp", type=float, default=0.0, help="W: each training copy's spectrum warped by a factor "
-                    "drawn from [1 - W, 1 + W] (vocal tract length perturbation, vtlp_warp)")
-    ap.add_argument("--snr-bands", type=float, help="DB: also count every fold with two thresholds, one for windows whose "
-                    "own SNR estimate (window_snr) is below DB and one for the others, each set by the rule on its own windows")
     ap.add_argument("--threshold-rule", choices=THRESHOLD_RULES, default=THRESHOLD_RULE,
                     help="how the calibration negatives set the threshold (threshold_from; best until 2026-12-02)")
     a = ap.parse_args()
@@ -894,8 +780,6 @@ def main():
         FRONT_END = int(db or -15)
     MASK = tuple(int(v) for v in a.mask.split(","))
     THRESHOLD_RULE = a.threshold_rule
-    SNR_BANDS = a.snr_bands
-    VTLP = a.vtlp
     FEATURES = a.features
     AUGMENT = a.augment
     SPEED = a.speed
@@ -935,7 +819,7 @@ def main():
         train_neg = [r for r in neg_rows if "kitchen" not in r[2] and r[1] != CALIBRATION_FOLD]
         x, y, w = build_training([(n, audio[n]) for n in names], spans, train_neg, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies, confusables)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
-        threshold, hours, _, _ = calibrate(net, neg_rows, CALIBRATION_FOLD, noise_list)
+        threshold, hours, _ = calibrate(net, neg_rows, CALIBRATION_FOLD, noise_list)
         nets = net.nets if isinstance(net, Ensemble) else [net]
         model = {"word": "computer", "threshold": round(threshold, 4), "calibration_hours": round(hours, 3),
                  "members": [n.to_json() for n in nets]}
@@ -963,39 +847,22 @@ def main():
         neg_train = [r for r in neg_rows if r[1] in train_folds and "kitchen" not in r[2]]
         x, y, w = build_training(pos_train, spans, neg_train, noise_list, rng, a.copies, a.neg_every, synthetic, a.synthetic_copies, confusables)
         net = fit(x, y, w, sizes, rng, a.epochs, a.mine, a.members)
-        threshold, calib_hours, rules, band_rules = calibrate(net, neg_rows, calib, noise_list)
+        threshold, calib_hours, rules = calibrate(net, neg_rows, calib, noise_list)
         # held out: positives (each one's best score and the negatives' peaks
         # kept raw as well: the other threshold rule can be read off the report)
         fold_row = {"fold": k, "threshold": threshold, "thresholds": rules, "calibration_hours": calib_hours,
                     "misses": {}, "best": {}, "negative_peaks": []}
-        bands = None
-        if band_rules is not None:
-            # --snr-bands: the same streams again at each window's band's
-            # threshold (THRESHOLD_RULE's); margins, not scores, kept.
-            bands = {"snr_db": SNR_BANDS, "rule": THRESHOLD_RULE, "thresholds": band_rules, "misses": {}, "best_margin": {},
-                     "noisy_share": {}, "negative_peaks": [], "false_wakes": 0}
-            band_thresholds = band_rules[THRESHOLD_RULE]
-            fold_row["bands"] = bands
         held = [n for n in names if folds[n] == k]
         for c in conditions:
-            miss = band_miss = noisy_windows = all_windows = 0
+            miss = 0
             for n in held:
-                s, _, snr = band_scores(net, condition_audio(audio[n], n, c, cond_noise, a.snr))
+                s, _ = stream_scores(net, condition_audio(audio[n], n, c, cond_noise, a.snr))
                 best = float(s.max())
                 fold_row["best"].setdefault(c, []).append(best)
                 curves[c].append(best - threshold)
                 miss += best < threshold
-                if bands is not None:
-                    margin = float(band_margins(s, snr, band_thresholds).max())
-                    bands["best_margin"].setdefault(c, []).append(margin)
-                    band_miss += margin < 0
-                    noisy_windows += int(band_of(snr).sum())
-                    all_windows += len(snr)
             fold_row["misses"][c] = [int(miss), len(held)]
             totals[c] += miss
-            if bands is not None:
-                bands["misses"][c] = [int(band_miss), len(held)]
-                bands["noisy_share"][c] = noisy_windows / max(all_windows, 1)
         # held out: negatives, every kind, clean and at 10 dB with a training noise
         fa, hours = 0, 0.0
         for path, fold, kind, secs in neg_rows + heard_only:
@@ -1004,12 +871,8 @@ def main():
             xx = negatives.read_wav(path)
             rr = numpy.random.default_rng(seed_of(path, "held"))
             for copy, stream in enumerate((xx, negatives.mix(xx, noise_list[rr.integers(3)], 10, rr))):
-                s, ends, snr = band_scores(net, stream)
+                s, ends = stream_scores(net, stream)
                 fa += len(detections(s, threshold))
-                if bands is not None:
-                    m = band_margins(s, snr, band_thresholds)
-                    bands["false_wakes"] += len(detections(m, 0.0))
-                    bands["negative_peaks"] += [float(p) for p in best_separated(m)[:50]]
                 if a.explain:
                     explain(path, kind + (" +noise" if copy else ""), s, ends, threshold)
                 stream_peaks = best_separated(s)
@@ -1023,12 +886,6 @@ def main():
         print(f"fold {k}: {len(x)} windows ({int(y.sum())} positive), threshold {threshold:.2f} "
               f"on {calib_hours:.2f} h; misses " + ", ".join(f"{c} {fold_row['misses'][c][0]}/{len(held)}" for c in conditions)
               + f"; false wakes {fa} in {hours:.2f} h; {time.time() - t0:.0f} s", flush=True)
-        if bands is not None:
-            bt, bh = band_thresholds, band_rules["hours"]
-            print(f"fold {k}, thresholds by the window's SNR (below {SNR_BANDS:g} dB noisy): clean {bt['clean']:.2f} "
-                  f"on {bh['clean']:.2f} h, noisy {bt['noisy']:.2f} on {bh['noisy']:.2f} h; misses "
-                  + ", ".join(f"{c} {bands['misses'][c][0]}/{len(held)} ({100 * bands['noisy_share'][c]:.0f}% noisy)" for c in conditions)
-                  + f"; false wakes {bands['false_wakes']}", flush=True)
     n = sum(len([m for m in names if folds[m] == int(f)]) for f in a.folds.split(","))
     print("\n| condition | held-out misses at the fold's threshold |\n| --- | --- |")
     for c in conditions:
