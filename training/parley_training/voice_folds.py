@@ -119,20 +119,28 @@ def clusters(feats):
     return fcluster(linkage(z, "ward"), CLUSTERS, "maxclust")
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit("usage: voice_folds.py FOLDS FILE.wav ...")
-    folds, files = int(sys.argv[1]), sorted(sys.argv[2:])
-    feats, backs, f0 = zip(*(analyse(p) for p in files))
-    cluster = clusters(feats)
-    members = {c: [i for i in range(len(files)) if cluster[i] == c] for c in sorted(set(cluster))}
-    # Largest clusters first, each to the emptiest fold (ties: lowest fold).
+def assign_folds(cluster, folds):
+    """Whole voices (clusters) to folds: the largest clusters first, each to
+    the emptiest fold (ties: the lowest fold), so no voice is in two folds.
+    (members {cluster: [recording index]}, the clusters in that order,
+    fold_of {cluster: fold}, each fold's size in recordings)."""
+    members = {c: [i for i in range(len(cluster)) if cluster[i] == c] for c in sorted(set(cluster))}
     order = sorted(members, key=lambda c: (-len(members[c]), min(members[c])))
     fold_of, size = {}, [0] * folds
     for c in order:
         k = min(range(folds), key=lambda j: (size[j], j))
         fold_of[c] = k
         size[k] += len(members[c])
+    return members, order, fold_of, size
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: python3 -m parley_training.voice_folds FOLDS FILE.wav ...")
+    folds, files = int(sys.argv[1]), sorted(sys.argv[2:])
+    feats, backs, f0 = zip(*(analyse(p) for p in files))
+    cluster = clusters(feats)
+    members, order, fold_of, size = assign_folds(cluster, folds)
     for i, path in enumerate(files):
         print(fold_of[cluster[i]], path)
 
