@@ -67,7 +67,7 @@ extension ListeningPipeline {
     }
 
     /// What rejection measured, for the log: why an utterance in noise was
-    /// taken or not (scripts/eval-idle-heard.sh reads these).
+    /// taken or not (training/bin/eval-idle-heard.sh reads these).
     static func evidenceMetadata(_ command: CommandResult) -> Logger.Metadata {
         guard let evidence = command.evidence else { return [:] }
         return [
