@@ -164,19 +164,15 @@ import Testing
         }
     }
 
-    /// The commands the web page's tokens and "Try it" use, not yet in
-    /// docs/control-protocol.md's request table.
-    static let undocumented: Set<String> = ["web-tokens", "web-revoke", "resolve"]
-
     /// Every command of docs/control-protocol.md's request table has a kind
-    /// above, and every kind above is in the table (but `undocumented`).
+    /// above, and every kind above is in the table.
     @Test func theDocumentedCommandsAreTheOnesWritten() throws {
         let table = try Self.document().split(separator: "\n").filter { $0.hasPrefix("| `") }.flatMap { row in
             // The first cell: "`press`, `long-press`, `double-press`".
             row.split(separator: "|")[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: ["`"]) }
         }
         let written = Set(Self.requests.map { $0.0.wire.command })
-        #expect(Set(table).subtracting(["command"]) == written.subtracting(Self.undocumented))  // less the header row
+        #expect(Set(table).subtracting(["command"]) == written)  // less the header row
     }
 
     /// The document's examples: each request line reads and is written back
