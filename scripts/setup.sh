@@ -11,12 +11,12 @@ PACKAGES=(
   libspeexdsp-dev                                   # the capture front end (noise suppression, AGC, echo cancellation)
   libsqlite3-dev sqlite3                            # state
   sox                                               # test-signal generation and noise mixing
-  flite                                             # scripts/wake/make-long-negatives.py: voices beside espeak-ng for the wake word's negatives
+  flite                                             # training/parley_training/long_negatives.py: voices beside espeak-ng for the wake word's negatives
   sphinxtrain sphinxbase-utils pocketsphinx python3-numpy  # scripts/adapt-model.sh: adapting the acoustic model
   flac                                              # model/adaptation/*.flac: the shipped model's recordings (scripts/adaptation-recordings.sh)
-  python3-matplotlib                                # scripts/eval-wake-cv.sh: the wake DET curve (docs/wake-det.svg)
-  python3-scipy                                     # scripts/echo/room.py: the simulated room of scripts/eval-echo.sh
-  libglib2.0-bin                                    # gresource: scripts/wake/recorded-noises.py reads blanket's recorded rooms
+  python3-matplotlib                                # training/bin/eval-wake-cv.sh: the wake DET curve (docs/wake-det.svg)
+  python3-scipy                                     # training/parley_training/echo_room.py: the simulated room of training/bin/eval-echo.sh
+  libglib2.0-bin                                    # gresource: training/parley_training/recorded_noises.py reads blanket's recorded rooms
   valgrind                                          # scripts/lib/idle-instructions.sh: instructions per second of idle audio (callgrind)
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
   jq                                                # the Shopping List example app (examples/apps)

@@ -249,7 +249,7 @@ public final class EchoCanceller {
 /// hears cancel phrases as it did without cancellation, and no command
 /// (`ListeningOutcome.gated`).
 public enum EchoGate {
-    /// Chosen on the simulated room's mixtures (scripts/eval-echo.sh).
+    /// Chosen on the simulated room's mixtures (training/bin/eval-echo.sh).
     public static let defaultThresholdDecibels = -25.0
 
     /// 10 log10(cleaned energy / microphone energy); 0 for silence.

@@ -93,7 +93,7 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     /// Which frames outside a segment teach the noise model (see
     /// `NoiseLearning`). `.deferredInRuns` was chosen over `.belowContinue`
     /// and `.always` on training noises with 5-fold cross-validation over the
-    /// recordings (scripts/eval-endpoint-cv.sh; BENCHMARKS.md).
+    /// recordings (training/bin/eval-endpoint-cv.sh; BENCHMARKS.md).
     public var noiseLearning: NoiseLearning = .deferredInRuns
     /// At an onset the segment is back-dated to the start of the run of
     /// frames above the continue threshold that led to it (the same
@@ -108,7 +108,7 @@ public struct EndpointerConfiguration: Sendable, Equatable {
     /// The end is still reported after the trailing silence, so this costs
     /// no latency; 0 turns it off. 25 dB was chosen on training noises
     /// (babble, pink, brown, clatter, white) with 5-fold cross-validation
-    /// over the recordings (scripts/eval-endpoint-cv.sh; BENCHMARKS.md).
+    /// over the recordings (training/bin/eval-endpoint-cv.sh; BENCHMARKS.md).
     public var noisySegmentPeakDB: Double = 25
     public var noisyPostRollMilliseconds: Int = 450
     /// The noise level never stays below the minimum smoothed frame level

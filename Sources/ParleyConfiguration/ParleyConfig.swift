@@ -235,7 +235,7 @@ public struct ParleyConfig: Sendable, Equatable {
         /// training/parley_training); a name without one falls back to network.
         case embedding
         /// The keyword network trained for the name (model/wake/<name>.json,
-        /// scripts/wake/kws.py); a name without one falls back to pocketsphinx.
+        /// training/parley_training/kws.py); a name without one falls back to pocketsphinx.
         case network
         /// PocketSphinx's keyphrase search, verified against a phone loop.
         case pocketsphinx

@@ -94,7 +94,7 @@ public final class ControlClient {
         // is still there to read, and it is what the person needs to see.
         var writeError: (any Error)?
         do {
-            try UnixSocket.writeAll(fd, try ControlCoding.encode(request.wire), path: path)
+            try UnixSocket.writeAll(fd, try ControlCoding.encode(request), path: path)
         } catch {
             writeError = error
         }

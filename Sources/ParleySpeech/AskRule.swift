@@ -8,7 +8,7 @@ import Foundation
 /// or its weakest word's) the command is accepted but checked first; a
 /// wrong one is then answered "no" and nothing is done.
 ///
-/// The lines were chosen by `scripts/eval-confidence.sh` on the training
+/// The lines were chosen by `training/bin/eval-confidence.sh` on the training
 /// noises (never kitchen.wav): the lowest `10 x wrong actions + asks of
 /// right commands` over a grid, one pair of lines below `splitSNR` (the
 /// utterance's estimated SNR, `RejectionEvidence.snr`) and one at and above
@@ -104,9 +104,9 @@ public struct AskRule: Sendable, Hashable {
     }
 
     /// The rule for denoised audio (issue 49), chosen by
-    /// `scripts/eval-ask-neural.sh` on five folds of the coffee recordings
+    /// `training/bin/eval-ask-neural.sh` on five folds of the coffee recordings
     /// in kitchen noise through the network (the cost of
-    /// `scripts/eval-confidence.sh`): in a room under 20 dB (its SNR before
+    /// `training/bin/eval-confidence.sh`): in a room under 20 dB (its SNR before
     /// the network) a confidence under -0.1 or a word more than 4.5 below
     /// the phone loop asks; at and above 20 dB nothing does (the old lines
     /// asked 7% of clean orders and caught no wrong one). No posterior line:

@@ -10,7 +10,7 @@
 /// decoded, against the utterance's own noise-relaxed threshold) and, once
 /// it is `margin` below the line, end both decoders and ignore the rest.
 ///
-/// Measured (scripts/eval-early-reject.sh; BENCHMARKS.md, "Rejecting while
+/// Measured (scripts/eval-early-reject.sh at 2f148e6; BENCHMARKS.md, "Rejecting while
 /// spoken"): the words so far do not tell television from a command early
 /// enough. Right commands in noise look as low as -4.2 below the line at
 /// 1.5 s and -1.7 at 3 s, while television speech sits at -0.5 to -2.1; the

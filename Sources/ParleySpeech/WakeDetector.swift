@@ -59,7 +59,7 @@ public final class WakeDetector {
     /// path with the wake phrase to the best path of phones alone) for a
     /// sensitivity: linear from `verificationRange.upperBound` at 0 to
     /// `.lowerBound` at 1. The default 0.5 gives 19 nats: the threshold the
-    /// cross-validated tuning of scripts/eval-wake-cv.sh picks for at most
+    /// cross-validated tuning of training/bin/eval-wake-cv.sh picks for at most
     /// 0.5 false alarms per hour (18.7 on all five folds; on held-out folds
     /// the same tuning gave 10% misses at 0.78 false alarms/h, where 0, the
     /// previous default, gave 1.2% misses at 8.9/h). 80 nats from 0 to 1 as

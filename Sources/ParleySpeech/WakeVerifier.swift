@@ -23,7 +23,7 @@ import Foundation
 /// ("compu-" of a longer word, a fast synthetic voice) fitted to the phrase in
 /// 35-50 frames, while 78 of the 80 development takes of "computer" last 49
 /// frames or more. Both values come from the cross-validation in
-/// scripts/eval-wake-cv.sh (BENCHMARKS.md, "The wake word on new voices").
+/// training/bin/eval-wake-cv.sh (BENCHMARKS.md, "The wake word on new voices").
 final class WakeVerifier {
     static let phraseSearch = "wake-verify"
     static let loopSearch = "wake-loop"
@@ -111,7 +111,7 @@ final class WakeVerifier {
 
     /// One verification: the score and where the phrase was placed, so an
     /// evaluation can study scores against the phrase's length without
-    /// decoding again (scripts/eval-wake-cv.sh caches these).
+    /// decoding again (training/bin/eval-wake-cv.sh caches these).
     struct Verification: Sendable, Equatable {
         /// `likelihoodRatio` minus the duration prior: what the threshold
         /// is compared with.
@@ -159,7 +159,7 @@ final class WakeVerifier {
     /// the free loop's over the same frames, which phones the free loop
     /// hears where the name was placed, and how far the window's speech
     /// stands above its quietest frames. Read by the evaluations
-    /// (scripts/wake/second_stage.py), not by the threshold; computed from
+    /// (scripts/wake/second_stage.py at 2f148e6), not by the threshold; computed from
     /// the two decodes already made, it costs a pass over the window's
     /// samples per candidate (a few hundred an hour).
     private func evidence(own: [SphinxDecoder.Segment], loop: [SphinxDecoder.Segment], window: [Int16]) -> WakeEvidence {

@@ -83,12 +83,25 @@ public struct WebControlHandler: ControlHandling {
 /// conversation is open, so a code never cuts into one.
 struct PairingAnnouncer: Sendable {
     let components: DaemonComponents
+    /// How long a code waits for the speaker to finish what it is saying.
+    var busyWait: Duration = .seconds(10)
+    /// States that end by themselves, soon.
+    static let passing = Set([DeviceState.speaking, .thinking, .listening, .success, .error].map(\.rawValue))
 
     func announce(_ text: String) async throws {
         guard let bridge = components.conversation as? EngineBridge else {
             throw WebRequestFailed("this parleyd has no conversation engine to speak with")
         }
-        let state = await bridge.stateDescription()
+        // A sentence being spoken or a command being decided ends within
+        // seconds: the code waits for it (the owner asked while a timer
+        // answered, in the LAN attack test under load, and got an error).
+        // An open conversation waits for a person, so it is refused at once.
+        var state = await bridge.stateDescription()
+        let deadline = ContinuousClock.now + busyWait
+        while Self.passing.contains(state), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            state = await bridge.stateDescription()
+        }
         guard state == DeviceState.idle.rawValue || state == DeviceState.muted.rawValue else {
             throw WebRequestFailed("the speaker is busy (\(state)); try again in a moment")
         }

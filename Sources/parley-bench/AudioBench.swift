@@ -5,7 +5,7 @@ import ParleySpeech
 
 /// `parley-bench audio …`: capture-path CPU cost, endpointing on the shared
 /// recordings, playback stop latency. Run in release mode (scripts/bench-audio.sh,
-/// scripts/eval-endpoint.sh).
+/// training/bin/eval-endpoint.sh).
 struct AudioBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio", abstract: "Audio capture, endpointing and playback benchmarks.",

@@ -9,7 +9,7 @@ import ParleySpeech
 /// the Speaker runs it) reading varied lines, answers, timers and notes,
 /// many holding the wake word, "stop" or "cancel", with pauses between
 /// them: what the microphone hears of the device in the simulated room
-/// (scripts/eval-echo.sh). Writes the 16 kHz WAV and a TSV of each line's
+/// (training/bin/eval-echo.sh). Writes the 16 kHz WAV and a TSV of each line's
 /// first and last sample and text.
 struct DeviceSpeech: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -107,7 +107,7 @@ struct SeededRandom {
 }
 
 /// `parley-bench audio echo-room`: one simulated-room microphone signal
-/// (scripts/eval-echo.sh makes it: the device's speech through a room
+/// (training/bin/eval-echo.sh makes it: the device's speech through a room
 /// impulse response, a person's words added) through the listening path
 /// while the device speaks: the echo canceller (`--echo`) with the played
 /// speech as its reference, the endpointer and the barge-in grammar

@@ -4,7 +4,7 @@ import ParleyAudio
 
 /// `parley-bench audio front-end`: the capture front end (and the echo
 /// canceller, `--echo`) alone on a recording looped to `--seconds` of
-/// audio, in 10 ms frames as the listen thread runs it. Run under callgrind at two lengths (scripts/cost-front-end.sh):
+/// audio, in 10 ms frames as the listen thread runs it. Run under callgrind at two lengths (training/bin/cost-front-end.sh):
 /// the difference of the totals over the difference of the lengths is what
 /// one second of audio costs, start-up cancelled.
 struct FrontEndCost: ParsableCommand {

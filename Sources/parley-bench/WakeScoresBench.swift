@@ -5,7 +5,7 @@ import ParleySpeech
 
 /// Every stage-1 candidate of the wake detector in each file, with its
 /// stage-2 verification, one JSON line per file. The candidates do not
-/// depend on the sensitivity, so scripts/eval-wake-cv.sh decodes each file
+/// depend on the sensitivity, so training/bin/eval-wake-cv.sh decodes each file
 /// once, caches these lines and sweeps thresholds (and cross-validates them)
 /// without decoding again.
 ///

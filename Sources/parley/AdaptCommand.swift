@@ -7,7 +7,7 @@ import ParleySpeech
 /// kept (`adaptation.keep_audio`); the daemon swaps the new transform in
 /// without a restart. With `--recordings` it runs here instead, on a list of
 /// labelled recordings, writing the transform to `--output` (the room
-/// simulation in scripts/eval-room.sh uses this: the same code).
+/// simulation in training/bin/eval-room.sh uses this: the same code).
 struct AdaptCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "adapt",

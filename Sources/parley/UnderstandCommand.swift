@@ -148,7 +148,7 @@ struct Understand: AsyncParsableCommand {
                 "asks": result.map { $0.match != nil && askRule?.asks($0) == true } ?? false,
                 // JSON has no infinity (nothing decoded scores -inf): null then.
                 "confidence": result.flatMap { $0.confidence.isFinite ? $0.confidence : nil } ?? NSNull(),
-                // What the rejection and ask rules read (scripts/eval-confidence.sh):
+                // What the rejection and ask rules read (training/bin/eval-confidence.sh):
                 // the threshold after the noise allowance, the estimated SNR
                 // and the weakest word's ratio.
                 "threshold": result?.evidence.map { $0.threshold } ?? NSNull(),
@@ -166,7 +166,7 @@ struct Understand: AsyncParsableCommand {
                 // end before the last word is a command cut short.
                 // What rejection while spoken saw of the chosen segment:
                 // seconds fed (lead-in included) and the margin over the
-                // threshold at each look (scripts/eval-early-reject.sh).
+                // threshold at each look (scripts/eval-early-reject.sh at 2f148e6).
                 "looks": Self.looks(result?.looks ?? []),
                 // Every decoded segment's looks, in order (a recording of
                 // several utterances, or one a television said).

@@ -5,7 +5,7 @@ import ParleySpeech
 
 /// `parley wake train NAME`: a speech_embedding head for a name a person
 /// picks, made from synthetic voices and the stored negative bank by the
-/// training package (scripts/train-wake.sh, training/parley_training) of
+/// training package (training/bin/train-wake.sh, training/parley_training) of
 /// the checkout this parley was built in. The head lands where the daemon
 /// looks first (/var/lib/parley/wake/NAME.embedding.json), so setting
 /// `wake.name: NAME` and `wake.detector: embedding` uses it with no new
@@ -33,7 +33,7 @@ struct WakeCommand: ParsableCommand {
         }
 
         func run() throws {
-            let script = "scripts/train-wake.sh"
+            let script = "training/bin/train-wake.sh"
             guard let root = SourceTree.root(holding: script) else {
                 throw ValidationError("""
                     the training scripts are not here (\(script) of a Parley checkout): train on the build machine \

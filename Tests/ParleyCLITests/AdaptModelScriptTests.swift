@@ -4,7 +4,7 @@ import Testing
 
 /// scripts/adapt-model.sh refuses bad settings before it builds or trains
 /// anything, naming the value and what was expected. (The adaptation itself
-/// takes minutes and is measured by scripts/eval-adapt.sh, not here.)
+/// takes minutes and is measured by training/bin/eval-adapt.sh, not here.)
 @Suite struct AdaptModelScriptTests {
     func run(environment: [String: String]) async throws -> (status: Int32, stderr: String, created: Bool) {
         let out = "/tmp/pamt-" + String(UUID().uuidString.prefix(8))

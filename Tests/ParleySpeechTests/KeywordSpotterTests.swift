@@ -6,7 +6,7 @@ import ParleyTestKit
 @testable import ParleySpeech
 import Testing
 
-/// The wake word's keyword network in Swift against scripts/wake/kws.py,
+/// The wake word's keyword network in Swift against training/parley_training/kws.py,
 /// which trained it and measured it by folds: the same features and
 /// network give the same scores, so the held-out figures carry over.
 @Suite struct KeywordSpotterTests {
@@ -48,7 +48,7 @@ import Testing
         let model = try KeywordModel.load(Self.modelPath)
         let (sha, rows) = try Self.references()
         let digest = try Self.sha256(Self.modelPath)
-        #expect(digest == sha, "model/wake/computer.json changed since its reference scores: run scripts/train-wake-kws.sh")
+        #expect(digest == sha, "model/wake/computer.json changed since its reference scores: run training/bin/train-wake-kws.sh")
         #expect(rows.count == 4)
         for row in rows {
             let audio = try PCMAudio.read(try Self.fixture(row.file))

@@ -5,7 +5,7 @@ import Testing
 @testable import ParleySpeech
 
 /// Small, fast checks on real recordings; the full evaluation is
-/// scripts/eval-coffee.sh and scripts/eval-wake.sh.
+/// training/bin/eval-coffee.sh and training/bin/eval-wake.sh.
 @Suite(.serialized) struct RecognitionTests {
     static var coffee: PhraseModel { get throws { try CoffeeFixture.grammar() } }
     static let soup = try! RhinoContext.parse("""

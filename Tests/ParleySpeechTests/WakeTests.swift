@@ -5,7 +5,7 @@ import Testing
 @testable import ParleySpeech
 
 /// The wake detector's stage 2 on real recordings; the full evaluation is
-/// scripts/eval-wake.sh.
+/// training/bin/eval-wake.sh.
 @Suite(.serialized) struct WakeTests {
     static func positives(_ count: Int) throws -> [PCMAudio] {
         try Fixtures.wavFiles(in: Fixtures.wakeComputer).prefix(count).map { try PCMAudio.read($0) }
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func sensitivityHalfIsTheCrossValidatedThreshold() {
-        // scripts/eval-wake-cv.sh: 18.7 nats on all five folds, rounded up.
+        // training/bin/eval-wake-cv.sh: 18.7 nats on all five folds, rounded up.
         #expect(WakeDetector.verificationThreshold(sensitivity: 0.5) == 19)
         #expect(WakeDetector.verificationThreshold(sensitivity: 0.8) < 0)
         #expect(WakeDetector.verificationThreshold(sensitivity: 0.2) > 19)

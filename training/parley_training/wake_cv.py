@@ -3,7 +3,7 @@ voice, and the shipped head trained on everything.
 
     python -m parley_training.wake_cv WORK DATA FOLDS_FILE [--ship OUT.json]
 
-WORK holds build_features' caches; FOLDS_FILE is scripts/adapt/voice_folds.py's
+WORK holds build_features' caches; FOLDS_FILE is training/parley_training/voice_folds.py's
 "FOLD FILE" lines for the recordings of "computer" (no voice on both sides).
 The real-speech negatives (wake-other/, coffee-maker/) go to five folds by
 a hash of their name; every recording is scored by a head that never

@@ -42,7 +42,7 @@ extension ListeningPipeline {
         /// A commands utterance in named mode alone (direct mode off): the
         /// command decoders wait for the wake detector's proposal
         /// (`WakeGate`); nil: they run from the start.
-        private var gate: WakeGate?
+        var gate: WakeGate?
         /// The echo canceller the source runs (nil: none), and whether it
         /// had adapted when the open utterance began (`EchoGate`).
         var canceller: EchoCanceller?
@@ -149,7 +149,7 @@ extension ListeningPipeline {
 
         /// The open commands utterance's wake phrase has not been proposed
         /// (`WakeGate`): the command decoders were never started on it.
-        private var undecoded: Bool { gate.map { $0.state != .open } ?? false }
+        var undecoded: Bool { gate.map { $0.state != .open } ?? false }
 
         /// What an utterance whose wake phrase was never proposed gives when
         /// it is not decoded at its end either (`WakeGate.remainder`).
@@ -270,117 +270,6 @@ extension ListeningPipeline {
             return nil
         }
 
-        /// The rejected utterance `before` (the wake word, then a pause) and
-        /// `utterance` decoded as one, when the source still holds both and
-        /// the two together are understood; nil otherwise (the result of
-        /// `utterance` alone stands).
-        private func rejoined(_ before: Range<Int64>, _ utterance: Range<Int64>,
-                              audio: (Range<Int64>) -> [Int16]?) -> CommandResult? {
-            guard let samples = audio(before.lowerBound..<utterance.upperBound) else { return nil }
-            do {
-                let joined = try recognizer.recognize(samples)
-                guard joined.match != nil, joined.rejection == nil else { return nil }
-                pipeline.logger.debug("joined with the wake word before a pause", metadata: [
-                    "heard": "\(joined.transcript)", "start-sample": "\(before.lowerBound)",
-                ])
-                return joined
-            } catch {
-                pipeline.logger.error("recognition failed: \(error)")
-                return nil
-            }
-        }
-
-        /// The command decoder's result and, when the outcome needs it, the
-        /// dictated text; nil when recognition failed (logged). When the
-        /// engine changed the grammar while the person spoke (a question
-        /// was asked meanwhile), the streamed decode used the old one: the
-        /// buffered utterance is decoded again with the new grammar.
-        private func decode(_ streamedKind: ListeningKind, afterWake: Bool, samples: () -> [Int16])
-            -> (kind: ListeningKind, command: CommandResult, dictated: String?)? {
-            var kind = streamedKind
-            var command: CommandResult
-            var dictated: String?
-            // Never heard by the command decoders (`WakeGate`): decoded again
-            // with a newer grammar (a rare path: the grammar changed while
-            // it was spoken) unless that one still needs the wake phrase and
-            // the gate would not decode it at its end either (too long to be
-            // a command, or said in a quiet room), as `decodeHeld` decides:
-            // asked only on that path, of the gate as it is now, before the
-            // end's decode takes its pieces.
-            let unheard = undecoded, heldGate = gate
-            func again(_ buffered: [Int16]) throws -> CommandResult {
-                let decodable = heldGate?.decodesAtEnd() ?? true
-                return unheard && !decodable && kind == .commands ? Self.noWakePhrase : try recognizer.recognize(buffered)
-            }
-            do {
-                if kind == .commands && afterWake {
-                    awaitGrammar("the window's grammar after the wake word") { $0.current.kind == .window }
-                }
-                if kind != .bargeIn && isStale {
-                    cancel()
-                    kind = prepare(speaking: false)
-                    let buffered = samples()
-                    command = try again(buffered)
-                    if ListeningOutcome.needsDictation(kind: kind, command: command), let dictation {
-                        dictated = try? transcribe(buffered, with: dictation)
-                    }
-                } else {
-                    command = unheard ? try decodeHeld() : try recognizer.finish()
-                    gate = nil
-                    if kind == .dictation, let dictation {
-                        if ListeningOutcome.needsDictation(kind: kind, command: command) {
-                            dictated = try? finishDictation(dictation)
-                        } else {
-                            dictation.cancel()
-                        }
-                    } else if kind != .bargeIn && (command.match == nil || command.rejection != nil) && pipeline.grammars.isCompiling {
-                        // Nothing matched while a newer grammar compiles (a
-                        // shortcut or app just added, a question just asked):
-                        // the words may be in it, so they are decoded again with it.
-                        awaitGrammar("the grammar being compiled") { !$0.isCompiling }
-                        if isStale {
-                            kind = prepare(speaking: false)
-                            command = try again(samples())
-                        }
-                    }
-                }
-            } catch {
-                cancel()
-                pipeline.logger.error("recognition failed: \(error)")
-                return nil
-            }
-            return (kind, command, dictated)
-        }
-
-        /// An utterance whose wake phrase was never proposed, at its end:
-        /// decoded from the gate's held pieces when short enough to be a
-        /// command and noisy (`WakeGate.remainder`), else rejected undecoded.
-        private func decodeHeld() throws -> CommandResult {
-            guard let pieces = gate?.remainder() else { return Self.noWakePhrase }
-            startCommands(with: pieces)
-            return try recognizer.finish()
-        }
-
-        /// Starts the command decoders on an utterance the gate held, fed
-        /// in the pieces it came in (what they would have seen from its start).
-        private func startCommands(with held: [[Int16]]) {
-            recognizer.begin()
-            for piece in held { recognizer.feed(piece) }
-        }
-
-        private func transcribe(_ samples: [Int16], with dictation: any UtteranceDecoder<String>) throws -> String {
-            do { return try dictation.decode(samples) } catch {
-                pipeline.logger.error("dictation failed: \(error)")
-                throw error
-            }
-        }
-
-        private func finishDictation(_ dictation: any UtteranceDecoder<String>) throws -> String {
-            do { return try dictation.finish() } catch {
-                pipeline.logger.error("dictation failed: \(error)")
-                throw error
-            }
-        }
 
         /// Streams a commands utterance through the wake detector (named mode).
         /// It reads the capture ring itself, not the front end's output: fed
@@ -417,7 +306,7 @@ extension ListeningPipeline {
         /// audio meanwhile) until `ready` holds of the grammar builds, for at
         /// most the pipeline's `grammarWait`; `isStale` then says whether
         /// the utterance is decoded again.
-        private func awaitGrammar(_ what: String, until ready: (GrammarBuilds) -> Bool) {
+        func awaitGrammar(_ what: String, until ready: (GrammarBuilds) -> Bool) {
             let polls = Int(pipeline.grammarWait / .milliseconds(10))
             for _ in 0..<polls {
                 if ready(pipeline.grammars) || pipeline.stopping.load(ordering: .acquiring) { return }
@@ -486,183 +375,6 @@ extension ListeningPipeline {
             } catch {
                 pipeline.logger.error("grammar update failed: \(error)")
             }
-        }
-    }
-
-    /// When an utterance ended and was decided, for the latency figures.
-    /// `endSample`: the utterance's end (with the endpointer's post-roll) as
-    /// a position in the captured stream; `decidedSample`: the newest
-    /// captured position when the end was decided (how long the listener
-    /// waited after the words is `decidedSample` minus where they ended;
-    /// scripts/bench-daemon.sh).
-    struct Decided {
-        var spokenEnd: ContinuousClock.Instant
-        /// Where the decoder input began (lead-in included).
-        var startSample: Int64
-        var endSample: Int64
-        var decidedSample: Int64
-        var decodeStart: ContinuousClock.Instant
-    }
-
-    /// Carries out an utterance's outcome: counts, log lines, the engine.
-    /// `unsure`: the command is asked back before it runs (`AskRule`);
-    /// `doubted`: the words of it in doubt (one slot's: only that is asked).
-    func act(_ outcome: ListeningOutcome, command: CommandResult, decided: Decided, unsure: Bool = false,
-             doubted: [String] = []) {
-        switch outcome {
-        case .ignored:
-            break
-        case .interrupt(let heard):
-            logger.info("interrupted", metadata: ["heard": "\(heard)"])
-            interruptSpeech()
-            hand("cancel", spokenEnd: nil)
-        case .interruptWith(let text):
-            shared.withLock { $0.recognitions += 1 }
-            logger.info("interrupted by a command", metadata: ["text": "\(text)", "confidence": "\(command.confidence)"])
-            interruptSpeech()
-            hand(text, spokenEnd: decided.spokenEnd)
-        case .text(let text, dictated: true):
-            shared.withLock { $0.recognitions += 1 }
-            logger.info("heard", metadata: ["text": "\(text)", "dictation": "true"])
-            hand(text, spokenEnd: decided.spokenEnd)
-        case .text(let text, dictated: false):
-            shared.withLock { $0.recognitions += 1 }
-            let now = ContinuousClock.now
-            var metadata: Logger.Metadata = [
-                "text": "\(text)", "confidence": "\(command.confidence)", "unsure": "\(unsure)",
-                "latency-ms": "\(LatencyProbe.milliseconds(now - decided.spokenEnd))", "end-sample": "\(decided.endSample)",
-                "decided-sample": "\(decided.decidedSample)", "decode-ms": "\(LatencyProbe.milliseconds(now - decided.decodeStart))",
-            ]
-            metadata.merge(Self.evidenceMetadata(command), uniquingKeysWith: { $1 })
-            logger.info("heard", metadata: metadata)
-            hand(text, spokenEnd: decided.spokenEnd, unsure: unsure, doubted: doubted)
-        case .woken:
-            logger.info("woken", metadata: ["name": "\(wake.name)"])
-            inbox.send(.woken(window: Wiring.seconds(wake.window)))
-        case .reject(let heard, let why):
-            shared.withLock { $0.rejections += 1 }
-            // Where it was in the stream: a command cut in two shows as
-            // two rejections, the second starting where the first ended.
-            logger.debug("rejected", metadata: ["heard": "\(heard)", "why": "\(why)",
-                                                "start-sample": "\(decided.startSample)", "end-sample": "\(decided.endSample)"]
-                .merging(Self.evidenceMetadata(command), uniquingKeysWith: { $1 }))
-        }
-    }
-
-    /// What rejection measured, for the log: why an utterance in noise was
-    /// taken or not (scripts/eval-idle-heard.sh reads these).
-    static func evidenceMetadata(_ command: CommandResult) -> Logger.Metadata {
-        guard let evidence = command.evidence else { return [:] }
-        return [
-            "confidence": "\(command.confidence)", "snr-db": "\(String(format: "%.1f", evidence.snr))", "threshold": "\(String(format: "%.3f", evidence.threshold))",
-            "weakest-word": "\(String(format: "%.3f", evidence.weakestWord))",
-            "absorbed": "\(String(format: "%.2f", evidence.absorbedSpeech))",
-        ]
-    }
-
-    /// Hands text to the engine without waiting for it: the listen thread
-    /// goes on listening (a "cancel" must be heard while an app performs).
-    private func hand(_ text: String, spokenEnd: ContinuousClock.Instant?, unsure: Bool = false, doubted: [String] = []) {
-        if let spokenEnd { latency.commandEnded(at: spokenEnd) }
-        inbox.send(unsure ? .unsure(text, doubted: doubted) : .text(text))
-    }
-}
-
-/// The decoders the daemon's listener drives: PocketSphinx's in the product
-/// (`pocketSphinx(room:)`), scripted ones in tests.
-public struct ListeningDecoders {
-    public var command: any CommandDecoding
-    /// Named mode's wake detector (nil: direct mode, "hey <phrase>" only).
-    public var wake: (any WakeDecoding)?
-    /// Loads the dictation decoder, the first time an open-text answer is expected.
-    public var dictation: () throws -> any UtteranceDecoder<String>
-
-    public init(command: any CommandDecoding, wake: (any WakeDecoding)?,
-                dictation: @escaping () throws -> any UtteranceDecoder<String>) {
-        self.command = command
-        self.wake = wake
-        self.dictation = dictation
-    }
-
-    /// Made on the listen thread from the grammar in use, its graph and the
-    /// wake settings in force (made again when those change, `setWake`).
-    public typealias Factory = @Sendable (_ initial: PhraseModel, _ graph: WordGraph, _ wake: ParleyConfig.Wake) throws
-        -> ListeningDecoders
-
-    /// Named mode's detector: the name's speech_embedding head (`wake.detector`
-    /// embedding, where model/wake has one), else its keyword network
-    /// (`network`, or an embedding head that is missing or unusable), else
-    /// PocketSphinx's two stages. A network file that cannot be read is logged, naming the
-    /// file and what is wrong, and PocketSphinx listens instead: the device
-    /// stays wakeable.
-    static func namedWake(_ wake: ParleyConfig.Wake, logger: Logger = Logger(label: "parley.wake"),
-                          modelPath: (String) -> String? = KeywordModel.wakeModelPath(name:),
-                          headPath: (String) -> String? = KeywordModel.wakeHeadPath(name:)) throws -> any WakeDecoding {
-        if wake.detector == .embedding {
-            if let path = headPath(wake.name) {
-                do {
-                    // The name's keyword network, where it has one, wakes the embedding.
-                    return try EmbeddingWakeUtterance.load(head: path, networkPath: modelPath(wake.name), sensitivity: wake.sensitivity)
-                } catch {
-                    logger.error("wake word head unusable; the keyword network listens for the name: \(error)")
-                }
-            } else {
-                logger.warning("no speech_embedding head for the wake name; the keyword network listens for it",
-                               metadata: ["name": "\(wake.name)"])
-            }
-        }
-        if wake.detector != .pocketsphinx {
-            if let path = modelPath(wake.name) {
-                do {
-                    return KeywordWakeUtterance(KeywordSpotter(model: try KeywordModel.load(path), sensitivity: wake.sensitivity))
-                } catch {
-                    logger.error("wake word network unusable; PocketSphinx listens for the name: \(error)")
-                }
-            } else {
-                logger.warning("no keyword network for the wake name; PocketSphinx listens for it", metadata: ["name": "\(wake.name)"])
-            }
-        }
-        return WakeUtterance(try WakeDetector(mode: .named(wake.name, heyOptional: wake.heyOptional), sensitivity: wake.sensitivity))
-    }
-
-    /// With `wake.hey_gate` in direct mode, the "hey" head in front of the
-    /// command decoders (`HeyGatedWake`), wrapping named mode's detector;
-    /// a missing or unreadable head is logged and commands decode ungated.
-    static func heyGated(_ named: (any WakeDecoding)?, _ wake: ParleyConfig.Wake,
-                         logger: Logger = Logger(label: "parley.wake"),
-                         headPath: (String) -> String? = KeywordModel.wakeHeadPath(name:)) throws -> (any WakeDecoding)? {
-        guard wake.direct, wake.heyGate else { return named }
-        guard let path = headPath("hey") else {
-            logger.warning("no speech_embedding head for \"hey\" (model/wake/hey.embedding.json); direct commands decode ungated")
-            return named
-        }
-        do {
-            let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
-            let hey = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights)
-            return HeyGatedWake(name: named, hey: hey)
-        } catch {
-            logger.error("the hey gate's head is unusable; direct commands decode ungated: \(error)")
-            return named
-        }
-    }
-
-    /// PocketSphinx: the streaming command decoder at the wake
-    /// sensitivity's rejection threshold, the two-stage wake detector in
-    /// named mode, the dictation decoder.
-    /// The command and dictation decoders follow `room` (the household's
-    /// transform, ``RoomLearning``); the wake detector never does.
-    public static func pocketSphinx(room: RoomTransform.Slot? = nil) -> Factory {
-        { initial, graph, wake in
-            var settings = DecoderSettings()
-            settings.room = room
-            var dictationSettings = DictationDecoder.settings
-            dictationSettings.room = room
-            return ListeningDecoders(
-                command: try StreamingCommandDecoder(
-                    model: initial, graph: graph, settings: settings,
-                    threshold: ListeningPipeline.rejectionThreshold(sensitivity: wake.sensitivity)),
-                wake: try heyGated(wake.named ? try namedWake(wake) : nil, wake),
-                dictation: { [dictationSettings] in try DictationDecoder(settings: dictationSettings) })
         }
     }
 }

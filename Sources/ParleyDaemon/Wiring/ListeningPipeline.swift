@@ -40,7 +40,7 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     var wakeGrammar: WakeGrammar { wakeState.withLock { $0.grammar } }
     let endpointSilence: Duration
     let completePhraseSilence: Duration
-    private let playbackName: String
+    let playbackName: String
     let logger: Logger
     let shared = Mutex(Shared())
     /// The grammars `listen` asks for, compiled off the asking task (``GrammarBuilds``).
@@ -191,123 +191,6 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
         var listening = UtteranceListening()
         listening.completePhraseSilenceMilliseconds = LatencyProbe.milliseconds(completePhraseSilence)
         return listening
-    }
-
-    // MARK: Grammars
-
-    /// The command stage's rejection threshold for a wake sensitivity: the
-    /// recogniser's default (-1.0, per-frame log-likelihood ratio to the
-    /// phone loop) at 0.5, stricter by 1.0 at 0, looser by 1.0 at 1.
-    static func rejectionThreshold(sensitivity: Double) -> Double {
-        -1.0 + (0.5 - min(1, max(0, sensitivity))) * 2
-    }
-
-    /// The command decoder's threshold at the configured sensitivity.
-    var rejectionThreshold: Double { Self.rejectionThreshold(sensitivity: wake.sensitivity) }
-
-    /// Called for the engine's `.listening` events. Returns once the grammar
-    /// (or a newer one) is what the listen thread uses, or at once when the
-    /// calling task is cancelled or stopping, or listening stops: the compile
-    /// runs on ``GrammarBuilds``' queue, never in the asking task, so no
-    /// service's stop waits for it; nor on the listen thread, which only
-    /// swaps the compiled graph in (listening never waits for a build, docs/spec.md §3).
-    public func listen(_ mode: ListeningMode) async {
-        // A stop cancels the open conversation (ConversationStopper), and the
-        // engine then asks for the commands grammar again. Nothing will be
-        // listened for any more, and compiling it takes 5-6 s on a slow CPU
-        // (qemu-user, a Pi 3): not even asked for. The request runs in the
-        // stopping service's task, so its graceful shutdown flag is what says
-        // the daemon is stopping.
-        guard !Task.isShuttingDownGracefully else {
-            logger.debug("listening grammar not rebuilt: parleyd is stopping", metadata: ["mode": "\(mode)"])
-            return
-        }
-        let commands = await engine.phraseModel()
-        let (model, kind): (PhraseModel, Kind) = switch mode {
-        case .commands: (wakeGrammar.commands(commands), .commands)
-        case .window: (wakeGrammar.window(commands), .window)
-        case .followUp(let answers): (answers, .followUp)
-        case .dictation(let answers): (answers, .dictation)
-        }
-        guard let version = grammars.request(model, kind: kind) else { return }
-        if await !grammars.wait(for: version) {
-            logger.debug("stopped waiting for the listening grammar", metadata: ["mode": "\(mode)", "version": "\(version)"])
-        }
-    }
-
-    /// What is listened for while the device speaks: the cancel phrases;
-    /// with its voice cancelled, also the wake words and a command.
-    func bargeInModel(_ wake: WakeGrammar, commands: PhraseModel) -> PhraseModel {
-        echo == nil ? wake.bargeIn : wake.bargeIn(commands: commands)
-    }
-
-    /// Puts new wake settings in use while listening (the page's wake word
-    /// and sensitivity): the grammar of the moment is asked for again with
-    /// the new wake words, and the listen thread makes its decoders again
-    /// (the wake detector's phrase and threshold, the command stage's
-    /// rejection threshold) before the next utterance, from the ring: what
-    /// is said meanwhile is heard with the new ones. Returns once the new
-    /// grammar is the one in use, as `listen` does.
-    public func setWake(_ new: ParleyConfig.Wake) async {
-        let commands = await engine.phraseModel()
-        let grammar = new.grammar
-        let bargeIn = bargeInModel(grammar, commands: commands)
-        let changed = wakeState.withLock { state -> Bool in
-            guard state.wake != new else { return false }
-            state = WakeState(wake: new, grammar: grammar, bargeIn: bargeIn, generation: state.generation + 1)
-            return true
-        }
-        guard changed else { return }
-        logger.notice("wake settings changed: listening again with them", metadata: [
-            "name": "\(new.name)", "named": "\(new.named)", "direct": "\(new.direct)", "sensitivity": "\(new.sensitivity)",
-        ])
-        await listen(await engine.listeningMode)
-    }
-
-    // MARK: Ports
-
-    public func recognitions() async -> Int { shared.withLock { $0.recognitions } }
-
-    public func frontEndStatus() async -> String? {
-        shared.withLock { $0.frontEnd } ?? frontEnd.description
-    }
-
-    /// The neural noise suppressor (`speech.front_end: neural`), made once
-    /// on the listen thread; nil in other modes, or when it cannot run: a
-    /// missing or corrupt model or a runtime that does not load is one line
-    /// in the journal and in `parley status`, and listening goes on without it.
-    func makeNeuralDenoiser() -> NeuralDenoiser? {
-        guard frontEnd.isNeural else { return nil }
-        do {
-            let denoiser = try NeuralDenoiser(settings: frontEnd)
-            shared.withLock { $0.frontEnd = "\(frontEnd) (DeepFilterNet3, on commands; \(denoiser.assets.library))" }
-            return denoiser
-        } catch {
-            logger.error("capture front end '\(frontEnd)' unavailable: \(error); listening without it")
-            shared.withLock { $0.frontEnd = "\(frontEnd) unavailable (\(error)); listening without it" }
-            return nil
-        }
-    }
-    /// Utterances ended since start, those decided (handed
-    /// to the engine or rejected), and samples lost because the listen
-    /// thread fell more than the ring's length behind.
-    public var listeningCounts: (segments: Int, decided: Int, lostSamples: Int64) {
-        shared.withLock { ($0.segments, $0.recognitions + $0.rejections, $0.lostSamples) }
-    }
-    /// Phrases of the grammar the next utterance is decoded with (the one
-    /// the recogniser loads at its start; while the device speaks, the
-    /// barge-in grammar it holds): a phrase just added counts once its
-    /// grammar is compiled and installed, so a client can wait for that.
-    public func grammarSize() async -> Int {
-        if isSpeaking() { return shared.withLock { $0.grammarSize } }
-        return grammars.current.model.rules.count
-    }
-
-    public func audioStatus() async -> AudioStatus {
-        AudioStatus(
-            capture: capture.configuration.device.name, playback: playbackName,
-            state: capture.status.state.description, overruns: capture.status.overruns, problem: capture.problem,
-            speaking: isSpeaking())
     }
 
     // MARK: Service
@@ -524,30 +407,4 @@ public final class ListeningPipeline: Service, RecogniserPort, AudioPort {
     }
 
     private let loopDone = Atomic<Bool>(false)
-}
-
-/// Latency from the end of a spoken command (its last captured sample) to
-/// the engine taking it (logged by the listener as `latency-ms`) and to the
-/// first sample of the spoken answer queued for playback (logged by the
-/// speaker as `answer-latency-ms`). scripts/bench-daemon.sh reads both.
-public final class LatencyProbe: Sendable {
-    private let pending = Mutex<ContinuousClock.Instant?>(nil)
-
-    public init() {}
-
-    func commandEnded(at instant: ContinuousClock.Instant) {
-        pending.withLock { $0 = instant }
-    }
-
-    /// The time since the last command ended, once per command.
-    func answerStarted() -> Duration? {
-        pending.withLock { value in
-            defer { value = nil }
-            return value.map { ContinuousClock.now - $0 }
-        }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The keyword network's features on a stream, computed as
-/// scripts/wake/kws.py computes them (a test holds the two to the same
+/// training/parley_training/kws.py computes them (a test holds the two to the same
 /// numbers): 25 ms Hann frames every 10 ms, the power spectrum of a 512-point
 /// FFT, 32 mel bands, each band divided by its own slow average (PCEN: a
 /// steady noise's level and colour drop out), then frames pooled three at a

@@ -2,7 +2,7 @@ import Foundation
 import ParleyCore
 import ParleyWake
 
-/// A keyword network as scripts/wake/kws.py writes it (`kws.py train`): the
+/// A keyword network as training/parley_training/kws.py writes it (`kws.py train`): the
 /// word, its detection threshold (set on negatives it never trained on), the
 /// feature settings and one or more networks whose logits are averaged.
 /// The file is JSON: `{"word", "threshold", "calibration_hours", "members":
@@ -69,7 +69,7 @@ public struct KeywordModel: Sendable, Decodable {
         }
         let model: KeywordModel
         do { model = try JSONDecoder().decode(KeywordModel.self, from: data) } catch {
-            throw SpeechError.badSetting(name: "keyword model", value: path, expected: "scripts/wake/kws.py's JSON (\(error))")
+            throw SpeechError.badSetting(name: "keyword model", value: path, expected: "training/parley_training/kws.py's JSON (\(error))")
         }
         if let problem = model.problem {
             throw SpeechError.badSetting(name: "keyword model", value: path, expected: problem)
@@ -111,7 +111,7 @@ public struct KeywordModel: Sendable, Decodable {
 extension KeywordModel {
     /// Where the package installs the wake names' networks (`<name>.json`).
     public static let installedWakeFolder = "/usr/share/parley/model/wake"
-    /// Where a checkout holds them (trained by scripts/train-wake-kws.sh).
+    /// Where a checkout holds them (trained by training/bin/train-wake-kws.sh).
     public static let sourceWakeFolder = "model/wake"
 
     /// The network for a wake name ("computer": computer.json, words joined

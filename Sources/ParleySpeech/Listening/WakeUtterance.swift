@@ -51,7 +51,7 @@ extension WakeDecoding {
 ///
 /// It proposes the phrase (the command decoders start, `WakeGate`) when a
 /// score comes within `proposalMargin` of the threshold, and confirms it at
-/// the threshold. Held out (scripts/eval-wake-kws.sh's five folds), 399 of
+/// the threshold. Held out (training/bin/eval-wake-kws.sh's five folds), 399 of
 /// 400 recordings of "computer", clean and with four noises at 10 dB,
 /// reached that margin; an utterance that never does is not decoded as a
 /// command at all (`unproposedMayBeCommands`), which is what keeps a noisy

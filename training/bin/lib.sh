@@ -1,0 +1,74 @@
+# Sourced by every driver in training/bin (first thing in its main): the
+# set-up lines they all share, once.
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+# - the repository root as the working folder (paths below are from there);
+# - PARLEY_SHARED_DATA (../shared/data beside the checkout, the recordings of
+#   docs/evaluation-data.md), build_release PRODUCT... and work_folder, from
+#   scripts/lib/evaluation-data.sh (the benchmarks in scripts/ use it too);
+# - PYTHONPATH with training/, so `"$py" -m parley_training.MODULE` runs the
+#   package's modules;
+# - py: Debian's python3 (numpy, scipy, matplotlib from scripts/setup.sh),
+#   the interpreter every evaluation figure in BENCHMARKS.md was made with
+#   (train-wake.sh alone uses training/.venv, training/setup.sh);
+# - temp_work, training_noises, scores_key and kws_inputs below.
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+. scripts/lib/evaluation-data.sh
+export PYTHONPATH="$PWD/training${PYTHONPATH:+:$PYTHONPATH}"
+py=/usr/bin/python3
+
+# temp_work: sets `work` to a temporary folder removed when the script exits
+# (work_folder, without WORK).
+temp_work() {
+  work=$(mktemp -d)
+  # The trap names the folder itself, not $work, which a script may reuse.
+  trap "rm -rf '$work'" EXIT
+}
+
+# training_noises DIR [SECONDS]: the synthetic training noises of
+# scripts/adapt/make-noises.py (white, pink, brown, babble, clatter; default
+# 60 s each) in DIR, made when missing. Never the kitchen noise.
+training_noises() {
+  [ -f "$1/clatter.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$1" "${2:-60}" >/dev/null
+}
+
+# scores_key: sets `key`, the folder name under WORK/scores of the cached
+# wake scores (eval-wake-cv.sh, eval-wake-noise.sh). The detector's source,
+# so a change to stage 1 or stage 2 scores everything again; with SET
+# (decoder overrides, e.g. "hmm=.build/model/en-us-adapted") also a hash of
+# SET and of the files of any model folder it names, so another model (or
+# the same folder rebuilt) is never read from another's cache.
+scores_key() {
+  key=$(cat Sources/ParleySpeech/WakeDetector.swift Sources/ParleySpeech/WakeVerifier.swift | sha256sum | cut -c1-12)
+  if [ -n "${SET:-}" ]; then
+    local set_hash
+    set_hash=$(for o in $SET; do
+        echo "$o"
+        v=${o#*=}
+        if [ -d "$v" ]; then find "$v" -type f | LC_ALL=C sort | xargs cat; fi
+      done | sha256sum | cut -c1-12)
+    key="$key-set-$set_hash"
+  fi
+}
+
+# kws_inputs: the keyword network's inputs (eval-wake-kws.sh,
+# train-wake-kws.sh). Sets `work` (WORK, default .build/wake-cv), `data`
+# (PARLEY_SHARED_DATA), `long_negatives` (parley_training.long_negatives:
+# 10 h of espeak-ng and flite speech, about 4 min to make, 1.1 GB) and
+# `recorded_noises` (parley_training.recorded_noises: rooms recorded by
+# people, from Debian's blanket package and the coffee-maker recordings),
+# and makes the negatives (parley_training.negatives), the long negatives
+# and the training noises in $work when they are missing.
+kws_inputs() {
+  scripts/setup.sh
+  work=${WORK:-.build/wake-cv}
+  data=$PARLEY_SHARED_DATA
+  mkdir -p "$work"
+  [ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.negatives "$work/negatives" "$data" 5
+  long_negatives=$work/negatives-long
+  [ -f "$long_negatives/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.long_negatives "$long_negatives" 5 2
+  recorded_noises=$work/recorded-noise
+  [ -f "$recorded_noises/voices.wav" ] || nice -n 10 "$py" -m parley_training.recorded_noises "$recorded_noises" "$data/coffee-maker/clean"
+  training_noises "$work/noise"
+}
