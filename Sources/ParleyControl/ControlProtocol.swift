@@ -76,6 +76,9 @@ public enum ControlRequest: Sendable, Equatable {
     case keptRecordings
     case deleteKeptRecording(String)
     case forgetKeptRecordings
+    /// Installs a RAUC bundle (an absolute path) into the slot not running
+    /// and restarts into it (`parley update`); answered once RAUC is done.
+    case update(String)
 }
 
 /// The JSON form of a request: `command` plus the fields it uses (package:
@@ -147,6 +150,7 @@ extension ControlRequest {
         case .keptRecordings: WireRequest(command: "kept-list")
         case .deleteKeptRecording(let id): WireRequest(command: "kept-delete", value: id)
         case .forgetKeptRecordings: WireRequest(command: "kept-forget")
+        case .update(let path): WireRequest(command: "update", value: path)
         }
     }
 
@@ -222,6 +226,7 @@ extension ControlRequest {
         case "kept-list": self = .keptRecordings
         case "kept-delete": self = .deleteKeptRecording(try value())
         case "kept-forget": self = .forgetKeptRecordings
+        case "update": self = .update(try value())
         default: throw .init("unknown command \"\(w.command)\"")
         }
     }

@@ -8,7 +8,7 @@ enum ControlCommands {
     static let all: [any ParsableCommand.Type] = [
         StatusCommand.self, SayCommand.self, PlayCommand.self, PressCommand.self, LongPressCommand.self, DoublePressCommand.self,
         AppsCommand.self, ShortcutsCommand.self, LogsCommand.self, DonationsCommand.self, PhrasesCommand.self, AdaptCommand.self, WebCommand.self,
-        VolumeCommand.self,
+        VolumeCommand.self, UpdateCommand.self,
     ]
 }
 

@@ -54,6 +54,7 @@ import Testing
         (.keptRecordings, #"{"command":"kept-list"}"#),
         (.deleteKeptRecording("00000012"), #"{"command":"kept-delete","value":"00000012"}"#),
         (.forgetKeptRecordings, #"{"command":"kept-forget"}"#),
+        (.update("/data/parley-qemu.raucb"), #"{"command":"update","value":"/data/parley-qemu.raucb"}"#),
     ]
 
     static var responses: [(ControlResponse, String)] {
@@ -72,6 +73,11 @@ import Testing
             recognitions: 3, lastIntents: [], grammarSize: 120, donations: 4, customPhrases: 1, notWired: ["gpio"],
             keptRecordings: 5, keepAudio: true, roomTransform: date, homeAssistant: "connected",
             homeAssistantHandler: "on", timeZone: "Europe/Paris", frontEnd: "speex")
+        var slots = ControlResponse()
+        slots.status = status.status
+        slots.status?.slots = [SlotSummary(name: "rootfs.0", bootname: "A", state: "booted", bootStatus: "good"),
+                               SlotSummary(name: "rootfs.1", bootname: "B", state: "inactive", bootStatus: "good", version: "0.1.1",
+                                           compatible: "parley-qemu-amd64", installed: "2026-12-05T10:12:41Z")]
         var apps = ControlResponse()
         apps.apps = [AppSummary(name: "Soup Chef", synonyms: ["soup"], intents: ["OrderSoup"], primary: true),
                      AppSummary(name: "Kitchen Lights", synonyms: [], intents: ["On"], primary: false,
@@ -120,6 +126,13 @@ import Testing
                 + #""keptRecordings":5,"lastIntents":[],"led":"muted","notWired":["gpio"],"pid":412,"recognitions":3,"#
                 + #""roomTransform":"2023-11-14T22:13:20Z","state":"listening","stateDirectory":"/var/lib/parley","#
                 + #""timeZone":"Europe/Paris","uptimeSeconds":12.5,"version":"0.9.0"}}"#),
+            (slots, #"{"ok":true,"status":{"audio":{"capture":"hw:1,0","overruns":0,"playback":"default","state":"running"},"#
+                + #""board":"simulated","customPhrases":1,"donations":4,"grammarSize":120,"lastIntents":["Soup Chef/OrderSoup"],"#
+                + #""notWired":[],"pid":412,"recognitions":3,"#
+                + #""slots":[{"bootStatus":"good","bootname":"A","name":"rootfs.0","state":"booted"},{"bootStatus":"good","#
+                + #""bootname":"B","compatible":"parley-qemu-amd64","installed":"2026-12-05T10:12:41Z","name":"rootfs.1","#
+                + #""state":"inactive","version":"0.1.1"}],"#
+                + #""state":"idle","stateDirectory":"/var/lib/parley","uptimeSeconds":12.5,"version":"0.9.0"}}"#),
             (apps, #"{"apps":[{"intents":["OrderSoup"],"name":"Soup Chef","primary":true,"synonyms":["soup"]},"#
                 + #"{"external":true,"identifier":"KitchenLights","intents":["On"],"name":"Kitchen Lights","primary":false,"#
                 + #""synonyms":[]}],"ok":true}"#),

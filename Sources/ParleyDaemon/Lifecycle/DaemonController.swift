@@ -148,6 +148,9 @@ public struct DaemonController: ControlHandling {
                 "Volume \(report.level) of 10\(report.muted ? ", muted" : "") (\(report.output)).")
             response.volume = report
             return response
+        case .update(let path):
+            guard let updater = components.updater else { return missing("updater") }
+            do { return .message(try await updater.install(path)) } catch { return .failure(error.description) }
         case .webTokens, .revokeWebToken:
             // ParleyWeb's handler answers these before they get here when the page is on.
             return .failure("the web page is off (web.enabled: false in \(configFile ?? "parley.yaml"))")
