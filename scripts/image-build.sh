@@ -122,10 +122,16 @@ for layer in "${layers[@]}"; do
 done
 if [ "$LAYOUT" = ab ]; then
     install -D -m 0644 "$RAUC_KEY_DIR/ca.cert.pem" "$root/etc/rauc/keyring.pem"
-    assemble_ab_image "$root" "$img" "$work"
     # The update: slot A's file system as a signed bundle, its version the
     # package's and the image key's (two builds of one version differ).
     version=$( { [ -n "$deb" ] && dpkg-deb -f "$deb" Version; } || echo none)+$keyB
+    # RAUC's record of slot A on the data partition (data-directory=/data/rauc),
+    # as if it had installed that bundle there: `rauc status` and `parley
+    # status` name slot A's version from the first boot on (issue 52).
+    mkdir -p "$work/data/rauc"
+    printf '[slot.rootfs.0]\nbundle.compatible=parley-qemu-amd64\nbundle.version=%s\nstatus=ok\ninstalled.timestamp=%s\ninstalled.count=1\n' \
+        "$version" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$work/data/rauc/central.raucs"
+    assemble_ab_image "$root" "$img" "$work"
     tb=$(date +%s)
     make_bundle "$work/root.img" "$bundle" "$version"
     log "wrote $bundle ($(du -h "$bundle" | cut -f1), version $version) in $(( $(date +%s) - tb )) s"
