@@ -32,7 +32,7 @@ public final class FakeRauc: Sendable {
         try FileManager.default.copyItem(atPath: Fixtures.raucStatus(fixture).path, toPath: directory.file("after.json"))
     }
 
-    /// The next installs fail, `message` as RAUC's last line on standard error.
+    /// The next installs fail with `message` as RAUC's LastError.
     public func failInstall(_ message: String) throws {
         try message.write(toFile: directory.file("install-error"), atomically: true, encoding: .utf8)
     }
@@ -69,7 +69,11 @@ public final class FakeRauc: Sendable {
             echo "installing"
             i=0
             while [ -f "$d/hold" ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i + 1)); done
-            if [ -f "$d/install-error" ]; then echo "  0% Installing"; cat "$d/install-error" >&2; echo >&2; exit 1; fi
+            if [ -f "$d/install-error" ]; then
+                # As rauc 1.13 prints a failure: the reason on standard output, then a summary on standard error.
+                echo "  0% Installing"; echo "LastError: $(cat "$d/install-error")"; echo "idle"
+                echo "Installing \`$2\` failed" >&2; exit 1
+            fi
             echo "100% Installing done."
             [ -f "$d/after.json" ] && cp "$d/after.json" "$d/status.json"
             echo "Installing \`$2\` succeeded" ;;

@@ -80,11 +80,11 @@ import Testing
 
     @Test func aRefusedBundleIsAnErrorNamingTheFileWithRAUCsReason() async throws {
         let fake = try FakeRauc(status: "status-as-built"), state = try TemporaryDirectory(), said = Said()
-        try fake.failInstall("LastError: Failed to check bundle payload: bundle size (1048576) is too small: truncated?")
+        try fake.failInstall("Failed to check bundle payload: bundle size (1048576) is too small: truncated?")
         let updater = Self.updater(fake, state: state, said: said)
         let bundle = try Self.bundle(state, "truncated.raucb")
         let error = await #expect(throws: UpdateError.self) { try await updater.install(bundle) }
-        #expect(error?.description == "\(bundle): not installed: LastError: Failed to check bundle payload: bundle size (1048576) is too small: truncated?")
+        #expect(error?.description == "\(bundle): not installed: Failed to check bundle payload: bundle size (1048576) is too small: truncated?")
         #expect(said.all == [Updater.installing, "The update could not be installed. Nothing has changed."])
         #expect(fake.reboots == 0)
         #expect(!FileManager.default.fileExists(atPath: updater.markerPath))

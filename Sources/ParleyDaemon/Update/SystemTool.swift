@@ -12,9 +12,16 @@ struct ToolRun: Sendable {
 
     var succeeded: Bool { !signalled && status == 0 }
 
-    /// The last non-empty line of standard error (else of standard output):
-    /// RAUC's reason for a refused bundle.
+    /// Why it failed, in its own words: RAUC's `LastError:` line (`rauc
+    /// install` prints it on standard output, then "Installing `…` failed"
+    /// on standard error), else the last non-empty line of standard error,
+    /// else of standard output.
     var lastLine: String {
+        let marker = "LastError: "
+        if let line = (output + "\n" + errorOutput).split(separator: "\n").last(where: { $0.contains(marker) }),
+            let range = line.range(of: marker) {
+            return line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+        }
         for text in [errorOutput, output] {
             if let line = text.split(separator: "\n").last(where: { !$0.trimmingCharacters(in: .whitespaces).isEmpty }) {
                 return line.trimmingCharacters(in: .whitespaces)
