@@ -4,8 +4,14 @@ asks for a code, reads the code the speaker said from its log (LOG_COMMAND,
 a shell command printing the daemon's log: `journalctl -u parleyd` over SSH
 for the image), types it, and checks the session opens the status page.
 
+Then, with the session, saves one setting on the Settings page (the voice's
+rate, SETTING below), as an owner would: the daemon writes it to
+`<state>/settings.yaml`, which the caller checks on the device (issue 51:
+settings saved through a file the daemon may write, on the booted image).
+
 Usage: web-pair.py URL LOG_COMMAND
-Prints "paired: <session id prefix>" and exits 0; else says what failed and exits 1.
+Prints "paired: <session id prefix>" and "saved: voice.rate=<rate>", and exits
+0; else says what failed and exits 1.
 Used by scripts/image-test.sh (check 5-web, over the VM's forwarded port 80).
 """
 import re
@@ -28,9 +34,15 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 opener = urllib.request.build_opener(NoRedirect)
 
 
-def post(path, fields):
+SETTING = ("voice.rate", "165")
+
+
+def post(path, fields, cookie=None):
     data = urllib.parse.urlencode(fields).encode()
-    request = urllib.request.Request(url + path, data=data, headers={"Origin": origin})
+    headers = {"Origin": origin}
+    if cookie:
+        headers["Cookie"] = cookie
+    request = urllib.request.Request(url + path, data=data, headers=headers)
     try:
         with opener.open(request, timeout=30) as response:
             return response.status, response.headers, response.read().decode()
@@ -67,3 +79,15 @@ with opener.open(request, timeout=30) as response:
 if "<h1>Status</h1>" not in page:
     sys.exit("web-pair: the paired session did not open the status page")
 print(f"paired: {session.split('=', 1)[1][:6]}…")
+
+# The Settings page: its form token, then one setting saved.
+request = urllib.request.Request(url + "/settings", headers={"Cookie": session})
+with opener.open(request, timeout=30) as response:
+    page = response.read().decode()
+token = re.search(r'name="form_token" value="([^"]+)"', page)
+if not token:
+    sys.exit("web-pair: the settings page has no form token")
+status, _, body = post("/settings", {"form_token": token.group(1), SETTING[0]: SETTING[1]}, cookie=session)
+if status != 200 or "Saved to" not in body:
+    sys.exit(f"web-pair: saving {SETTING[0]}={SETTING[1]} answered {status}: {re.sub(r'<[^>]+>', ' ', body)[:300]}")
+print(f"saved: {SETTING[0]}={SETTING[1]}")
