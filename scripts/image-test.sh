@@ -258,9 +258,9 @@ check_web() {
     vm_ssh parley web tokens | grep -q "paired" || { echo "parley web tokens lists no paired browser"; return 1; }
     # The setting the page saved is in the state directory (the data
     # partition), where the daemon may write: /etc/parley stays as shipped.
-    vm_ssh grep -q "rate: 165" /var/lib/parley/settings.yaml \
+    vm_ssh "grep -q 'rate: 165' /var/lib/parley/settings.yaml" \
         || { echo "the page's setting is not in /var/lib/parley/settings.yaml"; return 1; }
-    vm_ssh grep -q "rate: 165" /etc/parley/parley.yaml && { echo "the page wrote /etc/parley/parley.yaml"; return 1; }
+    vm_ssh "grep -q 'rate: 165' /etc/parley/parley.yaml" && { echo "the page wrote /etc/parley/parley.yaml"; return 1; }
     echo "paired; voice.rate saved to /var/lib/parley/settings.yaml"
 }
 
@@ -365,7 +365,7 @@ check_update() {
     donations=$(vm_ssh parley donations --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["donations"]))')
     (( donations >= 1 )) || { echo "the order stored before the update is gone ($donations donations)"; return 1; }
     vm_ssh parley web tokens | grep -q paired || { echo "the browser paired before the update is gone (parley web tokens)"; return 1; }
-    vm_ssh grep -q "rate: 165" /var/lib/parley/settings.yaml || { echo "the page's saved setting is gone after the update"; return 1; }
+    vm_ssh "grep -q 'rate: 165' /var/lib/parley/settings.yaml" || { echo "the page's saved setting is gone after the update"; return 1; }
     echo "bundle $(du -h "$BUNDLE" | cut -f1) copied in ${t_copy} s; parley update ${t_install} s; install to parleyd ready on slot B ${t_ready} s ($ACCEL); marked good, said it is back; slots: $slots; $donations donation(s) and the paired browser kept"
 }
 
