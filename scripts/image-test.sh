@@ -468,8 +468,8 @@ check_fallback() {
 # 36-70 s here); the guest is then started again, as power would come back.
 # Every boot must come up on a good slot with parleyd ready and the state of
 # the data partition intact (donations, the phrases of check 3, SQLite's
-# integrity_check). POWER_CUTS sets how many (CI: 2; BENCHMARKS.md has 10).
-POWER_CUTS=${POWER_CUTS:-2}
+# integrity_check). POWER_CUTS sets how many (CI: 1, for its time; BENCHMARKS.md has 10).
+POWER_CUTS=${POWER_CUTS:-1}
 vm_slot() { vm_ssh_again "sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline"; }
 vm_counts() {
     echo "$(vm_ssh parley donations --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["donations"]))') $(vm_ssh parley phrases --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["phrases"]))')"
