@@ -45,6 +45,15 @@ check() {
     return "$rc"
 }
 
+# The guest's view of the A/B slots: the slot it booted (from the kernel
+# command line GRUB wrote), GRUB's environment sorted on one line, and a
+# wait (up to 300 s) for parley-mark-good to have marked the booted slot.
+vm_slot() { vm_ssh_again "sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline"; }
+vm_boot_env() { vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' '; }
+vm_wait_marked_good() {
+    vm_ssh_again "for i in \$(seq 300); do systemctl is-active -q parley-mark-good && exit 0; sleep 1; done; exit 1"
+}
+
 MIC_PCM="plughw:CARD=Loopback,DEV=0,SUBDEV=0"      # the test's end of parleyd's microphone
 SPEAKER_PCM="plughw:CARD=Loopback,DEV=1,SUBDEV=1"  # the test's end of parleyd's speaker
 ORDER=Tests/Fixtures/coffee-maker/clean/0075d273-51bb-47cb-b323-4437bd0de029.wav  # coffee, twelve ounce, light roast (a test fixture: the image step needs no ../shared)
@@ -72,12 +81,12 @@ check_grown() {
 # Parley's state is the data partition's, and the Home Assistant app is there.
 check_slots() {
     local booted env state
-    booted=$(vm_ssh "sed -n 's/.*rauc\.slot=\([AB]\).*/\1/p' /proc/cmdline")
+    booted=$(vm_slot)
     [ "$booted" = A ] || { echo "booted slot '$booted' (kernel command line: $(vm_ssh cat /proc/cmdline)), not A"; return 1; }
     [ "$(vm_ssh findmnt -no SOURCE /)" = /dev/vda2 ] || { echo "root is $(vm_ssh findmnt -no SOURCE /), not /dev/vda2 (slot A)"; return 1; }
-    vm_ssh_again "for i in \$(seq 300); do systemctl is-active -q parley-mark-good && exit 0; sleep 1; done; exit 1" \
+    vm_wait_marked_good \
         || { echo "parley-mark-good.service not active: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
-    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    env=$(vm_boot_env)
     echo "$env" | grep -q 'A_OK=1' && echo "$env" | grep -q 'A_TRY=0' \
         || { echo "GRUB's environment after booting A: '$env' (expected A_OK=1, A_TRY=0: marked good once parleyd was ready)"; return 1; }
     state=$(vm_ssh findmnt -no SOURCE,TARGET /var/lib/parley | tr -s ' ')
@@ -347,12 +356,12 @@ check_update() {
     vm_wait_exit 300 || { vm_kill; echo "the guest did not reboot within 300 s of parley update's answer"; return 1; }
     vm_boot update
     tready=$(vm_wait_ready "$READY_LIMIT") || { echo "boot into slot B: $tready"; return 1; }
-    slot=$(vm_ssh "sed -n 's/.*rauc\.slot=\([AB]\).*/\1/p' /proc/cmdline")
+    slot=$(vm_slot)
     [ "$slot" = B ] || { echo "booted slot '$slot' after the install, not B"; return 1; }
     local t_ready=$(( $(date +%s) - t0 ))
-    vm_ssh_again "for i in \$(seq 300); do systemctl is-active -q parley-mark-good && exit 0; sleep 1; done; exit 1" \
+    vm_wait_marked_good \
         || { echo "slot B not marked good: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
-    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    env=$(vm_boot_env)
     echo "$env" | grep -q 'B_OK=1' && echo "$env" | grep -q 'B_TRY=0' \
         || { echo "slot B booted but GRUB's environment is '$env' (expected B_OK=1, B_TRY=0)"; return 1; }
     # parleyd says it is back once the slot is good (it asks RAUC every 5 s).
@@ -409,7 +418,7 @@ check_bundle_refused() {
         || { echo "could not corrupt the bundle in the guest"; return 1; }
     local why_corrupt; why_corrupt=$(refused /data/update.raucb) || { echo "corrupt: $why_corrupt"; return 1; }
     vm_ssh rm -f /data/update.raucb /data/truncated.raucb /data/other.raucb
-    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    env=$(vm_boot_env)
     echo "$env" | grep -q 'ORDER=B' && echo "$env" | grep -q 'B_OK=1' \
         || { echo "after the refusals GRUB's environment is '$env' (slot B should stay first and good)"; return 1; }
     echo "refused: truncated ($why_truncated); other key ($why_key); corrupt ($why_corrupt)"
@@ -439,7 +448,7 @@ check_fallback() {
     rm -rf "$bad"
     vm_scp "$WORK/broken.raucb" /data/broken.raucb || { echo "could not copy the broken bundle in"; return 1; }
     rm -f "$WORK/broken.raucb"
-    local before; before=$(vm_ssh "sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline")
+    local before; before=$(vm_slot)
     out=$(vm_ssh "rauc install /data/broken.raucb && rm -f /data/broken.raucb" 2>&1) || { echo "$out"; echo "rauc install of the broken bundle failed"; return 1; }
     vm_ssh "systemctl reboot" >/dev/null 2>&1 || true
     vm_wait_exit 300 || { vm_kill; echo "no reboot after the install"; return 1; }
@@ -449,13 +458,13 @@ check_fallback() {
         (( boots <= 3 )) || { echo "still not back on slot $before after 3 boots"; return 1; }
         vm_boot "fallback-$boots"
         vm_wait_ssh "$READY_LIMIT" >/dev/null || { vm_wait_exit 5 && continue; echo "boot $boots: no SSH"; return 1; }
-        slot=$(vm_ssh_again "sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline" || true)
+        slot=$(vm_slot || true)
         if [ "$slot" = "$before" ]; then break; fi
         # On the broken slot: its mark-good reboots the guest.
         vm_wait_exit "$READY_LIMIT" || { vm_kill; echo "boot $boots on the broken slot $slot did not reboot by itself: $(vm_console_tail | tail -n 3)"; return 1; }
     done
     vm_wait_ready "$READY_LIMIT" >/dev/null || { echo "back on slot $before but parleyd not ready"; return 1; }
-    env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+    env=$(vm_boot_env)
     local broken=A; [ "$before" = A ] && broken=B
     echo "$env" | grep -q "${broken}_OK=0" || { echo "the broken slot $broken is not marked bad: $env"; return 1; }
     echo "broken parleyd in slot $broken: back on slot $before after $boots boot(s), by itself; $broken marked bad ($env)"
@@ -470,7 +479,6 @@ check_fallback() {
 # the data partition intact (donations, the phrases of check 3, SQLite's
 # integrity_check). POWER_CUTS sets how many (CI: 1, for its time; BENCHMARKS.md has 10).
 POWER_CUTS=${POWER_CUTS:-1}
-vm_slot() { vm_ssh_again "sed -n 's/.*rauc\\.slot=\\([AB]\\).*/\\1/p' /proc/cmdline"; }
 vm_counts() {
     echo "$(vm_ssh parley donations --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["donations"]))') $(vm_ssh parley phrases --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["phrases"]))')"
 }
@@ -490,9 +498,9 @@ check_update_power_cut() {
         vm_boot "cut-$i"
         t=$(vm_wait_ready "$READY_LIMIT") || { echo "cut $i (${cut} s into the install, slot $before): no ready boot: $t"; return 1; }
         slot=$(vm_slot)
-        vm_ssh_again "for i in \$(seq 300); do systemctl is-active -q parley-mark-good && exit 0; sleep 1; done; exit 1" \
+        vm_wait_marked_good \
             || { echo "cut $i: slot $slot booted but not marked good: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
-        env=$(vm_ssh grub-editenv /boot/firmware/grub/grubenv list | sort | paste -sd' ')
+        env=$(vm_boot_env)
         echo "$env" | grep -q "${slot}_OK=1" || { echo "cut $i: booted $slot, but GRUB's environment is '$env'"; return 1; }
         after=$(vm_counts) || { echo "cut $i: could not read donations and phrases"; return 1; }
         [ "$after" = "$counts" ] || { echo "cut $i: donations and phrases were '$counts', now '$after'"; return 1; }
