@@ -116,10 +116,14 @@ let package = Package(
 
         // MARK: External apps: manifests, handler processes (posix_spawn through CParleyProcess).
         .target(name: "CParleyProcess"),
+        // The handler sandbox's runner and the wire parleyd speaks to it
+        // (Foundation and CParleyProcess only: the runner starts per handler).
+        .target(name: "ParleySandbox", dependencies: ["CParleyProcess"]),
+        .executableTarget(name: "parley-app-runner", dependencies: ["ParleySandbox"]),
         .target(
             name: "ParleyExternal",
             dependencies: [
-                "ParleyIntents", "ParleyCore", "ParleyDevice", "ParleyYAML", "CParleyProcess",
+                "ParleyIntents", "ParleyCore", "ParleyDevice", "ParleyYAML", "CParleyProcess", "ParleySandbox", "ParleySocket",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -146,7 +150,7 @@ let package = Package(
             dependencies: [
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyStore", "ParleyAudio", "ParleyDenoise",
                 "ParleySpeech", "ParleyWake", "ParleyHardware", "ParleyExternal", "ParleyRoom", "ParleyControl",
-                "ParleyConfiguration", "ParleyWyoming",
+                "ParleyConfiguration", "ParleyWyoming", "ParleySandbox",
                 "ParleySocket",   // SystemdNotifier: the longest Unix socket path
                 "CParleyShims",   // parley_release_free_memory after the decoders load
                 .product(name: "Logging", package: "swift-log"),
@@ -250,8 +254,10 @@ let package = Package(
         .testTarget(
             name: "ParleySocketTests",
             dependencies: ["ParleySocket", "ParleyTestKit", .product(name: "Logging", package: "swift-log")]),
+        // parley-app-runner: the sandbox tests start the runner as systemd's socket would.
         .testTarget(name: "ParleyExternalTests", dependencies: [
-            "ParleyExternal", "ParleyApps", "ParleyIntents", "ParleyCore", "ParleyTestKit", .product(name: "Logging", package: "swift-log"),
+            "ParleyExternal", "ParleyApps", "ParleyIntents", "ParleyCore", "ParleyTestKit", "ParleySandbox", "ParleySocket",
+            "CParleyProcess", "parley-app-runner", .product(name: "Logging", package: "swift-log"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -31,9 +31,10 @@ LAYERS = [
     ("C libraries", "#eeeeee", None),
     ("pure Swift model", "#e3f0fb", ["ParleyIntents", "ParleyDevice", "ParleyYAML", "ParleyCore", "ParleyApps",
                                      "ParleyTestKit"]),
+    # ParleySocket and ParleySandbox here: ParleyExternal starts handlers through them.
     ("device wrappers", "#e6f5e6", ["ParleyAudio", "ParleyWake", "ParleyDenoise", "ParleySpeech", "ParleyStore",
-                                    "ParleyHardware", "ParleyRoom", "ParleyExternal"]),
-    ("between programs", "#fdf1dc", ["ParleySocket", "ParleyConfiguration", "ParleyControl", "ParleyWyoming"]),
+                                    "ParleyHardware", "ParleyRoom", "ParleySocket", "ParleySandbox", "ParleyExternal"]),
+    ("between programs", "#fdf1dc", ["ParleyConfiguration", "ParleyControl", "ParleyWyoming"]),
     ("wiring", "#fbe4e4", ["ParleyDaemon", "ParleyWeb"]),
     ("executables", "#ece4f7", None),
 ]

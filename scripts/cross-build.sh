@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Builds release parleyd, parley and parley-bench for Debian 13 (trixie) with
+# Builds release parleyd, parley, parley-bench and parley-app-runner for Debian 13 (trixie) with
 # Debian's Swift 6.2 (unstable's swiftlang, in the compiler chroot that
 # scripts/swift-sdk.sh makes) into out/<arch>/:
 #
-#   out/<arch>/bin/{parleyd,parley,parley-bench}   stripped, RUNPATH $ORIGIN/../lib/parley
+#   out/<arch>/bin/{parleyd,parley,parley-bench,parley-app-runner}   stripped, RUNPATH $ORIGIN/../lib/parley
 #   out/<arch>/lib/parley/*.so                     the Swift runtime they load (one private copy)
 #
 #   scripts/cross-build.sh arm64|amd64 [--runtime shared|static] [--tests]
@@ -58,9 +58,9 @@ else
     link=(-Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath -Xlinker '$ORIGIN/../lib/parley')
 fi
 
-log "building release parleyd, parley, parley-bench for Debian 13 $arch ($runtime Swift runtime)"
+log "building release parleyd, parley, parley-bench, parley-app-runner for Debian 13 $arch ($runtime Swift runtime)"
 start=$(date +%s)
-for product in parleyd parley parley-bench; do
+for product in parleyd parley parley-bench parley-app-runner; do
     in_compiler swift build -c release "${common[@]}" "${link[@]}" --product "$product"
 done
 log "release build took $(($(date +%s) - start)) s"
@@ -70,7 +70,7 @@ out=out/$arch
 rm -rf "$out"
 mkdir -p "$out/bin"
 bin=$scratch/$triple/release
-for product in parleyd parley parley-bench; do
+for product in parleyd parley parley-bench parley-app-runner; do
     in_compiler llvm-objcopy --strip-all "$bin/$product" "$out/bin/$product"
 done
 

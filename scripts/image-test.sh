@@ -243,6 +243,39 @@ check_socket() {
     [ "$rc" = 0 ] || { echo "a member of group parley got exit $rc"; return 1; }
     echo "refused outside group parley (exit 77), answered inside it"
 }
+# --- 4. an app's handler in the sandbox: user parley-app, a cgroup of its own
+# with the unit's caps, its data written as that user, the daemon's state
+# closed to it, the whole cgroup gone when the app is removed
+check_app_sandbox() {
+    local pid user unit caps said owner
+    vm_ssh_again parley apps install shopping-list >/dev/null || { echo "parley apps install shopping-list failed"; return 1; }
+    local i
+    for i in $(seq 90); do
+        pid=$(vm_ssh parley apps status 2>/dev/null | sed -n 's/.*running (pid \([0-9]*\)).*/\1/p')
+        [ -n "$pid" ] && break
+        sleep 1
+    done
+    [ -n "$pid" ] || { echo "the handler never ran: $(vm_ssh parley apps status 2>&1 | head -3)"; return 1; }
+    user=$(vm_ssh_again ps -o user= -p "$pid")
+    [ "$user" = parley-app ] || { echo "the handler (pid $pid) runs as '$user', not parley-app"; return 1; }
+    unit=$(vm_ssh_again cat "/proc/$pid/cgroup" | sed -n 's|^0::.*/\(parley-app@[^/]*\.service\)$|\1|p')
+    [ -n "$unit" ] || { echo "the handler is not in a parley-app@ unit's cgroup: $(vm_ssh cat /proc/$pid/cgroup)"; return 1; }
+    caps=$(vm_ssh_again "for p in MemoryMax TasksMax CPUQuotaPerSecUSec; do systemctl show -p \$p --value $unit; done" | tr '\n' ' ')
+    [ "$caps" = "268435456 32 500ms " ] || { echo "$unit's caps are '$caps', not MemoryMax 256M, TasksMax 32, CPUQuota 50%"; return 1; }
+    said=$(vm_ssh_again parley say "add eggs to the shopping list" --json | python3 -c 'import json, sys; print(" ".join(json.load(sys.stdin).get("spoken") or []))')
+    case "$said" in Added\ eggs*) ;; *) echo "'add eggs to the shopping list' answered '$said'"; return 1 ;; esac
+    owner=$(vm_ssh_again stat -c %U /var/lib/parley/app-data/ShoppingList/list.txt)
+    [ "$owner" = parley-app ] || { echo "the list was written by '$owner', not parley-app"; return 1; }
+    vm_ssh_again "setpriv --reuid=parley-app --regid=parley-app --init-groups cat /var/lib/parley/state.db >/dev/null 2>&1" \
+        && { echo "parley-app can read the daemon's database"; return 1; }
+    vm_ssh_again "rm -rf /var/lib/parley/apps/shopping-list"
+    for i in $(seq 60); do
+        vm_ssh_again systemctl is-active -q "$unit" || break
+        sleep 1
+    done
+    ! vm_ssh_again systemctl is-active -q "$unit" || { echo "$unit still active 60 s after the app was removed"; return 1; }
+    echo "handler pid $pid as parley-app in $unit (caps $caps); 'add eggs' answered '$said', list.txt owned by $owner; state.db closed to it; unit gone with the app"
+}
 check_listeners() {
     local found unexpected
     # protocol/port and the owning program: Avahi also binds an ephemeral UDP
@@ -572,6 +605,7 @@ if check "1-boot-to-ready" check_ready; then
     if [ "$ARCH" = amd64 ]; then
         check "4-control-socket" check_socket || true
         check "4-listeners" check_listeners || true
+        check "4-app-sandbox" check_app_sandbox || true
         check "5-web" check_web || true
         check "6-volume" check_volume || true
         check "7-wyoming" check_wyoming || true

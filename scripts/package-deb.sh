@@ -3,9 +3,10 @@
 # what scripts/cross-build.sh left in out/<arch>/ (built first if missing):
 #
 #   /usr/bin/{parleyd,parley,parley-bench}
+#   /usr/libexec/parley/parley-app-runner the handler sandbox's runner (parley-app@.service)
 #   /usr/lib/parley/                      the private Swift runtime (RUNPATH $ORIGIN/../lib/parley)
-#   /usr/lib/systemd/system/parleyd.service, /usr/lib/sysusers.d/parley.conf,
-#   /usr/lib/udev/rules.d/99-parley-gpio.rules      from dist/
+#   /usr/lib/systemd/system/{parleyd.service,parley-app.socket,parley-app@.service},
+#   /usr/lib/sysusers.d/parley.conf, /usr/lib/udev/rules.d/99-parley-gpio.rules   from dist/
 #   /etc/parley/parley.yaml               the example configuration, a conffile
 #   /usr/share/parley/board/<name>/       the board files
 #   /usr/share/parley/apps/<name>/        the external apps of examples/apps (their
@@ -68,12 +69,20 @@ root=$stage/root
 install -d "$root/DEBIAN" "$root/usr/bin" "$root/etc/parley" "$root/usr/share/parley" \
     "$root/usr/lib/systemd/system" "$root/usr/lib/sysusers.d" "$root/usr/lib/udev/rules.d" \
     "$root/usr/share/doc/parley"
-install -m 0755 "$in"/bin/* "$root/usr/bin/"
+for program in "$in"/bin/*; do
+    [ "$(basename "$program")" = parley-app-runner ] || install -m 0755 "$program" "$root/usr/bin/"
+done
+# The handler sandbox's runner: started by systemd (parley-app@.service), not
+# a command; $ORIGIN/../lib/parley finds the runtime from /usr/libexec/parley too.
+install -d "$root/usr/libexec/parley"
+install -m 0755 "$in/bin/parley-app-runner" "$root/usr/libexec/parley/parley-app-runner"
 if [ -d "$in/lib/parley" ]; then
     install -d "$root/usr/lib/parley"
     install -m 0644 "$in"/lib/parley/*.so* "$root/usr/lib/parley/"
 fi
 install -m 0644 dist/parleyd.service "$root/usr/lib/systemd/system/parleyd.service"
+install -m 0644 dist/parley-app.socket "$root/usr/lib/systemd/system/parley-app.socket"
+install -m 0644 "dist/parley-app@.service" "$root/usr/lib/systemd/system/parley-app@.service"
 install -m 0644 dist/parley.sysusers.conf "$root/usr/lib/sysusers.d/parley.conf"
 install -m 0644 dist/99-parley-gpio.rules "$root/usr/lib/udev/rules.d/99-parley-gpio.rules"
 install -m 0644 dist/parley.yaml "$root/etc/parley/parley.yaml"

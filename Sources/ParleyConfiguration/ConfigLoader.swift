@@ -52,7 +52,7 @@ public enum ConfigLoader {
         let document = Field(node: root)
         try document.forEachEntry(of: [
             "board", "audio", "wake", "primary_app", "voice", "speech", "confirm_by_voice", "timeouts", "tips",
-            "donations", "adaptation", "state_directory", "apps_folder", "control_socket", "control_group",
+            "donations", "adaptation", "state_directory", "apps_folder", "handler_sandbox", "control_socket", "control_group",
             "log_level", "web", "home_assistant", "time_zone", "update",
         ]) { key, field in
             switch key {
@@ -72,6 +72,12 @@ public enum ConfigLoader {
             case "home_assistant": try readHomeAssistant(field, into: &config.homeAssistant)
             case "state_directory": config.stateDirectory = try field.absolutePath()
             case "apps_folder": config.appsFolder = try field.string()
+            case "handler_sandbox":
+                let value = try field.string()
+                guard value == "auto" || value == "off" || value.hasPrefix("/") else {
+                    throw field.impossible("\"\(value)\" is not auto, off or the absolute path of the sandbox's socket")
+                }
+                config.handlerSandbox = value
             case "control_socket": config.controlSocket = try field.absolutePath()
             case "control_group": config.controlGroup = try field.optionalString()
             case "log_level":

@@ -96,6 +96,13 @@ public struct ParleyConfig: Sendable, Equatable {
     /// with a manifest.yaml), watched while the daemon runs. Relative paths
     /// are inside the state directory; the default is `<state directory>/apps`.
     public var appsFolder: String = "apps"
+    /// `handler_sandbox`: where external apps' handlers run. `auto` (the
+    /// default): in the sandbox when its socket (/run/parley-app.sock, the
+    /// package's parley-app.socket) exists, each handler as the system user
+    /// parley-app in a cgroup of its own with memory, task and CPU caps;
+    /// otherwise started by the daemon itself as its own user. `off`: always
+    /// the daemon itself. A path: that socket, and never without it.
+    public var handlerSandbox: String = "auto"
     /// `control_socket`: the Unix socket `parley` talks to.
     public var controlSocket: String = "/run/parley/parley.sock"
     /// `control_group`: group owning the socket (members may use `parley`);
@@ -284,6 +291,19 @@ public struct ParleyConfig: Sendable, Equatable {
 
     /// The SQLite file.
     public var databasePath: String { resolvedPath("state.db") }
+
+    /// The handler sandbox's socket to use, or nil (``handlerSandbox``):
+    /// `auto` looks for the package's socket now.
+    public func handlerSandboxSocket(defaultSocket: String, exists: (String) -> Bool = { path in
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
+    }) -> String? {
+        switch handlerSandbox {
+        case "off": nil
+        case "auto": exists(defaultSocket) ? defaultSocket : nil
+        default: handlerSandbox
+        }
+    }
 
     /// The external apps folder, resolved.
     public var appsFolderPath: String { resolvedPath(appsFolder) }

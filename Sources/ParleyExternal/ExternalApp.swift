@@ -24,9 +24,27 @@ public struct ExternalApp: Sendable {
             try? FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
             environment[Self.dataVariable] = data.path
         }
+        if limits.sandbox != nil { Self.openToSandbox(manifest: manifest, environment: environment, logger: logger) }
         handler = HandlerSupervisor(app: manifest.identifier, argv: manifest.handler, directory: manifest.folder,
                                     environment: environment, limits: limits, logger: logger)
         description = Self.describe(manifest, handler: handler)
+    }
+
+    /// A handler in the sandbox runs as another user: it is given its
+    /// folder (read) and its data folder (read and write) through the
+    /// sandbox's group, and passage through the folders holding them.
+    static func openToSandbox(manifest: AppManifest, environment: [String: String], logger: Logger) {
+        guard let access = SandboxAccess.lookup() else {
+            logger.warning("[\(manifest.identifier)] the handler sandbox's group parley-app does not exist: its handler may not read its folder")
+            return
+        }
+        var problems = access.grant(manifest.folder, writable: false)
+        problems += [access.pass(manifest.folder.deletingLastPathComponent())].compactMap { $0 }
+        if let data = environment[dataVariable].map(URL.init(fileURLWithPath:)) {
+            problems += access.grant(data, writable: true)
+            problems += [access.pass(data.deletingLastPathComponent())].compactMap { $0 }
+        }
+        for problem in problems.prefix(5) { logger.warning("[\(manifest.identifier)] sandbox: \(problem)") }
     }
 
     static func describe(_ manifest: AppManifest, handler: HandlerSupervisor) -> AppDescription {

@@ -37,6 +37,13 @@ public struct HandlerLimits: Sendable, Hashable {
     /// raises MemoryError) instead of the speaker running out. nil: no cap.
     /// The apps that come with Parley use under 50 MiB.
     public var memoryBytes: Int? = 256 * 1024 * 1024
+    /// The handler sandbox's socket (`parley-app.socket`, see
+    /// ParleySandbox.SandboxWire): when set, every handler is started by the
+    /// runner systemd starts for each connection there, as the system user
+    /// `parley-app` in a cgroup of its own with the unit's MemoryMax,
+    /// TasksMax and CPUQuota. nil: the daemon starts handlers itself (a
+    /// development machine, tests, a system without the units).
+    public var sandbox: String? = nil
 
     public init() {}
 }

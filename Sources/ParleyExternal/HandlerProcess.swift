@@ -1,6 +1,8 @@
 import CParleyProcess
 import Foundation
 import Logging
+import ParleySandbox
+import ParleySocket
 import Synchronization
 
 #if canImport(Glibc)
@@ -43,29 +45,43 @@ final class HandlerProcess: Sendable {
         case flooded(Int)
         /// The process ended (after its output was read to the end).
         case exited(HandlerExit)
+        /// The sandbox runner started it: its process id (a handler in the
+        /// sandbox has none until then).
+        case started(pid_t)
     }
 
     enum StartError: Error, Sendable, CustomStringConvertible {
         case spawn(program: String, errno: Int32)
+        /// The sandbox's socket could not be reached or spoken to.
+        case sandbox(socket: String, reason: String)
         var description: String {
             switch self {
             case .spawn(let program, let code):
                 code == ENOENT ? "cannot start '\(program)': no such program" : "cannot start '\(program)': \(String(cString: strerror(code)))"
+            case .sandbox(let socket, let reason): "cannot start it in the sandbox (\(socket)): \(reason)"
             }
         }
     }
 
     enum WriteError: Error, Sendable { case notReading, closed }
 
-    let pid: pid_t
+    /// 0 for a handler in the sandbox until the runner reports it started.
+    var pid: pid_t { pidValue.withLock { $0 } }
     let events: AsyncStream<Event>
+    /// Whether the sandbox runner started it (``SandboxWire``): then the
+    /// runner is its parent and `control` is the connection to the runner.
+    let sandboxed: Bool
+    private let pidValue: Mutex<pid_t>
+    private let control: Mutex<Int32>
     private let input: Mutex<Int32>
     private let queued = Mutex(0)
     /// Set once the process has ended and its output is read to the end.
     private let ended = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-    private init(pid: pid_t, input: Int32, events: AsyncStream<Event>) {
-        self.pid = pid
+    private init(pid: pid_t, input: Int32, control: Int32 = -1, events: AsyncStream<Event>) {
+        pidValue = Mutex(pid)
+        sandboxed = control >= 0
+        self.control = Mutex(control)
         self.input = Mutex(input)
         self.events = events
     }
@@ -75,6 +91,10 @@ final class HandlerProcess: Sendable {
     static func start(argv: [String], environment: [String: String] = [:], directory: String, app: String, limits: HandlerLimits,
                       logger: Logger, tail: LineTail? = nil) throws(StartError) -> HandlerProcess {
         Self.ignoreBrokenPipes
+        if let socket = limits.sandbox {
+            return try startSandboxed(socket: socket, argv: argv, environment: environment, directory: directory, app: app,
+                                      limits: limits, logger: logger, tail: tail)
+        }
         var pid: pid_t = 0
         var fds: [Int32] = [-1, -1, -1]
         let cArguments = argv.map { strdup($0) } + [nil]
@@ -102,14 +122,61 @@ final class HandlerProcess: Sendable {
                 logger.warning("[\(app)] could not cap the handler's memory at \(bytes / 1_048_576) MiB: \(String(cString: strerror(failed)))")
             }
         }
+        return begin(pid: pid, fds: fds, control: -1, app: app, limits: limits, logger: logger, tail: tail)
+    }
+
+    /// The process and its reader thread, once its pipes are open.
+    private static func begin(pid: pid_t, fds: [Int32], control: Int32, app: String, limits: HandlerLimits,
+                              logger: Logger, tail: LineTail?) -> HandlerProcess {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self)
-        let process = HandlerProcess(pid: pid, input: fds[0], events: stream)
-        let reader = OutputReader(process: process, output: fds[1], error: fds[2], app: app, limits: limits,
+        let process = HandlerProcess(pid: pid, input: fds[0], control: control, events: stream)
+        let reader = OutputReader(process: process, output: fds[1], error: fds[2], control: control, app: app, limits: limits,
                                   logger: logger, tail: tail, continuation: continuation)
         let thread = Thread { reader.run() }
         thread.name = "parley-app"
         thread.start()
         return process
+    }
+
+    /// Starts the handler through the sandbox runner at `socket`
+    /// (``SandboxWire``): the pipes are made here and their far ends handed
+    /// over, so everything after is as for a handler started directly,
+    /// except that the runner reports its process id and its end.
+    private static func startSandboxed(socket path: String, argv: [String], environment: [String: String], directory: String,
+                                       app: String, limits: HandlerLimits, logger: Logger, tail: LineTail?) throws(StartError) -> HandlerProcess {
+        let line: Data
+        do {
+            line = try SandboxRequest(app: app, argv: argv, environment: environment, memoryBytes: limits.memoryBytes).line()
+        } catch {
+            throw .sandbox(socket: path, reason: "the request could not be encoded: \(error)")
+        }
+        guard line.count <= SandboxWire.maximumRequestBytes else {
+            throw .sandbox(socket: path, reason: "the handler's command and environment are longer than \(SandboxWire.maximumRequestBytes) bytes")
+        }
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { throw .sandbox(socket: path, reason: "its folder \(directory): \(String(cString: strerror(errno)))") }
+        defer { close(folder) }
+        let connection: Int32
+        do {
+            connection = try UnixSocket.connect(to: path)
+        } catch {
+            throw .sandbox(socket: path, reason: "\(error)")
+        }
+        var parent = [Int32](repeating: -1, count: 3), child = [Int32](repeating: -1, count: 3)
+        let made = parley_handler_pipes(&parent, &child)
+        guard made == 0 else {
+            close(connection)
+            throw .sandbox(socket: path, reason: "no pipes: \(String(cString: strerror(made)))")
+        }
+        let handed = child + [folder]
+        let sent = line.withUnsafeBytes { bytes in parley_send_with_fds(connection, bytes.baseAddress, bytes.count, handed, Int32(handed.count)) }
+        child.forEach { close($0) }
+        guard sent == 0 else {
+            close(connection)
+            parent.forEach { close($0) }
+            throw .sandbox(socket: path, reason: "sending the request: \(String(cString: strerror(sent)))")
+        }
+        return begin(pid: 0, fds: parent, control: connection, app: app, limits: limits, logger: logger, tail: tail)
     }
 
     /// A handler that exits makes writes to its pipe fail with EPIPE; the
@@ -162,8 +229,24 @@ final class HandlerProcess: Sendable {
     }
 
     /// Kills the handler and everything it started: its process group and
-    /// any descendant that left the group (``ProcessTree``).
-    func kill() { ProcessTree.kill(group: pid) }
+    /// any descendant that left the group (``ProcessTree``). In the sandbox,
+    /// hanging up on the runner does it: the runner kills the group, and
+    /// systemd the rest of the instance's cgroup.
+    func kill() {
+        guard sandboxed else { return ProcessTree.kill(group: pid) }
+        control.withLock { fd in
+            if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+    }
+
+    fileprivate func startedInSandbox(_ pid: pid_t) { pidValue.withLock { $0 = pid } }
+
+    fileprivate func closeControl() {
+        control.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
 
     /// The supervisor took one line: frees a place in the bounded queue.
     func consumed() { queued.withLock { $0 -= 1 } }
@@ -186,6 +269,8 @@ private struct OutputReader: Sendable {
     let process: HandlerProcess
     let output: Int32
     let error: Int32
+    /// The connection to the sandbox runner, or -1.
+    let control: Int32
     let app: String
     let limits: HandlerLimits
     let logger: Logger
@@ -197,19 +282,24 @@ private struct OutputReader: Sendable {
         var discardingOut = false, errTruncated = false
         var logBudget = LogBudget(limits: limits)
         var polls = [pollfd(fd: output, events: Int16(POLLIN), revents: 0), pollfd(fd: error, events: Int16(POLLIN), revents: 0)]
+        if control >= 0 { polls.append(pollfd(fd: control, events: Int16(POLLIN), revents: 0)) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var exit: HandlerExit?
+        var reports = [UInt8]()
         defer {
             close(output)
             close(error)
+            process.closeControl()
         }
-        while polls.contains(where: { $0.fd >= 0 }) {
+        while polls[0].fd >= 0 || polls[1].fd >= 0 {
             let ready = poll(&polls, nfds_t(polls.count), 1000)
             if ready < 0 && errno == EINTR { continue }
             if ready == 0 {
                 // Output still open but the handler gone: a child of it holds the
                 // pipe. Its group is killed so the pipes close.
-                if exit == nil, let ended = reap(wait: false) {
+                if control >= 0 {
+                    if exit != nil { process.kill() }
+                } else if exit == nil, let ended = reap(wait: false) {
                     exit = ended
                     process.kill()
                 }
@@ -217,6 +307,10 @@ private struct OutputReader: Sendable {
             }
             for index in polls.indices where polls[index].fd >= 0 && polls[index].revents != 0 {
                 let fd = polls[index].fd
+                if fd == control {
+                    if !readReports(into: &reports, exit: &exit) { polls[index].fd = -1 }
+                    continue
+                }
                 let count = read(fd, &chunk, chunk.count)
                 if count < 0 && (errno == EINTR || errno == EAGAIN) { continue }
                 if count <= 0 {
@@ -260,10 +354,48 @@ private struct OutputReader: Sendable {
             logBudget.log(errLine, truncated: errTruncated, app: app, logger: logger)
         }
         logBudget.flush(app: app, logger: logger)
-        let ending = exit ?? reap(wait: true) ?? HandlerExit(status: nil, signal: nil)
+        if control >= 0 && exit == nil && polls[2].fd >= 0 {
+            // The pipes closed first: the runner's last line follows at once.
+            var waiting = [polls[2]]
+            let deadline = ContinuousClock.now + .seconds(3)
+            while exit == nil, deadline > .now, poll(&waiting, 1, 100) >= 0 {
+                if waiting[0].revents != 0 && !readReports(into: &reports, exit: &exit) { break }
+            }
+        }
+        // A runner gone without a word was killed with its cgroup (MemoryMax, a stop).
+        let ending = exit ?? (control >= 0 ? HandlerExit(status: nil, signal: SIGKILL) : reap(wait: true))
+            ?? HandlerExit(status: nil, signal: nil)
         process.markEnded()
         continuation.yield(.exited(ending))
         continuation.finish()
+    }
+
+    /// Reads what the sandbox runner wrote (``SandboxReport`` lines); false
+    /// once the connection is closed.
+    private func readReports(into pending: inout [UInt8], exit: inout HandlerExit?) -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = read(control, &buffer, buffer.count)
+        if count < 0 && (errno == EINTR || errno == EAGAIN) { return true }
+        guard count > 0 else { return false }
+        pending += buffer[0..<count]
+        while let newline = pending.firstIndex(of: 0x0A) {
+            let line = String(decoding: pending[..<newline], as: UTF8.self)
+            pending.removeSubrange(...newline)
+            switch SandboxReport(line: Substring(line)) {
+            case .started(let pid):
+                process.startedInSandbox(pid)
+                continuation.yield(.started(pid))
+            case .failed(_, let reason):
+                logger.error("[\(app)] the sandbox could not start the handler: \(reason)")
+                exit = HandlerExit(status: 127, signal: nil)
+            case .exited(let status): exit = HandlerExit(status: status, signal: nil)
+            case .killed(let signal): exit = HandlerExit(status: nil, signal: signal)
+            case nil: logger.warning("[\(app)] the sandbox runner wrote a line that is not a report: \(line.prefix(120))")
+            }
+            // A runner that never ends its line is cut off.
+            if pending.count > 1024 { pending.removeAll() }
+        }
+        return true
     }
 
     private func deliver(_ line: [UInt8], discarding: inout Bool) {
@@ -284,61 +416,4 @@ private struct OutputReader: Sendable {
         let signal = status & 0x7F
         return signal == 0 ? HandlerExit(status: (status >> 8) & 0xFF, signal: nil) : HandlerExit(status: nil, signal: signal)
     }
-}
-
-/// At most `logLinesPerWindow` standard-error lines per window reach the log;
-/// the rest are counted and the count logged, so a chatty handler cannot
-/// flood the journal.
-private struct LogBudget {
-    let limits: HandlerLimits
-    var windowStart = ContinuousClock.now
-    var logged = 0
-    var dropped = 0
-
-    init(limits: HandlerLimits) { self.limits = limits }
-
-    mutating func log(_ bytes: [UInt8], truncated: Bool, app: String, logger: Logger) {
-        let now = ContinuousClock.now
-        if now - windowStart > limits.logWindow {
-            flush(app: app, logger: logger)
-            windowStart = now
-            logged = 0
-        }
-        guard logged < limits.logLinesPerWindow else {
-            dropped += 1
-            return
-        }
-        logged += 1
-        let text = String(decoding: bytes, as: UTF8.self)
-        logger.notice("[\(app)] \(text)\(truncated ? " …(cut)" : "")")
-    }
-
-    mutating func flush(app: String, logger: Logger) {
-        if dropped > 0 { logger.notice("[\(app)] \(dropped) more lines of standard error not logged") }
-        dropped = 0
-    }
-}
-
-/// The last lines a handler wrote to standard error, whatever the log's
-/// budget let through (the page shows them beside the handler's state):
-/// at most `capacity` lines, each at most the log's line length.
-public final class LineTail: Sendable {
-    public let capacity: Int
-    private let lines: Mutex<[String]>
-
-    public init(capacity: Int = 20) {
-        self.capacity = max(1, capacity)
-        lines = Mutex([])
-    }
-
-    func append(_ bytes: [UInt8], truncated: Bool) {
-        let text = String(decoding: bytes, as: UTF8.self) + (truncated ? " …(cut)" : "")
-        lines.withLock { current in
-            current.append(text)
-            if current.count > capacity { current.removeFirst(current.count - capacity) }
-        }
-    }
-
-    /// Oldest first.
-    public var recent: [String] { lines.withLock { $0 } }
 }

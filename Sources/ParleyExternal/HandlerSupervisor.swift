@@ -71,7 +71,7 @@ public actor HandlerSupervisor {
         public var description: String {
             switch self {
             case .notStarted: "not started"
-            case .running(let pid): "running (pid \(pid))"
+            case .running(let pid): pid > 0 ? "running (pid \(pid))" : "starting in the sandbox"
             case .restarting(let reason): "restarting: \(reason)"
             case .stopped: "stopped"
             }
@@ -224,7 +224,7 @@ public actor HandlerSupervisor {
             answeredSinceStart = false
             status = .running(pid: started.pid)
             let current = generation
-            logger.info("[\(app)] handler started (pid \(started.pid)): \(argv.joined(separator: " "))")
+            if !started.sandboxed { logger.info("[\(app)] handler started (pid \(started.pid)): \(argv.joined(separator: " "))") }
             Task { [weak self] in
                 for await event in started.events {
                     if case .line = event { started.consumed() }
@@ -264,6 +264,9 @@ public actor HandlerSupervisor {
             fail(.flooded, why: "flooded its output (more than \(limits.maximumQueuedLines) lines waiting)")
         case .exited(let exit):
             fail(.exited(exit), why: "\(exit)")
+        case .started(let pid):
+            status = .running(pid: pid)
+            logger.info("[\(app)] handler started in the sandbox (pid \(pid)): \(argv.joined(separator: " "))")
         }
     }
 

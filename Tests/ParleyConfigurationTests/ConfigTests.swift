@@ -88,6 +88,24 @@ import Testing
         #expect(try ConfigLoader.parse("state_directory: /tmp/s\napps_folder: mine\n", file: "parley.yaml").appsFolderPath == "/tmp/s/mine")
     }
 
+    /// `auto` uses the package's socket only when it is there; `off` never;
+    /// a path always (a handler then cannot start without it).
+    @Test func theHandlerSandboxIsUsedWhereItsSocketIs() throws {
+        let auto = try parse("board: sim")
+        #expect(auto.handlerSandbox == "auto")
+        #expect(auto.handlerSandboxSocket(defaultSocket: "/run/parley-app.sock", exists: { _ in true }) == "/run/parley-app.sock")
+        #expect(auto.handlerSandboxSocket(defaultSocket: "/run/parley-app.sock", exists: { _ in false }) == nil)
+        // A regular file is not the socket.
+        #expect(auto.handlerSandboxSocket(defaultSocket: "/etc/hostname") == nil)
+        let off = try parse("handler_sandbox: \"off\"")
+        #expect(off.handlerSandboxSocket(defaultSocket: "/run/parley-app.sock", exists: { _ in true }) == nil)
+        let path = try parse("handler_sandbox: /run/mine.sock")
+        #expect(path.handlerSandboxSocket(defaultSocket: "/run/parley-app.sock", exists: { _ in false }) == "/run/mine.sock")
+        let error = refusal("board: sim\nhandler_sandbox: yes please\n")
+        #expect(error?.key == "handler_sandbox" && error?.line == 2)
+        #expect(error?.reason == "\"yes please\" is not auto, off or the absolute path of the sandbox's socket")
+    }
+
     @Test func theTimeZoneIsANameFromTheSystemsZoneinfo() throws {
         #expect(try parse("time_zone: Europe/Paris").timeZone == "Europe/Paris")
         #expect(try parse("time_zone: UTC").timeZone == "UTC")

@@ -5,6 +5,7 @@ import ParleyAudio
 import ParleyConfiguration
 import ParleyCore
 import ParleyExternal
+import ParleySandbox
 import ParleyHardware
 import ParleyIntents
 import ParleySpeech
@@ -174,7 +175,14 @@ public enum Wiring {
         let logger = Logger(label: "parley.apps")
         let folder = URL(fileURLWithPath: config.appsFolderPath)
         AppsService.prepare(directory: folder, logger: logger)
-        let host = ExternalAppsHost(directory: folder, builtIn: BundledApps.all.map(AppDescription.init),
+        var limits = HandlerLimits()
+        limits.sandbox = config.handlerSandboxSocket(defaultSocket: SandboxWire.defaultSocket)
+        if let socket = limits.sandbox {
+            logger.info("apps: handlers run in the sandbox (\(socket)): user parley-app, a cgroup each with the unit's caps")
+        } else {
+            logger.info("apps: handlers run as the daemon's user (handler_sandbox: \(config.handlerSandbox)\(config.handlerSandbox == "auto" ? ", no \(SandboxWire.defaultSocket)" : ""))")
+        }
+        let host = ExternalAppsHost(directory: folder, builtIn: BundledApps.all.map(AppDescription.init), limits: limits,
                                     dataDirectory: URL(fileURLWithPath: config.resolvedPath("app-data")),
                                     primaryApp: config.primaryApp, logger: logger)
         await host.setOff(off)
