@@ -96,7 +96,25 @@ check_slots() {
     esac
     vm_ssh test -f /usr/share/parley/apps/home-assistant/manifest.yaml \
         || { echo "/usr/share/parley/apps/home-assistant/manifest.yaml missing: the Home Assistant app is not in the image"; return 1; }
-    echo "slot A (/dev/vda2) chosen by GRUB and marked good ($env); /var/lib/parley on /dev/vda4; the Home Assistant app in /usr/share/parley/apps"
+    vm_read_only_root A || return 1
+    echo "slot A (/dev/vda2) chosen by GRUB and marked good ($env); /var/lib/parley on /dev/vda4; the Home Assistant app in /usr/share/parley/apps; root read-only, /etc /var /root /home layered from /data/overlay/A"
+}
+
+# vm_read_only_root SLOT: the slot is mounted read-only and cannot be
+# written; /etc, /var, /root and /home are overlays whose writable half is
+# the data partition's /data/overlay/SLOT (preinit).
+vm_read_only_root() {
+    local options d layer
+    options=$(vm_ssh_again findmnt -no OPTIONS /)
+    case "$options" in ro,*) ;; *) echo "root mounted '$options', not read-only"; return 1 ;; esac
+    ! vm_ssh_again "touch /usr/lib/parley-image/written 2>/dev/null" || { echo "the root slot could be written"; return 1; }
+    for d in etc var root home; do
+        layer=$(vm_ssh_again findmnt -no FSTYPE,OPTIONS "/$d")
+        case "$layer" in
+            overlay*upperdir=/data/overlay/$1/$d/upper*) ;;
+            *) echo "/$d is '$layer', not an overlay written to /data/overlay/$1/$d"; return 1 ;;
+        esac
+    done
 }
 
 check_bootconf() {
@@ -403,12 +421,41 @@ check_update() {
     slots=$(vm_ssh_again parley status | sed -n 's/^slots: *//p')
     [ "$slots" = "A $version (good), B $version (booted, good)" ] \
         || { echo "parley status shows slots '$slots' (expected A $version (good), B $version (booted, good))"; return 1; }
+    vm_read_only_root B || return 1
     local donations
     donations=$(vm_ssh parley donations --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["donations"]))')
     (( donations >= 1 )) || { echo "the order stored before the update is gone ($donations donations)"; return 1; }
     vm_ssh parley web tokens | grep -q paired || { echo "the browser paired before the update is gone (parley web tokens)"; return 1; }
     vm_ssh "grep -q 'rate: 165' /var/lib/parley/settings.yaml" || { echo "the page's saved setting is gone after the update"; return 1; }
     echo "bundle $(du -h "$BUNDLE" | cut -f1) copied in ${t_copy} s; parley update ${t_install} s; install to parleyd ready on slot B ${t_ready} s ($ACCEL); marked good, said it is back; slots: $slots; $donations donation(s) and the paired browser kept"
+}
+
+# --- 8. update.url: the bundle on a release server (a range-serving HTTP
+# server on this host, 10.0.2.2 to the guest): RAUC streams its manifest and
+# signature, and parleyd, told the address, checks it and finds it no newer
+# than the running slot (the same build): nothing installed, no restart.
+check_update_url() {
+    local port version info outcome
+    python3 scripts/lib/range-server.py "$(dirname "$BUNDLE")" "$WORK/range-port" 2>"$WORK/range-server.log" &
+    local server=$!
+    for _ in $(seq 50); do [ -s "$WORK/range-port" ] && break; sleep 0.1; done
+    port=$(cat "$WORK/range-port")
+    local url="http://10.0.2.2:$port/$(basename "$BUNDLE")"
+    version=$(vm_ssh_again parley status | sed -n 's/^slots: .*B \([^ ]*\) (booted.*/\1/p')
+    info=$(vm_ssh_again rauc info --output-format=json "$url" 2>&1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])' 2>&1)
+    [ -n "$version" ] && [ "$info" = "$version" ] \
+        || { kill $server; echo "rauc info $url gave '$info', not slot B's version '$version'"; return 1; }
+    vm_ssh_again "sed -i 's|^  url: null .*|  url: $url|' /etc/parley/parley.yaml && grep -q '^  url: http' /etc/parley/parley.yaml && systemctl restart parleyd" \
+        || { kill $server; echo "could not set update.url in /etc/parley/parley.yaml"; return 1; }
+    outcome=$(vm_ssh_again "for i in \$(seq 180); do journalctl -u parleyd -b --no-pager -o cat | grep 'update: address checked' | tail -n 1 | grep . && exit 0; sleep 1; done; exit 1")
+    vm_ssh_again "sed -i 's|^  url: http.*|  url: null|' /etc/parley/parley.yaml && systemctl restart parleyd"
+    kill $server
+    case "$outcome" in
+        *"is not newer than $version"*) ;;
+        *) echo "parleyd's check of $url: '${outcome:-nothing logged in 180 s}'"; return 1 ;;
+    esac
+    vm_wait_status 's["state"] == "idle"' 120 || { echo "parleyd not idle after update.url was set back"; return 1; }
+    echo "rauc info streamed $url (version $info, $(grep -c '" 206 ' "$WORK/range-server.log") range requests); parleyd checked it: not newer, nothing installed"
 }
 
 # --- 8. refused bundles: truncated, signed by another key, corrupt --------
@@ -614,6 +661,7 @@ if check "1-boot-to-ready" check_ready; then
             if check "8-update" check_update; then
                 . "$WORK/vm.env"
                 check "8-bundle-refused" check_bundle_refused || true
+                check "8-update-url" check_update_url || true
             fi
             . "$WORK/vm.env"
         fi

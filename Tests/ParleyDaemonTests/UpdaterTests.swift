@@ -166,6 +166,32 @@ import Testing
         #expect(fake.installs.isEmpty)
     }
 
+    /// `update.url`: RAUC reads the bundle at the address (streamed), and
+    /// installs from the address when it is newer.
+    @Test func aNewerBundleAtTheAddressIsInstalledFromIt() async throws {
+        let fake = try FakeRauc(status: "status-b-booted"), state = try TemporaryDirectory()
+        let updater = UpdaterTests.updater(fake, state: state, said: UpdaterTests.Said())
+        let url = "http://10.0.2.2:8123/releases/parley-qemu.raucb"
+        try fake.setVersion("0.1.2+77aa", forBundleNamed: "parley-qemu.raucb")
+        let outcome = await updater.checkURL(url)
+        #expect(fake.installs == [url], "\(outcome)")
+        #expect(outcome.hasPrefix("Installed parley-qemu.raucb (version"), "\(outcome)")
+    }
+
+    @Test func theSameOrAnUnsignedBundleAtTheAddressIsLeft() async throws {
+        let fake = try FakeRauc(status: "status-b-booted"), state = try TemporaryDirectory()
+        let updater = UpdaterTests.updater(fake, state: state, said: UpdaterTests.Said())
+        try fake.setVersion("0.1.1+3f9c2e1a", forBundleNamed: "same.raucb")
+        #expect(await updater.checkURL("https://updates.example.org/same.raucb")
+            == "the bundle at https://updates.example.org/same.raucb is not newer than 0.1.1+3f9c2e1a")
+        // rauc info refuses it (the fake knows no version for it): skipped, nothing installed.
+        let unsigned = await updater.checkURL("https://updates.example.org/unsigned.raucb")
+        // RAUC's reason (the stand-in's names the bundle, as rauc info's own message does).
+        #expect(unsigned == "https://updates.example.org/unsigned.raucb: https://updates.example.org/unsigned.raucb: signature verification failed: "
+            + "unable to get local issuer certificate: nothing installed", "\(unsigned)")
+        #expect(fake.installs.isEmpty)
+    }
+
     @Test func versionsCompareNumberByNumber() {
         #expect(Updater.isNewer("0.1.10", than: "0.1.9"))
         #expect(Updater.isNewer("0.2.0+k1", than: "0.1.9+k1"))

@@ -120,7 +120,7 @@ public enum Wiring {
         let updater = Updater(rauc: tools.rauc, reboot: tools.reboot, stateDirectory: config.stateDirectory,
                               logger: Logger(label: "parley.update"), say: { await speaker?.speak($0) },
                               speaking: { speaker?.playback.isTalking ?? false })
-        services.append(UpdateService(updater: updater, folder: config.update.folder))
+        services.append(UpdateService(updater: updater, folder: config.update.folder, url: config.update.url))
         bridge.setOutputs(outputs)
         let phrases = await bridge.grammarSize()
         logger.info("engine ready", metadata: [

@@ -84,7 +84,8 @@ public final class Updater: Sendable {
     }
 
     private func installChecked(_ path: String) async throws(UpdateError) -> String {
-        try Self.check(path)
+        // An address (update.url) is RAUC's to fetch and check.
+        if !Self.isAddress(path) { try Self.check(path) }
         guard rauc.isInstalled else {
             throw UpdateError("\(path): not installed: this machine has no RAUC (\(rauc.path) missing), so it cannot be updated with a bundle")
         }
