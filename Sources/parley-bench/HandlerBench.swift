@@ -15,6 +15,8 @@ struct HandlerBench: AsyncParsableCommand {
     @Option(help: "Round trips before measuring.") var warmUp = 200
     @Option(help: "The handler's argv, run in a temporary folder holding handler.py (a Python json echo).")
     var handler = "python3 handler.py"
+    @Option(help: "Start the handler through the sandbox's socket (parley-app.socket: /run/parley-app.sock), as parleyd does with handler_sandbox.")
+    var sandbox: String?
 
     /// Reads a request, answers "Done." with the parameters it got: the least a real handler does.
     static let trivialHandler = """
@@ -35,14 +37,19 @@ struct HandlerBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try Self.trivialHandler.write(to: folder.appendingPathComponent("handler.py"), atomically: true, encoding: .utf8)
-        let supervisor = HandlerSupervisor(app: "Bench", argv: handler.split(separator: " ").map(String.init), directory: folder,
+        var limits = HandlerLimits()
+        limits.sandbox = sandbox
+        let supervisor = HandlerSupervisor(app: "Bench", argv: handler.split(separator: " ").map(String.init), directory: folder, limits: limits,
                                            logger: Logger(label: "bench") { _ in StreamLogHandler.standardError(label: "bench") })
+        let clock = ContinuousClock()
+        let started = clock.now
         await supervisor.start()
         let params: JSONValue = ["intent": "SetLight", "parameters": ["room": "kitchen", "state": "on"]]
+        _ = try await supervisor.call(.perform, params: params)
+        let firstAnswer = clock.now - started
         for _ in 0..<warmUp { _ = try await supervisor.call(.perform, params: params) }
         var samples: [Double] = []
         samples.reserveCapacity(count)
-        let clock = ContinuousClock()
         for _ in 0..<count {
             let start = clock.now
             let result = try await supervisor.call(.perform, params: params)
@@ -52,7 +59,9 @@ struct HandlerBench: AsyncParsableCommand {
         await supervisor.stop()
         samples.sort()
         func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int(Double(samples.count - 1) * p))] }
-        print(String(format: "perform round trip, %d calls (handler: %@): median %.0f µs, p90 %.0f µs, p99 %.0f µs, max %.0f µs",
+        let start = firstAnswer.components
+        print(String(format: "start to first answer %.0f ms%@; perform round trip, %d calls (handler: %@): median %.0f µs, p90 %.0f µs, p99 %.0f µs, max %.0f µs",
+                     Double(start.seconds) * 1e3 + Double(start.attoseconds) / 1e15, sandbox.map { " (sandbox \($0))" } ?? "",
                      count, handler, percentile(0.5), percentile(0.9), percentile(0.99), samples.last ?? 0))
     }
 }
