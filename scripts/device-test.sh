@@ -60,7 +60,7 @@ check "install: /var/lib/parley owned by parley, 0750" \
 check "install: the handler sandbox: user parley-app (in gpio), parley in its group, its units" sh -c "grep -q '^parley-app:' '$root/etc/passwd' \
     && grep -q '^parley-app:.*:parley' '$root/etc/group' && grep -q '^gpio:.*parley-app' '$root/etc/group' \
     && test -f '$root/usr/lib/systemd/system/parley-app.socket' && test -f '$root/usr/lib/systemd/system/parley-app@.service' \
-    && test -x '$root/usr/libexec/parley/parley-app-runner'"
+    && test -x '$root/usr/libexec/parley-app-runner'"
 check "install: configuration is a conffile" grep -q '/etc/parley/parley.yaml' "$root/var/lib/dpkg/info/parley.conffiles"
 check "install: parleyd.service enabled" test -L "$root/etc/systemd/system/multi-user.target.wants/parleyd.service"
 check "install: board files" test -f "$root/usr/share/parley/board/pi4/board.yaml"
@@ -68,7 +68,7 @@ check "install: the wake word's keyword network" test -s "$root/usr/share/parley
 check "install: shipped apps, handlers executable, no tests" sh -c "test -x '$root/usr/share/parley/apps/shopping-list/handler.sh' \
     && test -f '$root/usr/share/parley/apps/home-assistant/manifest.yaml' && ! ls '$root'/usr/share/parley/apps/*/test* 2>/dev/null"
 check "install: every library of parleyd resolves" \
-    in_root "$root" sh -c '! ldd /usr/bin/parleyd /usr/bin/parley /usr/bin/parley-bench /usr/libexec/parley/parley-app-runner | grep -q "not found"'
+    in_root "$root" sh -c '! ldd /usr/bin/parleyd /usr/bin/parley /usr/bin/parley-bench /usr/libexec/parley-app-runner | grep -q "not found"'
 
 # MARK: 2 and 3. Daemon and stop, inside one namespace (/run is its own).
 cat > "$root/root/daemon-check.sh" <<'EOF'

@@ -3,7 +3,7 @@
 # what scripts/cross-build.sh left in out/<arch>/ (built first if missing):
 #
 #   /usr/bin/{parleyd,parley,parley-bench}
-#   /usr/libexec/parley/parley-app-runner the handler sandbox's runner (parley-app@.service)
+#   /usr/libexec/parley-app-runner        the handler sandbox's runner (parley-app@.service)
 #   /usr/lib/parley/                      the private Swift runtime (RUNPATH $ORIGIN/../lib/parley)
 #   /usr/lib/systemd/system/{parleyd.service,parley-app.socket,parley-app@.service},
 #   /usr/lib/sysusers.d/parley.conf, /usr/lib/udev/rules.d/99-parley-gpio.rules   from dist/
@@ -73,9 +73,10 @@ for program in "$in"/bin/*; do
     [ "$(basename "$program")" = parley-app-runner ] || install -m 0755 "$program" "$root/usr/bin/"
 done
 # The handler sandbox's runner: started by systemd (parley-app@.service), not
-# a command; $ORIGIN/../lib/parley finds the runtime from /usr/libexec/parley too.
-install -d "$root/usr/libexec/parley"
-install -m 0755 "$in/bin/parley-app-runner" "$root/usr/libexec/parley/parley-app-runner"
+# a command. In /usr/libexec itself, one level below /usr as /usr/bin is:
+# its RUNPATH, $ORIGIN/../lib/parley, is then /usr/lib/parley too.
+install -d "$root/usr/libexec"
+install -m 0755 "$in/bin/parley-app-runner" "$root/usr/libexec/parley-app-runner"
 if [ -d "$in/lib/parley" ]; then
     install -d "$root/usr/lib/parley"
     install -m 0644 "$in"/lib/parley/*.so* "$root/usr/lib/parley/"
