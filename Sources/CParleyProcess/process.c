@@ -65,8 +65,9 @@ int parley_spawn_handler(const char *const argv[], const char *const envp[], con
     return 0;
 }
 
-int parley_spawn_with_fds(const char *const argv[], const char *const envp[], int directory_fd, const int fds[3], pid_t *pid) {
-    return spawn(argv, envp, NULL, directory_fd, fds, pid);
+int parley_spawn_with_fds(const char *const argv[], const char *const envp[], const char *directory, int directory_fd,
+                          const int fds[3], pid_t *pid) {
+    return spawn(argv, envp, directory, directory ? -1 : directory_fd, fds, pid);
 }
 
 int parley_limit_memory(pid_t pid, unsigned long long bytes) {

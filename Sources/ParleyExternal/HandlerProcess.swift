@@ -146,7 +146,8 @@ final class HandlerProcess: Sendable {
                                        app: String, limits: HandlerLimits, logger: Logger, tail: LineTail?) throws(StartError) -> HandlerProcess {
         let line: Data
         do {
-            line = try SandboxRequest(app: app, argv: argv, environment: environment, memoryBytes: limits.memoryBytes).line()
+            line = try SandboxRequest(app: app, argv: argv, environment: environment, directory: directory,
+                                  memoryBytes: limits.memoryBytes).line()
         } catch {
             throw .sandbox(socket: path, reason: "the request could not be encoded: \(error)")
         }

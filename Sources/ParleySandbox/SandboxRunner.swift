@@ -34,11 +34,15 @@ public enum SandboxRunner {
             }
         }
         let environment = ProcessInfo.processInfo.environment.merging(request.environment) { _, requested in requested }
+        let directory = request.directory.flatMap { sameFolder($0, as: descriptors[3]) ? $0 : nil }
+        if let named = request.directory, directory == nil {
+            log("[\(request.app)] \(named) is not the folder that came with the request here; the handler starts in that one, by descriptor")
+        }
         var pid: pid_t = 0
         let spawned = withCStrings(request.argv) { argv in
             withCStrings(environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }) { envp in
                 descriptors.withUnsafeBufferPointer { fds in
-                    parley_spawn_with_fds(argv, envp, descriptors[3], fds.baseAddress!, &pid)
+                    parley_spawn_with_fds(argv, envp, directory, descriptors[3], fds.baseAddress!, &pid)
                 }
             }
         }
@@ -58,6 +62,13 @@ public enum SandboxRunner {
         _ = kill(-pid, SIGKILL)
         if let ending { report(ending, on: connection) }
         return 0
+    }
+
+    /// Whether `path`, seen from here, is the folder `descriptor` is open on.
+    private static func sameFolder(_ path: String, as descriptor: Int32) -> Bool {
+        var named = stat(), handed = stat()
+        guard stat(path, &named) == 0, fstat(descriptor, &handed) == 0 else { return false }
+        return named.st_dev == handed.st_dev && named.st_ino == handed.st_ino
     }
 
     /// The handler's end, or nil when parleyd hung up first (it was killed).

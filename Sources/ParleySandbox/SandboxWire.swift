@@ -38,14 +38,22 @@ public struct SandboxRequest: Codable, Sendable, Equatable {
     public var argv: [String]
     /// Added to the runner's environment (PARLEY_APP_DATA and the like).
     public var environment: [String: String]
+    /// The app's folder as parleyd names it: the runner changes into it by
+    /// this path when it is the folder whose descriptor came with the
+    /// request (the same device and inode). The descriptor alone would do,
+    /// but it belongs to parleyd's mount namespace (its unit's
+    /// ProtectSystem): a handler standing in it could not name its own
+    /// folder (getcwd fails), which shells and interpreters need.
+    public var directory: String?
     /// RLIMIT_DATA for the handler, as a handler parleyd starts itself gets
     /// (HandlerLimits.memoryBytes); the unit's MemoryMax caps the whole cgroup besides.
     public var memoryBytes: Int?
 
-    public init(app: String, argv: [String], environment: [String: String] = [:], memoryBytes: Int? = nil) {
+    public init(app: String, argv: [String], environment: [String: String] = [:], directory: String? = nil, memoryBytes: Int? = nil) {
         self.app = app
         self.argv = argv
         self.environment = environment
+        self.directory = directory
         self.memoryBytes = memoryBytes
     }
 

@@ -51,7 +51,7 @@ final class SandboxActivator: Sendable {
                     envp.withUnsafeBufferPointer { e in
                         a.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: a.count) { av in
                             e.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: e.count) { ev in
-                                _ = parley_spawn_with_fds(av, ev, -1, fds, &pid)
+                                _ = parley_spawn_with_fds(av, ev, nil, -1, fds, &pid)
                             }
                         }
                     }

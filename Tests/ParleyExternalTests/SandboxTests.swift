@@ -159,45 +159,63 @@ import Glibc
         #expect(readLine(fd).hasPrefix("failed \(EPROTO) the request is not a JSON object"))
     }
 
+    /// Starts `argv` through the runner with the folder `handed` (by
+    /// descriptor) and `named` (by path); the connection and the pid.
+    func start(_ activator: SandboxActivator, _ argv: [String], handed: String = "/tmp", named: String? = nil) throws -> (socket: Int32, pid: pid_t) {
+        let fd = try connect(activator)
+        var parent = [Int32](repeating: -1, count: 3), child = [Int32](repeating: -1, count: 3)
+        #expect(parley_handler_pipes(&parent, &child) == 0)
+        let folder = open(handed, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let line = try SandboxRequest(app: "T", argv: argv, directory: named).line()
+        let descriptors = child + [folder]
+        #expect(line.withUnsafeBytes { parley_send_with_fds(fd, $0.baseAddress, $0.count, descriptors, 4) } == 0)
+        (descriptors + parent).forEach { close($0) }
+        let started = readLine(fd)
+        guard case .started(let pid) = SandboxReport(line: Substring(started)) else {
+            Issue.record("expected started, got \(started)")
+            return (fd, 0)
+        }
+        return (fd, pid)
+    }
+
     /// The handler's exit is reported with the runner's last line; hanging
     /// up is the kill.
     @Test func theRunnerReportsTheEndAndKillsOnHangUp() throws {
         let activator = try SandboxActivator()
         defer { activator.stop() }
-        func start(_ argv: [String]) throws -> (socket: Int32, pid: pid_t) {
-            let fd = try connect(activator)
-            var parent = [Int32](repeating: -1, count: 3), child = [Int32](repeating: -1, count: 3)
-            #expect(parley_handler_pipes(&parent, &child) == 0)
-            let folder = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            let line = try SandboxRequest(app: "T", argv: argv).line()
-            let handed = child + [folder]
-            #expect(line.withUnsafeBytes { parley_send_with_fds(fd, $0.baseAddress, $0.count, handed, 4) } == 0)
-            (child + [folder] + parent).forEach { close($0) }
-            let started = readLine(fd)
-            guard case .started(let pid) = SandboxReport(line: Substring(started)) else {
-                Issue.record("expected started, got \(started)")
-                return (fd, 0)
-            }
-            return (fd, pid)
-        }
-        let quick = try start(["sh", "-c", "exit 4"])
+        let quick = try start(activator, ["sh", "-c", "exit 4"])
         #expect(SandboxReport(line: Substring(readLine(quick.socket))) == .exited(status: 4))
         close(quick.socket)
-        let slow = try start(["sleep", "600"])
+        let slow = try start(activator, ["sleep", "600"])
         #expect(slow.pid > 0 && alive(slow.pid))
         close(slow.socket)
         #expect(Poll.holdsBlocking("the handler ends with the hang-up") { !alive(slow.pid) })
+    }
+
+    /// The handler starts in its folder by path (so it can name it from the
+    /// runner's mount namespace) only when the path is the folder handed
+    /// over; otherwise in the handed folder, by descriptor.
+    @Test func theFolderNamedMustBeTheFolderHanded() throws {
+        let activator = try SandboxActivator()
+        defer { activator.stop() }
+        for (named, expected) in [("/tmp", "/tmp"), ("/var", "/tmp"), ("/nonexistent", "/tmp")] {
+            let run = try start(activator, ["sleep", "600"], handed: "/tmp", named: named)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(run.pid)/cwd") == expected, "named \(named)")
+            close(run.socket)
+            #expect(Poll.holdsBlocking("the handler ends with the hang-up") { !alive(run.pid) })
+        }
     }
 }
 
 @Suite struct SandboxWireTests {
     @Test func aRequestGoesAsOneJSONLineAndComesBack() throws {
         let request = SandboxRequest(app: "ShoppingList", argv: ["./handler.sh"], environment: ["PARLEY_APP_DATA": "/var/lib/parley/app-data/ShoppingList"],
-                                     memoryBytes: 256 * 1_048_576)
+                                     directory: "/var/lib/parley/apps/shopping-list", memoryBytes: 256 * 1_048_576)
         let line = try request.line()
         #expect(line.last == 0x0A && line.dropLast().allSatisfy { $0 != 0x0A })
         #expect(String(decoding: line.dropLast(), as: UTF8.self)
-            == #"{"app":"ShoppingList","argv":[".\/handler.sh"],"environment":{"PARLEY_APP_DATA":"\/var\/lib\/parley\/app-data\/ShoppingList"},"memoryBytes":268435456}"#)
+            == #"{"app":"ShoppingList","argv":[".\/handler.sh"],"directory":"\/var\/lib\/parley\/apps\/shopping-list","#
+            + #""environment":{"PARLEY_APP_DATA":"\/var\/lib\/parley\/app-data\/ShoppingList"},"memoryBytes":268435456}"#)
         #expect(try SandboxRequest.parse(line.dropLast()) == request)
     }
 

@@ -24,10 +24,11 @@ int parley_spawn_handler(const char *const argv[], const char *const envp[], con
 int parley_handler_pipes(int parent[3], int child[3]);
 
 /// Starts `argv` as parley_spawn_handler does, but with `fds` (stdin,
-/// stdout, stderr) as its standard descriptors and `directory_fd` (an open
-/// directory, or -1 to stay) as its working directory. Returns 0 and fills
-/// `pid`, or an errno value.
-int parley_spawn_with_fds(const char *const argv[], const char *const envp[], int directory_fd, const int fds[3], pid_t *pid);
+/// stdout, stderr) as its standard descriptors and as its working directory
+/// `directory` (a path, or NULL) else `directory_fd` (an open directory, or
+/// -1 to stay). Returns 0 and fills `pid`, or an errno value.
+int parley_spawn_with_fds(const char *const argv[], const char *const envp[], const char *directory, int directory_fd,
+                          const int fds[3], pid_t *pid);
 
 /// Caps the data segment of process `pid` (RLIMIT_DATA: heap and private
 /// writable mappings, which a runtime's reserved-but-untouched ranges are
