@@ -5,7 +5,9 @@ import Foundation
 /// shipped model/wake/<name>.embedding.json): JSON
 /// `{"kind": "speech-embedding-head", "name", "context", "dims",
 /// "threshold", "mean", "scale", "layers": [{"weights" (out x in), "bias"}]}`
-/// plus what training recorded about itself (ignored here).
+/// plus what training recorded about itself (ignored here). An ensemble
+/// has `"members": [{"layers": [...]}, ...]` instead of `"layers"`: heads
+/// over the same standardised inputs whose logits are averaged.
 public struct EmbeddingWakeModel: Sendable, Decodable {
     public static let kind = "speech-embedding-head"
 
@@ -18,7 +20,36 @@ public struct EmbeddingWakeModel: Sendable, Decodable {
     public var threshold: Double
     public var mean: [Float]
     public var scale: [Float]
-    public var layers: [DenseStack.Layer]
+    /// One head's layers per member (one member for a single head); the score is their logits' mean.
+    public var members: [[DenseStack.Layer]]
+    /// The first member's layers (a single head's).
+    public var layers: [DenseStack.Layer] { members[0] }
+
+    private struct Member: Decodable { var layers: [DenseStack.Layer] }
+
+    enum CodingKeys: String, CodingKey { case kind, name, context, dims, threshold, mean, scale, layers, members }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decode(String.self, forKey: .kind)
+        name = try c.decode(String.self, forKey: .name)
+        context = try c.decode(Int.self, forKey: .context)
+        dims = try c.decode(Int.self, forKey: .dims)
+        threshold = try c.decode(Double.self, forKey: .threshold)
+        mean = try c.decode([Float].self, forKey: .mean)
+        scale = try c.decode([Float].self, forKey: .scale)
+        if c.contains(.members) {
+            guard !c.contains(.layers) else {
+                throw DecodingError.dataCorruptedError(forKey: .layers, in: c, debugDescription: "both \"layers\" and \"members\"")
+            }
+            members = try c.decode([Member].self, forKey: .members).map(\.layers)
+            guard !members.isEmpty else {
+                throw DecodingError.dataCorruptedError(forKey: .members, in: c, debugDescription: "no members")
+            }
+        } else {
+            members = [try c.decode([DenseStack.Layer].self, forKey: .layers)]
+        }
+    }
 
     /// Reads and checks a head file; the error names the file and what is wrong.
     public static func load(_ path: String) throws(WakeModelError) -> EmbeddingWakeModel {
@@ -36,8 +67,10 @@ public struct EmbeddingWakeModel: Sendable, Decodable {
         guard model.mean.count == model.context * model.dims else {
             throw .headInvalid(path: path, reason: "\(model.mean.count) input means, expected \(model.context * model.dims)")
         }
-        if let why = DenseStack.check(mean: model.mean, scale: model.scale, layers: model.layers) {
-            throw .headInvalid(path: path, reason: why)
+        for (i, layers) in model.members.enumerated() {
+            if let why = DenseStack.check(mean: model.mean, scale: model.scale, layers: layers) {
+                throw .headInvalid(path: path, reason: model.members.count == 1 ? why : "member \(i + 1): \(why)")
+            }
         }
         return model
     }
@@ -57,7 +90,8 @@ public final class EmbeddingSpotter {
     public static let refractorySeconds = 2.0
 
     private let embedding: SpeechEmbedding
-    private let head: DenseStack
+    /// One per member; a window's score is their logits' mean.
+    private let heads: [DenseStack]
     /// The last `context` embeddings, oldest first from `ringNext`.
     private var ring: [Float]
     private var ringNext = 0
@@ -73,7 +107,7 @@ public final class EmbeddingSpotter {
         self.model = model
         threshold = model.threshold + (0.5 - min(1, max(0, sensitivity))) * Self.sensitivitySpan
         embedding = SpeechEmbedding(weights: weights)
-        head = DenseStack(mean: model.mean, scale: model.scale, layers: model.layers)
+        heads = model.members.map { DenseStack(mean: model.mean, scale: model.scale, layers: $0) }
         ring = Array(repeating: 0, count: model.context * model.dims)
         // Its own storage: a copy of `ring` would share it until the first write, an allocation mid-stream.
         window = Array(repeating: 0, count: model.context * model.dims)
@@ -120,7 +154,11 @@ public final class EmbeddingSpotter {
                     }
                 }
             }
-            let score = Double(window.withUnsafeBufferPointer { head.logit($0) })
+            var sum = 0.0
+            window.withUnsafeBufferPointer { w in
+                for head in heads { sum += Double(head.logit(w)) }
+            }
+            let score = sum / Double(heads.count)
             latest = score
             peak = max(peak, score)
             each(index, score)

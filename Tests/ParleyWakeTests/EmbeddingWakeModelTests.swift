@@ -36,6 +36,71 @@ import Testing
         #expect(model.layers.count == 2)
     }
 
+    /// A head with members in place of layers, each `weight` everywhere in its first layer and `bias` out.
+    static func ensemble(context: Int = 2, members: [(weight: Double, bias: Double)]) -> [String: Any] {
+        var doc = head(context: context)
+        doc.removeValue(forKey: "layers")
+        doc["members"] = members.map { m in
+            ["layers": [
+                ["weights": [[Double]](repeating: [Double](repeating: m.weight, count: context * 96), count: 3),
+                 "bias": [Double](repeating: 0, count: 3)],
+                ["weights": [[Double](repeating: 1, count: 3)], "bias": [m.bias]],
+            ]]
+        }
+        return doc
+    }
+
+    @Test func anEnsembleLoadsAndASingleHeadIsOneMember() throws {
+        let dir = try TemporaryDirectory()
+        let model = try EmbeddingWakeModel.load(try Self.write(Self.ensemble(members: [(0.01, 0.5), (0.02, -1)]), in: dir))
+        #expect(model.members.count == 2)
+        #expect(model.layers.count == 2)
+        let single = try EmbeddingWakeModel.load(try Self.write(Self.head(), in: dir))
+        #expect(single.members.count == 1)
+    }
+
+    /// The ensemble's score is its members' mean logit, window by window.
+    @Test func anEnsembleScoresTheMeanOfItsMembers() throws {
+        let dir = try TemporaryDirectory()
+        let weights = try SpeechEmbeddingTests.weights()
+        let a = (weight: 0.01, bias: 0.5), b = (weight: -0.02, bias: -1.0)
+        let load = { (doc: [String: Any]) in try EmbeddingWakeModel.load(try Self.write(doc, in: dir)) }
+        let samples = EmbeddingSpotter.padded((0..<8_000).map { Int16(2_000 * sin(Double($0) * 0.05)) })
+        let sa = EmbeddingSpotter.scores(of: samples, model: try load(Self.ensemble(members: [a])), weights: weights)
+        let sb = EmbeddingSpotter.scores(of: samples, model: try load(Self.ensemble(members: [b])), weights: weights)
+        let both = EmbeddingSpotter.scores(of: samples, model: try load(Self.ensemble(members: [a, b])), weights: weights)
+        #expect(both.count == sa.count && !both.isEmpty)
+        #expect(zip(sa, sb).contains { abs($0 - $1) > 0.1 }, "two different members")
+        for i in both.indices { #expect(abs(both[i] - (sa[i] + sb[i]) / 2) < 1e-4) }
+    }
+
+    @Test func layersAndMembersTogetherOrNoMembersAreRefused() throws {
+        let dir = try TemporaryDirectory()
+        var both = Self.ensemble(members: [(0.01, 0.5)])
+        both["layers"] = Self.head()["layers"]
+        var none = Self.ensemble(members: [])
+        none["members"] = [Any]()
+        for doc in [both, none] {
+            let path = try Self.write(doc, in: dir)
+            #expect(throws: WakeModelError.self) { try EmbeddingWakeModel.load(path) }
+        }
+    }
+
+    @Test func aMemberThatDoesNotChainIsNamed() throws {
+        let dir = try TemporaryDirectory()
+        var doc = Self.ensemble(members: [(0.01, 0.5), (0.01, 0.5)])
+        var members = doc["members"] as! [[String: Any]]
+        members[1] = ["layers": Self.head(rows: 4)["layers"]!]
+        doc["members"] = members
+        let path = try Self.write(doc, in: dir)
+        do {
+            _ = try EmbeddingWakeModel.load(path)
+            Issue.record("a member whose rows do not match its biases was accepted")
+        } catch {
+            #expect(error.description.hasPrefix(path + ": not a wake head"))
+        }
+    }
+
     @Test func aHeadOfAnotherKindIsRefusedNamingTheKind() throws {
         let dir = try TemporaryDirectory()
         let path = try Self.write(Self.head(kind: "pcen"), in: dir)

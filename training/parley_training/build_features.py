@@ -14,6 +14,11 @@ import time
 from . import audio, dataset
 
 
+def speed_set(factor):
+    """The cache name of the real recordings played `factor` times as fast, with a training noise."""
+    return f"pos-speed{round(100 * factor)}-noisy"
+
+
 def main(work, data, noises_dir, festival=False):
     noises = {os.path.basename(p): audio.read(p) for p in sorted(glob.glob(os.path.join(noises_dir, "*.wav")))}
     if not noises:
@@ -34,6 +39,9 @@ def main(work, data, noises_dir, festival=False):
         "pos-fast-noisy": lambda: dataset.features([(n, dataset.speed(x, 1.12)) for n, x in real_pos()], noises, None, "fast"),
         "pos-room-noisy": lambda: dataset.features([(n, dataset.reverberant(x, n)) for n, x in real_pos()], noises, None, "room"),
         "pos-room": lambda: dataset.features([(n, dataset.reverberant(x, n + "/2")) for n, x in real_pos()]),
+        # More speakers from the same voices: eight more speeds, each with a training noise.
+        **{speed_set(f): (lambda f=f: dataset.features([(n, dataset.speed(x, f)) for n, x in real_pos()], noises, None, f"speed{f}"))
+           for f in dataset.MORE_SPEEDS},
         "neg-clean": lambda: dataset.features(real_neg()),
         "neg-noisy": lambda: dataset.features(real_neg(), noises, None, "a"),
         "syn-pos-clean": lambda: dataset.features(dataset.synthetic("positive", festival)),

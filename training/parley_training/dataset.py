@@ -69,6 +69,12 @@ def synthetic(kind, festival=False):
     return out
 
 
+# Speeds of the real recordings of the word besides 0.88 and 1.12 (wake_cv's
+# POSITIVE_SETS): each another set of speakers for the voices the folds
+# never heard (measured 2026-12-06: BENCHMARKS.md, issue 50).
+MORE_SPEEDS = (0.72, 0.8, 0.85, 0.94, 1.06, 1.15, 1.2, 1.3)
+
+
 def speed(x, factor):
     """`x` played `factor` times as fast (pitch and formants move with it, as
     another speaker's would): resampled by the ratio of two small integers."""

@@ -31,11 +31,7 @@ def main(fixtures, head_path=None):
         json.dump(out, f, separators=(",", ":"))
     if head_path:
         doc = json.load(open(head_path))
-        h = H.Head(seed=0)
-        h.mean, h.scale = np.array(doc["mean"], np.float32), np.array(doc["scale"], np.float32)
-        for i, key in enumerate(("1", "2", "3")):
-            h.params["w" + key] = np.array(doc["layers"][i]["weights"], np.float32).T
-            h.params["b" + key] = np.array(doc["layers"][i]["bias"], np.float32)
+        h = H.from_json(doc)
         kitchen = audio.read(os.path.join(fixtures, "noise/kitchen-20s.wav"))[:6 * audio.RATE]
         _, kemb = se.reference_embeddings(kitchen, os.path.join(d, se_mel()), os.path.join(d, se_emb()))
         import hashlib

@@ -4,9 +4,11 @@ window), trained with numpy alone so that a fresh machine and an old one
 give the same weights for the same seed (no threads, no GPU, no
 framework version in the numbers).
 
-The layer shapes are what ParleySpeech's `EmbeddingWakeHead` reads from the
+The layer shapes are what ParleyWake's `EmbeddingWakeModel` reads from the
 JSON this writes (`to_json`): 1536 -> HIDDEN -> HIDDEN -> 1, ReLU between,
-a logistic output.
+a logistic output. An `Ensemble` of heads trained on the same windows with
+different seeds scores the mean of their logits; its JSON has "members"
+(each a head's "layers") in place of "layers".
 """
 import json
 
@@ -15,6 +17,15 @@ import numpy as np
 CONTEXT = 16
 DIMS = 96
 HIDDEN = 64
+
+
+def short(a):
+    """A float32 array as (nested) lists of the shortest decimals that read
+    back as the same float32s: half the JSON of float64 digits, the same model."""
+    a = np.asarray(a, np.float32)
+    if a.ndim > 1:
+        return [short(row) for row in a]
+    return [float(str(v)) for v in a]
 
 
 def windows(emb, context=CONTEXT):
@@ -106,21 +117,68 @@ class Head:
                 log(f"epoch {epoch + 1}/{epochs}: loss {total / weight.sum():.4f}")
         return self
 
-    def to_json(self, name, threshold, extra=None):
+    def layers_json(self):
         p = self.params
+        return [
+            {"weights": short(p["w1"].T), "bias": short(p["b1"])},
+            {"weights": short(p["w2"].T), "bias": short(p["b2"])},
+            {"weights": short(p["w3"].T), "bias": short(p["b3"])},
+        ]
+
+    def to_json(self, name, threshold, extra=None):
         doc = {
             "kind": "speech-embedding-head",
             "name": name,
             "context": CONTEXT,
             "dims": DIMS,
             "threshold": float(threshold),
-            "mean": self.mean.tolist(),
-            "scale": self.scale.tolist(),
-            "layers": [
-                {"weights": p["w1"].T.tolist(), "bias": p["b1"].tolist()},
-                {"weights": p["w2"].T.tolist(), "bias": p["b2"].tolist()},
-                {"weights": p["w3"].T.tolist(), "bias": p["b3"].tolist()},
-            ],
+            "mean": short(self.mean),
+            "scale": short(self.scale),
+            "layers": self.layers_json(),
         }
         doc.update(extra or {})
         return json.dumps(doc, separators=(",", ":"))
+
+
+class Ensemble:
+    """Heads over the same standardised windows (trained on the same set, so
+    the same mean and scale); a window's logit is the mean of theirs."""
+
+    def __init__(self, heads):
+        self.heads = list(heads)
+        for h in self.heads[1:]:
+            assert np.array_equal(h.mean, self.heads[0].mean) and np.array_equal(h.scale, self.heads[0].scale)
+
+    def logits(self, x):
+        return np.mean([h.logits(x) for h in self.heads], axis=0).astype(np.float32)
+
+    def to_json(self, name, threshold, extra=None):
+        if len(self.heads) == 1:
+            return self.heads[0].to_json(name, threshold, extra)
+        first = self.heads[0]
+        doc = {
+            "kind": "speech-embedding-head",
+            "name": name,
+            "context": CONTEXT,
+            "dims": DIMS,
+            "threshold": float(threshold),
+            "mean": short(first.mean),
+            "scale": short(first.scale),
+            "members": [{"layers": h.layers_json()} for h in self.heads],
+        }
+        doc.update(extra or {})
+        return json.dumps(doc, separators=(",", ":"))
+
+
+def from_json(doc):
+    """The head or ensemble a `to_json` document describes."""
+    def head(layers):
+        h = Head(seed=0, inputs=len(doc["mean"]), hidden=len(layers[0]["bias"]))
+        h.mean, h.scale = np.array(doc["mean"], np.float32), np.array(doc["scale"], np.float32)
+        for i, key in enumerate(("1", "2", "3")):
+            h.params["w" + key] = np.array(layers[i]["weights"], np.float32).T
+            h.params["b" + key] = np.array(layers[i]["bias"], np.float32)
+        return h
+    if "members" in doc:
+        return Ensemble(head(m["layers"]) for m in doc["members"])
+    return head(doc["layers"])

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 
 from . import audio, dataset, head as H
+from .build_features import speed_set
 
 SR = audio.RATE
 REFRACTORY = 25  # hops (2 s): one wake per word, as EmbeddingSpotter holds off after a wake
@@ -67,7 +68,8 @@ def fold_of_name(name, folds=5):
 # Training copies of the real recordings of the word, and how far each
 # stretches the recording's time axis (its speech bounds scale with it).
 POSITIVE_SETS = {"pos-clean": 1.0, "pos-noisy-a": 1.0, "pos-noisy-b": 1.0, "pos-slow-noisy": 1 / 0.88,
-                 "pos-fast-noisy": 1 / 1.12, "pos-room-noisy": 1.0, "pos-room": 1.0}
+                 "pos-fast-noisy": 1 / 1.12, "pos-room-noisy": 1.0, "pos-room": 1.0,
+                 **{speed_set(f): 1 / f for f in dataset.MORE_SPEEDS}}
 
 
 def load_sets(work):
@@ -136,6 +138,8 @@ def main():
     ap.add_argument("work"); ap.add_argument("data"); ap.add_argument("folds_file")
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--dropout", type=float, default=0.0)
+    ap.add_argument("--members", type=int, default=1,
+                    help="heads per fold and shipped, seeds 10 apart, their logits averaged (head.Ensemble)")
     ap.add_argument("--real-negative-weight", type=float, default=1.0,
                     help="weight of a window of real speech against a synthetic one (2 measured on 2026-12-06, not kept)")
     ap.add_argument("--synthetic-only", action="store_true",
@@ -160,7 +164,7 @@ def main():
         x, y, w = training_arrays(sets, bounds, syn, lambda n: vf[n] != k, lambda n: fold_of_name(n) != k,
                                   real_positives=not a.synthetic_only, real_weight=a.real_negative_weight)
         log(f"fold {k}: {int(y.sum())} positive and {int((y == 0).sum())} negative windows")
-        h = H.Head(seed=k).fit(x, y, w, seed=k, epochs=a.epochs, dropout=a.dropout, log=log)
+        h = ensemble(x, y, w, k, a, log)
         out["pos"].update(scores_of(h, sets["pos-clean"], lambda n: vf[n] == k))
         out["kitchen"].update(scores_of(h, sets["pos-kitchen-10dB"], lambda n: vf[n] == k))
         out["neg"].update(scores_of(h, sets["neg-clean"], lambda n: fold_of_name(n) == k))
@@ -169,12 +173,19 @@ def main():
     if a.ship:
         x, y, w = training_arrays(sets, bounds, syn, lambda n: True, lambda n: True, real_positives=not a.synthetic_only,
                                   real_weight=a.real_negative_weight)
-        h = H.Head(seed=99).fit(x, y, w, seed=99, epochs=a.epochs, dropout=a.dropout, log=log)
+        h = ensemble(x, y, w, 99, a, log)
         with open(a.ship, "w") as f:
             f.write(h.to_json("computer", a.threshold if a.threshold is not None else 0.0, {
                 "trained_on": "all development recordings of 'computer' (../shared/data/wake-computer) and their copies, "
                               "synthetic voices, real and synthetic negatives (training/parley_training/wake_cv.py)",
-                "dropout": a.dropout, "epochs": a.epochs}))
+                "dropout": a.dropout, "epochs": a.epochs, "seeds": [99 + 10 * j for j in range(a.members)]}))
+
+
+def ensemble(x, y, w, seed, a, log):
+    """`a.members` heads with seeds `seed`, `seed` + 10, ...: one head, or their Ensemble."""
+    heads = [H.Head(seed=seed + 10 * j).fit(x, y, w, seed=seed + 10 * j, epochs=a.epochs, dropout=a.dropout, log=log)
+             for j in range(a.members)]
+    return heads[0] if len(heads) == 1 else H.Ensemble(heads)
 
 
 def report(a, out):

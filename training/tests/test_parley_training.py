@@ -65,6 +65,20 @@ def test_head_learns_a_separable_set_and_writes_what_swift_reads():
     assert len(doc["layers"][0]["weights"][0]) == 16 * 96 and len(doc["mean"]) == 16 * 96
 
 
+def test_an_ensemble_scores_its_members_mean_and_reads_back_from_its_json():
+    rng = np.random.default_rng(4)
+    x = rng.normal(0, 1, (300, 16 * 96)).astype(np.float32)
+    y = (x[:, 0] > 0.5).astype(np.float32)
+    heads = [H.Head(seed=s).fit(x, y, np.ones(300, np.float32), seed=s, epochs=2) for s in (1, 11)]
+    e = H.Ensemble(heads)
+    assert np.allclose(e.logits(x), (heads[0].logits(x) + heads[1].logits(x)) / 2, atol=1e-5)
+    doc = json.loads(e.to_json("test", 2.0))
+    assert "layers" not in doc and len(doc["members"]) == 2 and doc["threshold"] == 2.0
+    assert np.allclose(H.from_json(doc).logits(x), e.logits(x), atol=1e-5)
+    single = json.loads(heads[0].to_json("test", 2.0))
+    assert np.allclose(H.from_json(single).logits(x), heads[0].logits(x), atol=1e-5)
+
+
 def test_numpy_embeddings_match_the_tflite_reference_fixture():
     ref = json.load(open(os.path.join(FIXTURES, "wake-computer", "embedding-reference.json")))
     x = audio.read(os.path.join(FIXTURES, ref["recording"]))
