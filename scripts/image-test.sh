@@ -442,7 +442,8 @@ check_update_url() {
     port=$(cat "$WORK/range-port")
     local url="http://10.0.2.2:$port/$(basename "$BUNDLE")"
     version=$(vm_ssh_again parley status | sed -n 's/^slots: .*B \([^ ]*\) (booted.*/\1/p')
-    info=$(vm_ssh_again rauc info --output-format=json "$url" 2>&1 | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])' 2>&1)
+    # RAUC's streaming messages go to standard error; the JSON to standard output.
+    info=$(vm_ssh_again "rauc info --output-format=json '$url' 2>/dev/null" | python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])' 2>&1)
     [ -n "$version" ] && [ "$info" = "$version" ] \
         || { kill $server; echo "rauc info $url gave '$info', not slot B's version '$version'"; return 1; }
     vm_ssh_again "sed -i 's|^  url: null .*|  url: $url|' /etc/parley/parley.yaml && grep -q '^  url: http' /etc/parley/parley.yaml && systemctl restart parleyd" \
