@@ -277,7 +277,7 @@ Maintainer: Parley maintainers <parley@example.org>
 Installed-Size: $installed_kb
 Depends: $depends_line
 Recommends: sphinxtrain, sphinxbase-utils
-Suggests: python3
+Suggests: python3, jq
 Section: sound
 Priority: optional
 Description: offline voice shortcuts for a small speaker
