@@ -13,8 +13,8 @@ COMMITTED = os.path.join(HERE, "..", "..", "docs", "wake-det-embedding.svg")
 def test_the_table_is_read_row_by_row():
     rows, caption = det_plot.parse(open(TABLE).read())
     assert len(rows) == 21
-    assert rows[0] == (-2.0, 0.8, 2.0, 31.09)
-    assert rows[14] == (5.0, 4.1, 9.0, 0.84)
+    assert rows[0] == (-2.0, 0.0, 0.4, 51.25)
+    assert rows[14] == (5.0, 0.4, 5.3, 1.68)
     assert "244 recordings" in caption and "1.19 h" in caption
 
 
