@@ -126,18 +126,25 @@ class Head:
         ]
 
     def to_json(self, name, threshold, extra=None):
-        doc = {
-            "kind": "speech-embedding-head",
-            "name": name,
-            "context": CONTEXT,
-            "dims": DIMS,
-            "threshold": float(threshold),
-            "mean": short(self.mean),
-            "scale": short(self.scale),
-            "layers": self.layers_json(),
-        }
-        doc.update(extra or {})
-        return json.dumps(doc, separators=(",", ":"))
+        return head_document(name, threshold, self.mean, self.scale, {"layers": self.layers_json()}, extra)
+
+
+def head_document(name, threshold, mean, scale, body, extra=None):
+    """The head file (model/wake/<name>.embedding.json) as ParleyWake reads
+    it: what every head shares, then `body` (one head's "layers" or an
+    ensemble's "members") and `extra`."""
+    doc = {
+        "kind": "speech-embedding-head",
+        "name": name,
+        "context": CONTEXT,
+        "dims": DIMS,
+        "threshold": float(threshold),
+        "mean": short(mean),
+        "scale": short(scale),
+    }
+    doc.update(body)
+    doc.update(extra or {})
+    return json.dumps(doc, separators=(",", ":"))
 
 
 class Ensemble:
@@ -156,18 +163,8 @@ class Ensemble:
         if len(self.heads) == 1:
             return self.heads[0].to_json(name, threshold, extra)
         first = self.heads[0]
-        doc = {
-            "kind": "speech-embedding-head",
-            "name": name,
-            "context": CONTEXT,
-            "dims": DIMS,
-            "threshold": float(threshold),
-            "mean": short(first.mean),
-            "scale": short(first.scale),
-            "members": [{"layers": h.layers_json()} for h in self.heads],
-        }
-        doc.update(extra or {})
-        return json.dumps(doc, separators=(",", ":"))
+        members = {"members": [{"layers": h.layers_json()} for h in self.heads]}
+        return head_document(name, threshold, first.mean, first.scale, members, extra)
 
 
 def from_json(doc):
