@@ -97,20 +97,10 @@ final class HandlerProcess: Sendable {
         }
         var pid: pid_t = 0
         var fds: [Int32] = [-1, -1, -1]
-        let cArguments = argv.map { strdup($0) } + [nil]
         let merged = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
-        let cEnvironment = merged.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArguments.forEach { free($0) }
-            cEnvironment.forEach { free($0) }
-        }
-        let result = cArguments.withUnsafeBufferPointer { arguments in
-            cEnvironment.withUnsafeBufferPointer { environment in
-                arguments.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: arguments.count) { argvPointer in
-                    environment.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: environment.count) { envPointer in
-                        parley_spawn_handler(argvPointer, envPointer, directory, &pid, &fds)
-                    }
-                }
+        let result = CStrings.with(argv) { argvPointer in
+            CStrings.with(CStrings.environment(merged)) { envPointer in
+                parley_spawn_handler(argvPointer, envPointer, directory, &pid, &fds)
             }
         }
         guard result == 0 else { throw .spawn(program: argv.first ?? "", errno: result) }

@@ -39,8 +39,8 @@ public enum SandboxRunner {
             log("[\(request.app)] \(named) is not the folder that came with the request here; the handler starts in that one, by descriptor")
         }
         var pid: pid_t = 0
-        let spawned = withCStrings(request.argv) { argv in
-            withCStrings(environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }) { envp in
+        let spawned = CStrings.with(request.argv) { argv in
+            CStrings.with(CStrings.environment(environment)) { envp in
                 descriptors.withUnsafeBufferPointer { fds in
                     parley_spawn_with_fds(argv, envp, directory, descriptors[3], fds.baseAddress!, &pid)
                 }
@@ -156,11 +156,4 @@ public enum SandboxRunner {
         }
     }
 
-    private static func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
-        let pointers = strings.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
-        return pointers.withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: buffer.count) { body($0) }
-        }
-    }
 }

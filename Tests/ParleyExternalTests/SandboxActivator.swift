@@ -1,5 +1,6 @@
 import CParleyProcess
 import Foundation
+import ParleySandbox
 import ParleySocket
 import Synchronization
 
@@ -45,19 +46,11 @@ final class SandboxActivator: Sendable {
                 }
                 var pid: pid_t = 0
                 let fds = [connection, connection, 2]
-                let argv: [UnsafeMutablePointer<CChar>?] = [strdup(runner), nil]
-                let envp: [UnsafeMutablePointer<CChar>?] = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-                argv.withUnsafeBufferPointer { a in
-                    envp.withUnsafeBufferPointer { e in
-                        a.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: a.count) { av in
-                            e.baseAddress!.withMemoryRebound(to: UnsafePointer<CChar>?.self, capacity: e.count) { ev in
-                                _ = parley_spawn_with_fds(av, ev, nil, -1, fds, &pid)
-                            }
-                        }
+                CStrings.with([runner]) { argv in
+                    CStrings.with(CStrings.environment(ProcessInfo.processInfo.environment)) { envp in
+                        _ = parley_spawn_with_fds(argv, envp, nil, -1, fds, &pid)
                     }
                 }
-                argv.forEach { free($0) }
-                envp.forEach { free($0) }
                 close(connection)
                 if pid > 0 {
                     runners.withLock { $0.append(pid) }
