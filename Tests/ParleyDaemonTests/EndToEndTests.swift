@@ -90,6 +90,14 @@ import Testing
         }
     }
 
+    /// The lines of a daemon's log that say what it heard, said and
+    /// decided, one per line: what a failed expectation shows first, as
+    /// the whole log is cut short in CI's summary.
+    static func decisions(in log: String) -> String {
+        let marks = ["heard", "interrupted", "spoke text=", "woken", "ignored", "stopped speaking", "rejected", "play file="]
+        return log.split(separator: "\n").filter { line in marks.contains { line.contains($0) } }.joined(separator: "\n")
+    }
+
     /// Stops the daemon with SIGTERM and returns its log (standard error).
     static func stop(_ process: ChildProcess) async throws -> String {
         try await process.stop().standardError

@@ -54,9 +54,9 @@ import Testing
         // the order cancelled.
         _ = try await Self.play(dir.file("stop.wav"), socket: socket)
         let idle = try await EndToEndTests.waitForStatus(socket) { $0.state == "idle" }
-        #expect(idle?.state == "idle")
-        #expect(idle?.donations == 0)
         let log = try await EndToEndTests.stop(process)
+        #expect(idle?.state == "idle", "what the daemon decided: \(EndToEndTests.decisions(in: log))")
+        #expect(idle?.donations == 0)
         #expect(log.contains("woken name=computer"))
         #expect(log.contains("interrupted heard=stop"))
         #expect(log.contains("spoke text=Cancelled."))

@@ -167,10 +167,16 @@ import Testing
     final class Restarting: UtteranceHandler {
         let decoder = Scripted(otherwise: .init(.extendable, "answer"))
         let at: Int64
+        /// Where the restart is asked from: the newest sample when nil, or
+        /// an earlier position (a listener that was behind the stream).
+        let from: Int64?
         var newest: Int64 = 0
         var restarted = false
         var begins: [(start: Int64, speech: Int64)] = []
-        init(at: Int64) { self.at = at }
+        init(at: Int64, from: Int64? = nil) {
+            self.at = at
+            self.from = from
+        }
         func begin(start: Int64, speech: Int64) { begins.append((start, speech)); decoder.begin() }
         func feed(_ samples: [Int16]) { decoder.feed(samples) }
         func phraseProgress() throws -> PhraseProgress { try decoder.phraseProgress() }
@@ -180,10 +186,10 @@ import Testing
             return utterance
         }
         func cancel() { decoder.cancel() }
-        func restartRequested() -> Bool {
-            guard !restarted, newest >= at else { return false }
+        func restartPosition(newest: Int64) -> Int64? {
+            guard !restarted, newest >= at else { return nil }
             restarted = true
-            return true
+            return from ?? newest
         }
         func advanced(to newest: Int64) { self.newest = newest }
     }
@@ -201,6 +207,23 @@ import Testing
         let restart = handler.begins[1].start
         #expect(restart > handler.begins[0].start && restart >= handler.at - 3_200 && restart < handler.at + 1_600)
         #expect(finished.count == 1 && finished[0].lowerBound == restart)
+    }
+
+    /// The daemon's listener, behind the stream on a loaded machine, asks
+    /// for a restart from where the device stopped talking, not from where
+    /// it has read to: what was said before that point is not thrown away.
+    @Test func aRestartFromAnEarlierPositionBeginsJustBeforeIt() throws {
+        let samples = Self.audio(seconds: 6, speech: [2.0...3.6])
+        let stopped = Int64(2.5 * 16_000)
+        let handler = Restarting(at: Int64(3.2 * 16_000), from: stopped)
+        var driver = ListeningDriver()
+        var source = SampleArraySource(samples)
+        var finished: [Range<Int64>] = []
+        try driver.run(&source, handler: handler) { finished.append($0); return false }
+        #expect(handler.begins.count == 2)
+        // 200 ms (the pre-roll) before the position asked for, though asked 0.7 s later.
+        #expect(handler.begins.last?.start == stopped - 3_200)
+        #expect(finished.count == 1 && finished.first?.lowerBound == stopped - 3_200)
     }
 }
 

@@ -53,6 +53,9 @@ extension ListeningPipeline {
         /// the command, which would be decoded as a command without the
         /// wake word (and rejected): such an utterance waits for it.
         private var wokeAt: Int64?
+        /// Where the capture stood when the open barge-in utterance's voice
+        /// was first seen to have stopped (`restartPosition`).
+        private var voiceStoppedAt: Int64?
         /// The last utterance, when it was rejected words after the wake
         /// word ("hey …" then nothing the grammar credits): a person who
         /// pauses after "hey" longer than the phrase hold has their command
@@ -125,6 +128,7 @@ extension ListeningPipeline {
             // The wake detector starts on its lead-in before the speech.
             let wakeFrom = max(0, speech - Int64(kind == .commands ? wake?.leadInSamples ?? 0 : 0))
             open = (kind, speech, wakeFrom, nil)
+            voiceStoppedAt = nil
             echoAdapted = canceller?.hasAdapted ?? true
         }
 
@@ -162,14 +166,22 @@ extension ListeningPipeline {
 
         /// The device stopped talking mid-utterance: what follows is the
         /// person's (an answer, a command), so start again with the grammar
-        /// of the moment from just before now.
-        func restartRequested() -> Bool {
-            guard open?.kind == .bargeIn, !pipeline.isSpeaking() else { return false }
-            // What was said over the device's voice before now is not decoded:
+        /// of the moment from where its voice stopped. That point is where
+        /// the capture stood when the voice was first seen to have stopped:
+        /// a listener behind the stream (a loaded machine) still has audio
+        /// said over the voice to decode before it, such as a "stop" at the
+        /// very end of a read-back, which was lost when the restart came
+        /// from wherever the listener had read to.
+        func restartPosition(newest: Int64) -> Int64? {
+            guard open?.kind == .bargeIn, !pipeline.isSpeaking() else { return nil }
+            let stopped = voiceStoppedAt ?? pipeline.capture.ring.writePosition
+            voiceStoppedAt = stopped
+            guard newest >= stopped else { return nil }
+            // What was said over the device's voice before then is not decoded:
             // a command cut this way shows here.
             pipeline.logger.debug("the device stopped speaking: the utterance starts again",
-                                  metadata: ["from-sample": "\(open.map { $0.speech } ?? 0)"])
-            return true
+                                  metadata: ["from-sample": "\(stopped)", "behind-samples": "\(newest - stopped)"])
+            return stopped
         }
 
         func advanced(to newest: Int64) {

@@ -28,10 +28,11 @@ public protocol UtteranceHandler: AnyObject {
     /// rest of a phrase, and whether a pause may end a complete one
     /// (`UtteranceSegmenter.handle`). Default: both.
     var phraseRules: PhraseRules { get }
-    /// Asked after each block while an utterance is open: true starts it
-    /// again from just before the newest sample (what it was decoded for
-    /// no longer applies). Default: never.
-    func restartRequested() -> Bool
+    /// Asked after each block while an utterance is open (`newest`: the
+    /// stream position the listener has reached): a position starts it
+    /// again from just before there (what it was decoded for no longer
+    /// applies from that point on); nil goes on. At most `newest`. Default: never.
+    func restartPosition(newest: Int64) -> Int64?
     /// The stream reached `newest` (after each block's decisions).
     func advanced(to newest: Int64)
 }
@@ -55,7 +56,7 @@ public struct PhraseRules: Sendable, Equatable {
 
 extension UtteranceHandler {
     public var phraseRules: PhraseRules { .all }
-    public func restartRequested() -> Bool { false }
+    public func restartPosition(newest: Int64) -> Int64? { nil }
     public func advanced(to newest: Int64) {}
 }
 
@@ -145,8 +146,8 @@ public struct ListeningDriver {
                 try act(segmenter.handle(event, floor: source.floor, holdAllowed: rules.hold, earlyEndAllowed: rules.earlyEnd))
             }
             events.removeAll(keepingCapacity: true)
-            if segmenter.isOpen, handler.restartRequested() {
-                try act(segmenter.restart(from: newest - preRoll))
+            if segmenter.isOpen, let from = handler.restartPosition(newest: newest) {
+                try act(segmenter.restart(from: min(from, newest) - preRoll))
             }
             try act(segmenter.advance(to: newest))
             if !ending.stopped { handler.advanced(to: newest) }
