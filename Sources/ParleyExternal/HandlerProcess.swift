@@ -383,9 +383,9 @@ private struct OutputReader: Sendable {
             case .killed(let signal): exit = HandlerExit(status: nil, signal: signal)
             case nil: logger.warning("[\(app)] the sandbox runner wrote a line that is not a report: \(line.prefix(120))")
             }
-            // A runner that never ends its line is cut off.
-            if pending.count > 1024 { pending.removeAll() }
         }
+        // A runner that never ends its line is cut off (its lines are short).
+        if pending.count > 1024 { pending.removeAll() }
         return true
     }
 

@@ -56,10 +56,9 @@ public enum SandboxRunner {
             return 1
         }
         report(.started(pid: pid), on: connection)
+        // Whatever is left of its group goes too when it ends (`watch`);
+        // systemd takes the rest of the cgroup once this process exits.
         let ending = watch(pid: pid, connection: connection)
-        // Whatever is left of its group goes too; systemd takes the rest of
-        // the cgroup once this process exits.
-        _ = kill(-pid, SIGKILL)
         if let ending { report(ending, on: connection) }
         return 0
     }
@@ -79,10 +78,21 @@ public enum SandboxRunner {
         if pidfd >= 0 { polls.append(pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)) }
         var scratch = [UInt8](repeating: 0, count: 256)
         while true {
-            if let ended = reap(pid, wait: false) { return ended }
-            // Without a pidfd (a kernel before 5.3) the child is looked at every 200 ms.
+            if pidfd < 0, let ended = reap(pid, wait: false) {
+                // Without a pidfd (a kernel before 5.3) the child is looked at
+                // every 200 ms, and its group is killed after it was reaped.
+                _ = kill(-pid, SIGKILL)
+                return ended
+            }
             let ready = poll(&polls, nfds_t(polls.count), pidfd >= 0 ? -1 : 200)
             if ready < 0 && errno != EINTR { break }
+            if pidfd >= 0 && polls[1].revents != 0 {
+                // It ended, and is not reaped yet: its pid (its group's id)
+                // cannot be another process's until it is, so the group's
+                // leftovers are killed first.
+                _ = kill(-pid, SIGKILL)
+                return reap(pid, wait: true)
+            }
             if polls[0].revents != 0 {
                 // Anything from parleyd, or its hang-up, means "stop it now".
                 let count = read(connection, &scratch, scratch.count)

@@ -279,4 +279,38 @@ import Glibc
         #expect(mode(outside) == 0o600, "a symbolic link in the app folder is not followed")
         #expect(SandboxAccess.lookup(group: "no-such-group-here") == nil)
     }
+
+    /// What a handler may leave in its data folder to be given what is not
+    /// its own: a symbolic link to a folder of the daemon's, and a second
+    /// name (hard link) of a file outside. Neither is changed. And an app
+    /// copied in group-writable is made read-only to the group.
+    @Test func linksInTheDataFolderAreNotFollowedAndAnAppIsNotLeftWritable() throws {
+        let root = URL(fileURLWithPath: "/tmp/pxa-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let app = root.appendingPathComponent("apps/shop"), data = root.appendingPathComponent("app-data/Shop")
+        let state = root.appendingPathComponent("state")
+        for folder in [app, data, state] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let database = state.appendingPathComponent("state.db")
+        try "db".write(to: database, atomically: true, encoding: .utf8)
+        chmod(database.path, 0o600)
+        symlink(state.path, data.appendingPathComponent("d").path)
+        #expect(link(database.path, data.appendingPathComponent("copy.db").path) == 0)
+        try "x".write(to: app.appendingPathComponent("handler.py"), atomically: true, encoding: .utf8)
+        chmod(app.appendingPathComponent("handler.py").path, 0o770)
+        let access = SandboxAccess(groupName: "own", group: getgid())
+        #expect(access.grant(app, writable: false).isEmpty)
+        let problems = access.grant(data, writable: true)
+        #expect(problems.count == 1 && problems.first?.contains("copy.db: has 2 names") == true, "\(problems)")
+        func mode(_ url: URL) -> mode_t {
+            var info = stat()
+            _ = lstat(url.path, &info)
+            return info.st_mode & 0o7777
+        }
+        #expect(mode(state) == 0o700, "the daemon's folder behind the link is left as it was")
+        #expect(mode(database) == 0o600, "the daemon's file behind a second name is left as it was")
+        #expect(mode(app.appendingPathComponent("handler.py")) == 0o750, "group write taken from the app")
+        #expect(mode(data) == 0o770)
+    }
 }
