@@ -93,7 +93,14 @@ struct Oven: ParleyApp {
         // once the volume phrases widened the grammar, while on the bundled
         // apps' grammar they moved it by 0.02). What this test is about comes after.
         let audio = try Self.speech(["hey repeat", "hey bake bread with oven", "hey cancel"])
-        let running = try await Self.start(audio, in: dir, pacing: .realTime, ringSeconds: 16)
+        // Sensitivity 0.75 (threshold -1.5), as the volume test below and for
+        // its reason: espeak-ng's audio moves with what it said before in the
+        // process, and under the whole suite "bake bread with oven" scored
+        // -0.25 to -0.75 against the default -1.0; in fresh-clone runs of
+        // the suite (CI's among them) all three lines were segmented and
+        // none was accepted (nothing performed, nothing said). What this test is
+        // about is the cancel, not the threshold.
+        let running = try await Self.start(audio, in: dir, pacing: .realTime, ringSeconds: 16, sensitivity: 0.75)
         let sink = running.harness.sink
         // Polled every 50 ms, at most 6 000 times: under the whole suite the
         // cooperative pool the engine runs on can be busy for minutes with
@@ -101,15 +108,17 @@ struct Oven: ParleyApp {
         let cancelled = try await Poll.holds("the device says Cancelled.", every: .milliseconds(50)) {
             await sink.spoken.contains("Cancelled.")
         }
-        // The engine stops the perform itself, before the pipeline is stopped (the suite is serialized).
-        let performStopped = try await Poll.holds("the performing intent cancelled", every: .milliseconds(50)) {
+        // The engine stops the perform itself, before the pipeline is stopped
+        // (the suite is serialized). Not awaited again when nothing was cancelled.
+        let performStopped = try await Poll.holds("the performing intent cancelled", polls: cancelled ? 6_000 : 1,
+                                                  every: .milliseconds(50)) {
             BakeBread.cancelled.load(ordering: .sequentiallyConsistent) == cancelledBefore + 1
         }
         await running.stop()
         #expect(performStopped, "the performing intent was cancelled by the spoken cancel")
         #expect(BakeBread.started.load(ordering: .sequentiallyConsistent) == startedBefore + 1, "the order was performing")
         let spoken = await sink.spoken
-        #expect(cancelled, "said: \(spoken)")
+        #expect(cancelled, "said: \(spoken); listening: \(running.pipeline.listeningCounts)")
         #expect(await sink.performed.isEmpty, "a cancelled run performs nothing")
         #expect(running.pipeline.listeningCounts.segments == 3)
     }
