@@ -173,7 +173,12 @@ extension ListeningPipeline {
         /// very end of a read-back, which was lost when the restart came
         /// from wherever the listener had read to.
         func restartPosition(newest: Int64) -> Int64? {
-            guard open?.kind == .bargeIn, !pipeline.isSpeaking() else { return nil }
+            guard open?.kind == .bargeIn else { return nil }
+            guard !pipeline.isSpeaking() else {
+                // Talking again (the next line) before the listener got there: a later stop counts.
+                voiceStoppedAt = nil
+                return nil
+            }
             let stopped = voiceStoppedAt ?? pipeline.capture.ring.writePosition
             voiceStoppedAt = stopped
             guard newest >= stopped else { return nil }
