@@ -92,6 +92,9 @@ public struct UtteranceSegmenter: Sendable {
         /// End the open utterance: everything in `utterance` has been fed;
         /// take the decoder's result.
         case finish(utterance: Range<Int64>)
+        /// End the open utterance's part in `utterance` as `finish` does,
+        /// while speech goes on in the next one (`split`).
+        case finishPart(utterance: Range<Int64>)
         /// Drop the open utterance on the decoders.
         case cancel
     }
@@ -224,16 +227,24 @@ public struct UtteranceSegmenter: Sendable {
         return feed(upTo: position - holdBack)
     }
 
-    /// Starts the open utterance again from `restart` (not before its own
-    /// start), e.g. when what it was decoded for no longer applies.
-    public mutating func restart(from restart: Int64) -> [Decision] {
+    /// Ends the open utterance at `end`, where what it was decoded for
+    /// stopped applying, and opens the next from `next` (neither before the
+    /// open one's start): what was said up to `end` is decided on its own,
+    /// with the grammar it began with, and the speech that goes on belongs
+    /// to the next. (The device's voice stopped: what was said over it may
+    /// be a "stop"; what follows, an answer.)
+    public mutating func split(at end: Int64, next: Int64) -> [Decision] {
         guard let current = open else { return [] }
-        let first = max(current.start, restart)
+        let cut = max(current.start, min(end, limit))
+        var decisions = feed(upTo: cut)
+        decisions.append(.finishPart(utterance: current.start..<cut))
+        let first = max(current.start, next)
         open = (first, first)
         held = nil
         checking = nil
         limit = first + maximumSpeech
-        return [.cancel, .begin(start: first, speech: first)]
+        decisions.append(.begin(start: first, speech: first))
+        return decisions
     }
 
     /// The stream ended (a recording's end): speech still open ends there,

@@ -162,16 +162,16 @@ import Testing
         #expect(found.isEmpty && ending.utterances == 0 && decoder.utterances.isEmpty)
     }
 
-    /// A handler that asks for a restart once the stream passes a position
+    /// A handler that asks for a split once the stream passes a position
     /// (as the daemon's when the device stops talking mid-utterance).
-    final class Restarting: UtteranceHandler {
+    final class Splitting: UtteranceHandler {
         let decoder = Scripted(otherwise: .init(.extendable, "answer"))
         let at: Int64
-        /// Where the restart is asked from: the newest sample when nil, or
-        /// an earlier position (a listener that was behind the stream).
+        /// Where the split is asked for: the newest sample when nil, or an
+        /// earlier position (a listener that was behind the stream).
         let from: Int64?
         var newest: Int64 = 0
-        var restarted = false
+        var split = false
         var begins: [(start: Int64, speech: Int64)] = []
         init(at: Int64, from: Int64? = nil) {
             self.at = at
@@ -186,44 +186,50 @@ import Testing
             return utterance
         }
         func cancel() { decoder.cancel() }
-        func restartPosition(newest: Int64) -> Int64? {
-            guard !restarted, newest >= at else { return nil }
-            restarted = true
+        func splitPosition(newest: Int64) -> Int64? {
+            guard !split, newest >= at else { return nil }
+            split = true
             return from ?? newest
         }
         func advanced(to newest: Int64) { self.newest = newest }
     }
 
-    @Test func aRestartBeginsTheUtteranceAgainFromJustBeforeTheNewestSample() throws {
+    /// What was said before the split is decided, not dropped; the speech
+    /// that goes on is the next utterance, from just before the split.
+    @Test func aSplitDecidesThePartBeforeAndBeginsTheNextJustBeforeTheNewestSample() throws {
         let samples = Self.audio(seconds: 6, speech: [2.0...3.6])
-        let handler = Restarting(at: Int64(2.8 * 16_000))
+        let handler = Splitting(at: Int64(2.8 * 16_000))
         var driver = ListeningDriver()
         var source = SampleArraySource(samples)
         var finished: [Range<Int64>] = []
         try driver.run(&source, handler: handler) { finished.append($0); return false }
-        #expect(handler.decoder.utterances.map(\.finished) == [false, true], "the first cancelled, the restart finished")
+        #expect(handler.decoder.utterances.map(\.finished) == [true, true], "both parts decided")
         #expect(handler.begins.count == 2)
-        // Restarted 200 ms (the pre-roll) before the block where it was asked.
-        let restart = handler.begins[1].start
-        #expect(restart > handler.begins[0].start && restart >= handler.at - 3_200 && restart < handler.at + 1_600)
-        #expect(finished.count == 1 && finished[0].lowerBound == restart)
+        // Split where it was asked (within a block of the position); the next begins 200 ms (the pre-roll) before.
+        let next = handler.begins[1].start
+        #expect(next > handler.begins[0].start && next >= handler.at - 3_200 && next < handler.at + 1_600)
+        #expect(finished.count == 2)
+        #expect(finished.first?.lowerBound == handler.begins[0].start && finished.first?.upperBound == next + 3_200)
+        #expect(finished.last?.lowerBound == next)
     }
 
     /// The daemon's listener, behind the stream on a loaded machine, asks
-    /// for a restart from where the device stopped talking, not from where
-    /// it has read to: what was said before that point is not thrown away.
-    @Test func aRestartFromAnEarlierPositionBeginsJustBeforeIt() throws {
+    /// for the split where the device stopped talking, not where it has
+    /// read to: what was said over the voice before that point is decided
+    /// as said over it.
+    @Test func aSplitAtAnEarlierPositionCutsThere() throws {
         let samples = Self.audio(seconds: 6, speech: [2.0...3.6])
         let stopped = Int64(2.5 * 16_000)
-        let handler = Restarting(at: Int64(3.2 * 16_000), from: stopped)
+        let handler = Splitting(at: Int64(3.2 * 16_000), from: stopped)
         var driver = ListeningDriver()
         var source = SampleArraySource(samples)
         var finished: [Range<Int64>] = []
         try driver.run(&source, handler: handler) { finished.append($0); return false }
         #expect(handler.begins.count == 2)
-        // 200 ms (the pre-roll) before the position asked for, though asked 0.7 s later.
+        // Cut at the position asked for, though asked 0.7 s later; the next from 200 ms (the pre-roll) before it.
+        #expect(finished.first?.upperBound == stopped)
         #expect(handler.begins.last?.start == stopped - 3_200)
-        #expect(finished.count == 1 && finished.first?.lowerBound == stopped - 3_200)
+        #expect(finished.count == 2 && finished.last?.lowerBound == stopped - 3_200)
     }
 }
 

@@ -80,15 +80,20 @@ import Testing
         #expect(unheld.handle(ended(10_000, 24_000)) == [.feed(3_600..<24_000), .finish(utterance: 3_600..<24_000)])
     }
 
-    @Test func restartCancelsAndBeginsAgainNotBeforeTheStart() {
+    @Test func splitFinishesThePartAndBeginsTheNextNotBeforeTheStart() {
         var segmenter = UtteranceSegmenter()
+        let start = 10_000 - leadIn
         _ = segmenter.handle(started(10_000))
-        _ = segmenter.advance(to: 30_000)
-        #expect(segmenter.restart(from: 26_800) == [.cancel, .begin(start: 26_800, speech: 26_800)])
-        #expect(segmenter.restart(from: 0) == [.cancel, .begin(start: 26_800, speech: 26_800)])
-        #expect(segmenter.advance(to: 40_000) == [.feed(26_800..<(40_000 - holdBack))])
+        let fed = 30_000 - holdBack
+        #expect(segmenter.advance(to: 30_000) == [.feed(start..<fed)])
+        // Fed up to the cut (past what the hold-back had fed), the part ends there.
+        #expect(segmenter.split(at: 26_800, next: 23_600)
+            == [.feed(fed..<26_800), .finishPart(utterance: start..<26_800), .begin(start: 23_600, speech: 23_600)])
+        #expect(segmenter.advance(to: 40_000) == [.feed(23_600..<(40_000 - holdBack))])
+        // Cut inside what was fed already; the next never begins before the open one's start.
+        #expect(segmenter.split(at: 30_000, next: 0) == [.finishPart(utterance: 23_600..<30_000), .begin(start: 23_600, speech: 23_600)])
         var idle = UtteranceSegmenter()
-        #expect(idle.restart(from: 100) == [], "nothing open, nothing to restart")
+        #expect(idle.split(at: 100, next: 0) == [], "nothing open, nothing to split")
     }
 
     @Test func theStreamsEndFinishesOpenSpeechAndStopCancelsIt() {

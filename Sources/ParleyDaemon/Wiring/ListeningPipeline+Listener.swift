@@ -54,7 +54,7 @@ extension ListeningPipeline {
         /// wake word (and rejected): such an utterance waits for it.
         private var wokeAt: Int64?
         /// Where the capture stood when the open barge-in utterance's voice
-        /// was first seen to have stopped (`restartPosition`).
+        /// was first seen to have stopped (`splitPosition`).
         private var voiceStoppedAt: Int64?
         /// The last utterance, when it was rejected words after the wake
         /// word ("hey …" then nothing the grammar credits): a person who
@@ -164,15 +164,17 @@ extension ListeningPipeline {
             open?.kind.phraseRules(grammarCurrent: !isStale) ?? .none
         }
 
-        /// The device stopped talking mid-utterance: what follows is the
-        /// person's (an answer, a command), so start again with the grammar
-        /// of the moment from where its voice stopped. That point is where
-        /// the capture stood when the voice was first seen to have stopped:
-        /// a listener behind the stream (a loaded machine) still has audio
-        /// said over the voice to decode before it, such as a "stop" at the
-        /// very end of a read-back, which was lost when the restart came
-        /// from wherever the listener had read to.
-        func restartPosition(newest: Int64) -> Int64? {
+        /// The device stopped talking mid-utterance: what was said over its
+        /// voice is decided on its own, with the barge-in grammar (a "stop"
+        /// said as a read-back ends is an interruption, not lost), and what
+        /// follows is the person's (an answer, a command), heard with the
+        /// grammar of the moment. The split is where the capture stood when
+        /// the voice was first seen to have stopped: a listener behind the
+        /// stream (a loaded machine) still has audio said over the voice to
+        /// decode before it. (Before, the utterance started again from
+        /// wherever the listener had read to, and a "stop" said just before
+        /// the voice ended was thrown away: the order stayed open.)
+        func splitPosition(newest: Int64) -> Int64? {
             guard open?.kind == .bargeIn else { return nil }
             guard !pipeline.isSpeaking() else {
                 // Talking again (the next line) before the listener got there: a later stop counts.
@@ -182,10 +184,8 @@ extension ListeningPipeline {
             let stopped = voiceStoppedAt ?? pipeline.capture.ring.writePosition
             voiceStoppedAt = stopped
             guard newest >= stopped else { return nil }
-            // What was said over the device's voice before then is not decoded:
-            // a command cut this way shows here.
-            pipeline.logger.debug("the device stopped speaking: the utterance starts again",
-                                  metadata: ["from-sample": "\(stopped)", "behind-samples": "\(newest - stopped)"])
+            pipeline.logger.debug("the device stopped speaking: what was said over it is decided, what follows is heard anew",
+                                  metadata: ["at-sample": "\(stopped)", "behind-samples": "\(newest - stopped)"])
             return stopped
         }
 

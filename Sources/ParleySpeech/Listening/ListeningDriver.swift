@@ -29,10 +29,12 @@ public protocol UtteranceHandler: AnyObject {
     /// (`UtteranceSegmenter.handle`). Default: both.
     var phraseRules: PhraseRules { get }
     /// Asked after each block while an utterance is open (`newest`: the
-    /// stream position the listener has reached): a position starts it
-    /// again from just before there (what it was decoded for no longer
-    /// applies from that point on); nil goes on. At most `newest`. Default: never.
-    func restartPosition(newest: Int64) -> Int64?
+    /// stream position the listener has reached): a position splits it
+    /// there, as what it was decoded for no longer applies from that
+    /// point on. What came before is finished and decided; the next
+    /// utterance begins just before the position. nil goes on. At most
+    /// `newest`. Default: never.
+    func splitPosition(newest: Int64) -> Int64?
     /// The stream reached `newest` (after each block's decisions).
     func advanced(to newest: Int64)
 }
@@ -56,7 +58,7 @@ public struct PhraseRules: Sendable, Equatable {
 
 extension UtteranceHandler {
     public var phraseRules: PhraseRules { .all }
-    public func restartPosition(newest: Int64) -> Int64? { nil }
+    public func splitPosition(newest: Int64) -> Int64? { nil }
     public func advanced(to newest: Int64) {}
 }
 
@@ -114,10 +116,11 @@ public struct ListeningDriver {
                     try handler.feed(source.samples(range))
                 case .checkPhrase:
                     try act(segmenter.phraseChecked(handler.phraseProgress()))
-                case .finish(let utterance):
+                case .finish(let utterance), .finishPart(let utterance):
                     // Ended (at a pause, a complete phrase, too): what is
-                    // said next starts a segment of its own.
-                    endpointer.endSegment()
+                    // said next starts a segment of its own. A part ends
+                    // while speech goes on: the endpointer's segment too.
+                    if case .finish = decision { endpointer.endSegment() }
                     ending.utterances += 1
                     let result = try handler.finish(utterance, newest: newest, samples: { source.samples(utterance) },
                                                     audio: { range in
@@ -146,8 +149,9 @@ public struct ListeningDriver {
                 try act(segmenter.handle(event, floor: source.floor, holdAllowed: rules.hold, earlyEndAllowed: rules.earlyEnd))
             }
             events.removeAll(keepingCapacity: true)
-            if segmenter.isOpen, let from = handler.restartPosition(newest: newest) {
-                try act(segmenter.restart(from: min(from, newest) - preRoll))
+            if segmenter.isOpen, let at = handler.splitPosition(newest: newest) {
+                let cut = min(at, newest)
+                try act(segmenter.split(at: cut, next: cut - preRoll))
             }
             try act(segmenter.advance(to: newest))
             if !ending.stopped { handler.advanced(to: newest) }
