@@ -235,13 +235,9 @@ public struct UtteranceSegmenter: Sendable {
     /// be a "stop"; what follows, an answer.)
     public mutating func split(at end: Int64, next: Int64) -> [Decision] {
         guard let current = open else { return [] }
-        let cut = max(current.start, min(end, limit))
-        var decisions = feed(upTo: cut)
-        decisions.append(.finishPart(utterance: current.start..<cut))
+        var decisions = finish(at: end, part: true)
         let first = max(current.start, next)
         open = (first, first)
-        held = nil
-        checking = nil
         limit = first + maximumSpeech
         decisions.append(.begin(start: first, speech: first))
         return decisions
@@ -269,13 +265,16 @@ public struct UtteranceSegmenter: Sendable {
         return [.feed(current.fed..<end)]
     }
 
-    private mutating func finish(at end: Int64) -> [Decision] {
+    /// Feeds the open utterance up to `end` (not past its length bound) and
+    /// ends it there; `part`: speech goes on in the next (`split`).
+    private mutating func finish(at end: Int64, part: Bool = false) -> [Decision] {
         guard let current = open else { return [] }
         let end = min(end, limit)
         let decisions = feed(upTo: end)
         open = nil
         held = nil
         checking = nil
-        return decisions + [.finish(utterance: current.start..<max(current.start, end))]
+        let utterance = current.start..<max(current.start, end)
+        return decisions + [part ? .finishPart(utterance: utterance) : .finish(utterance: utterance)]
     }
 }
