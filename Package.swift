@@ -189,7 +189,7 @@ let package = Package(
             dependencies: [
                 // ParleyDaemon for the app-install benchmark, which measures the daemon's own wiring.
                 "ParleyIntents", "ParleyCore", "ParleyApps", "ParleyAudio", "ParleySpeech", "ParleyExternal", "ParleyDaemon",
-                "ParleyConfiguration", "ParleyDevice", "ParleyStore", "ParleyWake",
+                "ParleyConfiguration", "ParleyDevice", "ParleyStore", "ParleyWake", "ParleyDenoise",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // Fuzz targets for every reader of outside input (scripts/fuzz.sh builds it

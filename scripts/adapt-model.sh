@@ -37,6 +37,10 @@
 #                          DIR/mapmean-tauT (means only) for each T, from the same
 #                          statistics of the stock model: one bw pass, many
 #                          variants (map_adapt and mk_s2sendump take seconds)
+#   DENOISE=neural[:DB]   adapt on what the decoder hears behind speech.front_end:
+#                          neural: every copy (clean and noisy) is written through
+#                          the neural noise suppressor (parley-bench audio denoise)
+#                          before its features are computed
 #   TRANSCRIPTS=FILE      reuse a transcripts.tsv (path TAB words) of an earlier
 #                          run instead of decoding; only the lines of FILE.wav are used
 #
@@ -99,7 +103,7 @@ if [ -n "${TRANSCRIPTS:-}" ]; then
   printf '%s\n' "${sorted[@]}" | awk -F'\t' 'NR == FNR { want[$0] = 1; next } ($1 in want)' - "$TRANSCRIPTS" > "$work/transcripts.tsv"
   echo "adapt-model: $(wc -l < "$work/transcripts.tsv") of ${#sorted[@]} recordings have a transcript in $TRANSCRIPTS" >&2
 else
-.build/release/parley understand --app coffee-maker --set "hmm=$stock" "${sorted[@]}" > "$work/decoded.jsonl"
+.build/release/parley understand --app coffee-maker --front-end none --set "hmm=$stock" "${sorted[@]}" > "$work/decoded.jsonl"
 python3 - "$labels" "$work/decoded.jsonl" "$work/transcripts.tsv" <<'EOF'
 import json, os, sys
 labels = json.load(open(sys.argv[1])); kept = dropped = 0
@@ -137,6 +141,14 @@ for cond in $conditions; do
     echo "<s> $words </s> ($(basename "$id"))" >> "$work/train.transcription"
   done < "$work/transcripts.tsv"
 done
+if [ -n "${DENOISE:-}" ]; then
+  # 2b. Through the noise suppressor, as the daemon's decoders hear them.
+  for d in "$work"/wav/*/; do
+    dir=$(basename "$d")
+    .build/release/parley-bench audio denoise --front-end "$DENOISE" --out "$work/wav-denoised/$dir" "$d"*.wav
+  done
+  rm -rf "$work/wav"; mv "$work/wav-denoised" "$work/wav"
+fi
 echo "adapt-model: $(wc -l < "$work/train.fileids") utterances (${#kept[@]} recordings x conditions: $conditions)" >&2
 
 # 3. Features exactly as the model's front end computes them.

@@ -121,9 +121,18 @@ public final class EmbeddingSpotter {
         embedding.reset()
         ringNext = 0
         lastDetection = Int.min / 2
+        resetScores()
+    }
+
+    /// Forgets the scores seen (`peak`, `latest`) but not the stream: the
+    /// next windows go on from the audio already fed.
+    public func resetScores() {
         peak = -.infinity
         latest = -.infinity
     }
+
+    /// Embeddings made since the stream began (each one 80 ms of audio).
+    public var embeddings: Int { embedding.count }
 
     /// Feeds samples; `detected` gets each detection's stream time in
     /// samples (the end of the window that reached the threshold) and its score.

@@ -60,10 +60,12 @@ public struct SpeechEmbeddingWeights: Sendable {
     public static let bands = 32
     public static let dims = 96
 
-    /// (257 x 512) each: the windowed cosine and sine kernels.
-    public let real: [Float]
-    public let imag: [Float]
-    public let dftBias: [Float]
+    /// The analysis window the model's DFT kernels (257 x 512 each, cosine
+    /// and sine) carry: its cosine kernel for bin 0. The kernels are checked
+    /// to be this window times the DFT's, with no bias, so the mel stage
+    /// takes the power spectrum from an FFT (about 5% of the kernels'
+    /// 263 k multiply-adds a frame).
+    public let window: [Float]
     /// (257 x 32): power per bin to mel band.
     public let mel: [Float]
     public let convs: [Conv]
@@ -72,9 +74,10 @@ public struct SpeechEmbeddingWeights: Sendable {
 
     public init(folder: String) throws(WakeModelError) {
         let melFile = try TFLiteFile(path: folder + "/" + SpeechEmbeddingAssets.melName)
-        real = try Self.checked(melFile, "convolution_1", [Self.bins, 1, Self.fft, 1]).values
-        imag = try Self.checked(melFile, "convolution1", [Self.bins, 1, Self.fft, 1]).values
-        dftBias = try Self.checked(melFile, "convolution", [Self.bins]).values
+        window = try Self.dftWindow(
+            real: try Self.checked(melFile, "convolution_1", [Self.bins, 1, Self.fft, 1]).values,
+            imag: try Self.checked(melFile, "convolution1", [Self.bins, 1, Self.fft, 1]).values,
+            bias: try Self.checked(melFile, "convolution", [Self.bins]).values, path: melFile.path)
         mel = try Self.checked(melFile, "Const_3", [Self.bins, Self.bands]).values
 
         let net = try TFLiteFile(path: folder + "/" + SpeechEmbeddingAssets.embeddingName)
@@ -98,6 +101,33 @@ public struct SpeechEmbeddingWeights: Sendable {
             throw .tensorShape(path: net.path, name: "model/conv2d_19/Conv2D1", expected: "\(Self.dims) outputs", found: [channels])
         }
         self.convs = convs
+    }
+
+    /// The window of a windowed-DFT pair of kernels, or an error saying how
+    /// far they are from one (the sine kernels' sign is free: only the power
+    /// is used).
+    static func dftWindow(real: [Float], imag: [Float], bias: [Float], path: String) throws(WakeModelError) -> [Float] {
+        // Which of the two is the cosine kernel is read from the weights:
+        // the sine kernel of bin 0 is all zeros (the file names the first
+        // tensor "convolution_1").
+        let n = Self.fft
+        let peak = { (kernel: [Float]) in kernel[0..<n].reduce(Float(0)) { max($0, abs($1)) } }
+        let (cosine, sine) = peak(real) >= peak(imag) ? (real, imag) : (imag, real)
+        let window = Array(cosine[0..<n])
+        let scale = peak(cosine)
+        var worst: Float = bias.reduce(Float(0)) { max($0, abs($1)) }
+        for k in 0..<Self.bins {
+            for t in 0..<n {
+                let angle = 2 * Double.pi * Double((k * t) % n) / Double(n)
+                let w = Double(window[t])
+                worst = max(worst, Float(abs(Double(cosine[k * n + t]) - w * cos(angle))),
+                            Float(abs(abs(Double(sine[k * n + t])) - abs(w * sin(angle)))))
+            }
+        }
+        guard scale > 0, worst <= 1e-4 * scale else {
+            throw .corrupt(path: path, reason: "its DFT kernels are not a window times the DFT with no bias (off by \(worst), window peak \(scale))")
+        }
+        return window
     }
 
     private static func checked(_ file: TFLiteFile, _ name: String, _ shape: [Int]) throws(WakeModelError) -> TFLiteFile.Tensor {

@@ -10,7 +10,7 @@ struct AudioBenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audio", abstract: "Audio capture, endpointing and playback benchmarks.",
         subcommands: [CaptureCPU.self, Endpointing.self, PlaybackStop.self, Mix.self, Pauses.self, FrontEndCost.self,
-                      DeviceSpeech.self, EchoRoom.self])
+                      DeviceSpeech.self, EchoRoom.self, Denoise.self])
 
     /// Writes recordings mixed with noise the published way, so tools that
     /// take files (`parley understand`) can be evaluated in noise. The slice

@@ -57,4 +57,60 @@ import Testing
         #expect(gate.wakeEndSample == name.wakeEndSample && gate.wakeEndSample != nil)
         #expect(gate.samplesFed == name.samplesFed)
     }
+
+    /// A television's utterances come a fraction of a second apart, inside
+    /// the next one's 2 s lead-in: the hey head's stream is taken up, so no
+    /// audio is embedded twice, and "hey" after the first still opens the
+    /// gate, as on a stream begun anew. A lead-in that starts after the
+    /// stream's end begins anew. (The first utterance is kitchen noise: a
+    /// gate opened by it would stop feeding the head.)
+    @Test func theNextUtteranceTakesUpTheHeyStreamWhereItOverlaps() throws {
+        let quiet = Array(EmbeddingSpotter.padded([]).prefix(16_000))
+        let kitchen = Array(try PCMAudio.read(Fixtures.kitchenNoise).samples.prefix(6 * 16_000))
+        let pause = Array(quiet.prefix(4_800))
+        let hey = try SpeechSynthesizer().render16k("hey, coffee time").asCaptured().samples
+        func embeddings(_ samples: ArraySlice<Int16>) throws -> Int {
+            let spotter = try Self.head("hey")
+            Array(samples).withUnsafeBufferPointer { spotter.feed($0) { _, _ in } }
+            return spotter.embeddings
+        }
+        /// Two utterances, the second's lead-in over the first's end; the gate after each.
+        func twoUtterances(_ second: [Int16]) throws -> (gate: HeyGatedWake, stream: [Int16], from: Int, firstOpened: Bool) {
+            let stream = quiet + quiet + Array(kitchen.prefix(3 * 16_000)) + pause + second + quiet
+            let secondSpeech = 2 * quiet.count + 3 * 16_000 + pause.count
+            let gate = HeyGatedWake(name: nil, hey: try Self.head("hey"))
+            func feed(_ range: Range<Int>) {
+                for at in stride(from: range.lowerBound, to: range.upperBound, by: 480) {
+                    gate.feed(Array(stream[at..<min(range.upperBound, at + 480)]))
+                }
+            }
+            gate.begin(at: 0)
+            feed(0..<(secondSpeech - pause.count + 1_600))
+            let firstOpened = gate.opensGate
+            let from = secondSpeech - gate.leadInSamples
+            gate.begin(at: Int64(from))
+            #expect(gate.hey.peak == -.infinity, "the first utterance's scores are forgotten")
+            feed(from..<stream.count)
+            return (gate, stream, from, firstOpened)
+        }
+
+        let noise = try twoUtterances(Array(kitchen.suffix(3 * 16_000)))
+        #expect(!noise.firstOpened && !noise.gate.opensGate, "kitchen noise opened the gate")
+        #expect(noise.gate.hey.embeddings == (try embeddings(noise.stream[...])), "nothing embedded twice")
+        #expect(noise.gate.hey.embeddings < (try embeddings(noise.stream[..<(noise.from + 2 * 16_000)]))
+                    + (try embeddings(noise.stream[noise.from...])), "begun anew, the lead-in is embedded again")
+
+        let spoken = try twoUtterances(hey)
+        #expect(!spoken.firstOpened && spoken.gate.opensGate, "hey after the noise did not open the gate (peak \(spoken.gate.hey.peak))")
+        let anew = HeyGatedWake(name: nil, hey: try Self.head("hey"))
+        anew.begin()
+        for at in stride(from: spoken.from, to: spoken.stream.count, by: 480) {
+            anew.feed(Array(spoken.stream[at..<min(spoken.stream.count, at + 480)]))
+        }
+        #expect(anew.opensGate, "on a stream begun anew it opens too")
+
+        // A lead-in after the stream's end: begun anew.
+        spoken.gate.begin(at: Int64(spoken.stream.count) + 16_000)
+        #expect(spoken.gate.hey.embeddings == 0)
+    }
 }

@@ -110,4 +110,34 @@ import Testing
         try Data((0..<4_096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }).write(to: URL(fileURLWithPath: path))
         #expect(throws: WakeModelError.self) { try TFLiteFile(path: path) }
     }
+
+    /// The mel stage takes its power spectrum from an FFT, which holds only
+    /// while the model's kernels are a window times the DFT: a kernel that
+    /// is not is refused by name, whichever tensor carries the cosines.
+    @Test func theMelModelMustBeAWindowedDFT() throws {
+        let n = SpeechEmbeddingWeights.fft, bins = SpeechEmbeddingWeights.bins
+        let hann = (0..<n).map { Float(0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n))) }
+        var cosine = [Float](repeating: 0, count: bins * n), sine = cosine
+        for k in 0..<bins {
+            for t in 0..<n {
+                let angle = 2 * Double.pi * Double((k * t) % n) / Double(n)
+                cosine[k * n + t] = hann[t] * Float(cos(angle))
+                sine[k * n + t] = -hann[t] * Float(sin(angle))
+            }
+        }
+        let zero = [Float](repeating: 0, count: bins)
+        #expect(try SpeechEmbeddingWeights.dftWindow(real: cosine, imag: sine, bias: zero, path: "m") == hann)
+        #expect(try SpeechEmbeddingWeights.dftWindow(real: sine, imag: cosine, bias: zero, path: "m") == hann)
+        var bent = cosine
+        bent[7 * n + 100] += 0.01
+        #expect(throws: WakeModelError.self) { try SpeechEmbeddingWeights.dftWindow(real: bent, imag: sine, bias: zero, path: "m") }
+        var biased = zero
+        biased[3] = 0.5
+        do {
+            _ = try SpeechEmbeddingWeights.dftWindow(real: cosine, imag: sine, bias: biased, path: "/x/mel.tflite")
+            Issue.record("a DFT with a bias was taken for a windowed DFT")
+        } catch {
+            #expect(error.description.contains("/x/mel.tflite"))
+        }
+    }
 }

@@ -6,7 +6,10 @@
 #
 # Environment: FOLDS (5), ONLY_FOLDS (e.g. "0 1 2 3": run only these folds; the
 # table pools the folds run), FOLD_BY (recording or voice, below),
-# SNRS ("clean 18 12 6", kitchen noise),
+# SNRS ("clean 18 12 6", kitchen noise), FRONT_END (none: the front end every
+# variant is decoded behind, as `parley understand --front-end`; with a
+# neural one the folds' models are adapted on denoised copies, DENOISE of
+# scripts/adapt-model.sh, so give it a WORK of its own),
 # VARIANTS ("stock mllr map both both-clean"), WORK (a folder to keep
 # models and decodes in; default a temporary one, removed).
 #
@@ -49,6 +52,8 @@ folds=${FOLDS:-5}
 snrs=${SNRS:-clean 18 12 6}
 variants=${VARIANTS:-stock mllr map both both-clean}
 fold_by=${FOLD_BY:-recording}
+front_end=${FRONT_END:-none}
+case $front_end in neural*) denoise=$front_end;; *) denoise=;; esac
 case $fold_by in
   recording) fold=fold
     fold_of() { python3 -c 'import hashlib, os, sys
@@ -98,11 +103,11 @@ for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
     # MLLR variants need METHOD=both (two bw passes); the MAP ones alone need
     # one: the stock model's statistics (its map variants land in ALSO).
     if [[ " $variants " =~ \ (mllr|both)\  ]]; then method=both; out="$m/both"; else method=map; out="$m/map-bayes"; fi
-    PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=$method ALSO="$m" TAUS="$taus" \
+    DENOISE=$denoise PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=$method ALSO="$m" TAUS="$taus" \
       scripts/adapt-model.sh "$out" "${train[@]}" 2>"$m.log" || { cat "$m.log" >&2; exit 1; }
   fi
   if [ ! -f "$m/both-clean/sendump" ] && [[ " $variants " =~ " both-clean " ]]; then
-    PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=both CONDITIONS=clean scripts/adapt-model.sh "$m/both-clean" "${train[@]}" 2>>"$m.log" ||
+    DENOISE=$denoise PARLEY_SKIP_BUILD=1 TRANSCRIPTS="$work/transcripts.tsv" METHOD=both CONDITIONS=clean scripts/adapt-model.sh "$m/both-clean" "${train[@]}" 2>>"$m.log" ||
       { cat "$m.log" >&2; exit 1; }
   fi
   for variant in $variants; do
@@ -115,7 +120,7 @@ for k in ${ONLY_FOLDS:-$(seq 0 $((folds - 1)))}; do
       for f in "${test[@]}"; do
         if [ "$snr" = clean ]; then files+=("$f"); else files+=("$work/audio/$snr/$(basename "$f")"); fi
       done
-      nice -n 10 .build/release/parley understand --app coffee-maker --set "hmm=$hmm" "${files[@]}" > "$out.part"
+      nice -n 10 .build/release/parley understand --app coffee-maker --front-end "$front_end" --set "hmm=$hmm" "${files[@]}" > "$out.part"
       mv "$out.part" "$out"
     done
   done

@@ -123,10 +123,10 @@ extension ListeningPipeline {
             gate = kind == .commands && wake != nil && (!pipeline.wake.direct || wake?.gatesDirectCommands == true)
                 ? WakeGate(decodesUnproposed: wake?.unproposedMayBeCommands ?? true) : nil
             if gate == nil { recognizer.begin() }
-            if kind == .commands { wake?.begin() }
-            if kind == .dictation { dictation?.begin() }
             // The wake detector starts on its lead-in before the speech.
             let wakeFrom = max(0, speech - Int64(kind == .commands ? wake?.leadInSamples ?? 0 : 0))
+            if kind == .commands { wake?.begin(at: wakeFrom) }
+            if kind == .dictation { dictation?.begin() }
             open = (kind, speech, wakeFrom, nil)
             voiceStoppedAt = nil
             echoAdapted = canceller?.hasAdapted ?? true

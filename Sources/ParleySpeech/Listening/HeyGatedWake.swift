@@ -25,6 +25,11 @@ public final class HeyGatedWake: WakeDecoding {
     public static let heyMargin = 8.0
     public let leadInSamples: Int
     public private(set) var samplesFed: Int64 = 0
+    /// Stream position of the next sample fed (`begin(at:)`'s, then counted on).
+    private var position: Int64 = 0
+    /// Stream position up to which the hey head's stream has been fed; nil
+    /// when it has to start anew.
+    private var heyFedTo: Int64?
 
     public init(name: (any WakeDecoding)?, hey: EmbeddingSpotter) {
         self.name = name
@@ -46,12 +51,42 @@ public final class HeyGatedWake: WakeDecoding {
     public func begin() {
         name?.begin()
         hey.reset()
+        heyFedTo = nil
+    }
+
+    /// Why the hey head's stream is taken up where it can be: a lead-in is
+    /// 2 s (the head's first window), and a television's utterances come a
+    /// fraction of a second apart, so starting anew embedded most of the
+    /// audio twice or more. Taken up, the stream already holds the lead-in
+    /// (the previous utterance's end and the pause); only the scores are
+    /// forgotten, so this utterance's peak is of windows ending in it, as a
+    /// new stream's first window ends where its lead-in does. Where the
+    /// stream ended before this lead-in starts, it begins anew.
+    public func begin(at position: Int64) {
+        name?.begin()
+        self.position = position
+        if let fed = heyFedTo, fed >= position {
+            hey.resetScores()
+        } else {
+            hey.reset()
+            heyFedTo = position
+        }
     }
 
     public func feed(_ samples: [Int16]) {
         name?.feed(samples)
         // Once open the gate stays open: the head has nothing more to decide.
-        if !heardHey { samples.withUnsafeBufferPointer { hey.feed($0) { _, _ in } } }
+        if !heardHey, let fed = heyFedTo {
+            // What the stream already holds (a taken-up lead-in) is skipped.
+            let skip = Int(min(Int64(samples.count), max(0, fed - position)))
+            if skip < samples.count {
+                samples.withUnsafeBufferPointer { hey.feed(UnsafeBufferPointer(rebasing: $0[skip...])) { _, _ in } }
+                heyFedTo = position + Int64(samples.count)
+            }
+        } else if !heardHey {
+            samples.withUnsafeBufferPointer { hey.feed($0) { _, _ in } }
+        }
+        position += Int64(samples.count)
         samplesFed += Int64(samples.count)
     }
 

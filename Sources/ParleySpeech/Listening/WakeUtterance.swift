@@ -31,9 +31,15 @@ public protocol WakeDecoding: UtteranceDecoder<Bool> {
     var opensGate: Bool { get }
     /// Whether it gates direct mode's "hey <phrase>" commands too (`HeyGatedWake`).
     var gatesDirectCommands: Bool { get }
+    /// Begins an utterance whose first sample fed (its lead-in's) is at
+    /// stream position `position`. A detector whose own stream already
+    /// holds the audio up to a later position may take that stream up and
+    /// skip what it was fed before (`HeyGatedWake`); the default begins anew.
+    func begin(at position: Int64)
 }
 
 extension WakeDecoding {
+    public func begin(at position: Int64) { begin() }
     public var unproposedMayBeCommands: Bool { true }
     public var hearsHey: Bool { true }
     public var opensGate: Bool { proposed }
