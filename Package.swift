@@ -112,7 +112,7 @@ let package = Package(
             dependencies: ["CGPIOD", "ParleyDevice", "ParleyYAML", .product(name: "Logging", package: "swift-log")]),
 
         // MARK: The device learns its room: kept confirmed audio, MLLR with sphinxtrain.
-        .target(name: "ParleyRoom", dependencies: ["ParleyAudio", "ParleySpeech"]),
+        .target(name: "ParleyRoom", dependencies: ["ParleyAudio", "ParleyDenoise", "ParleySpeech"]),
 
         // MARK: External apps: manifests, handler processes (posix_spawn through CParleyProcess).
         .target(name: "CParleyProcess"),

@@ -1,5 +1,6 @@
 import Foundation
 import ParleyAudio
+import ParleyDenoise
 import ParleySpeech
 
 /// Computes a speaker-and-room MLLR transform from kept recordings with
@@ -49,9 +50,16 @@ public struct RoomAdapter: Sendable {
     public var dictionary: String
     public var tools: Tools
     public var kind: Kind
+    /// The front end the decoder hears through (`speech.front_end`). With
+    /// the neural one the recordings (kept as captured) are denoised before
+    /// their features are computed: the transform must map the features the
+    /// decoder is fed, not the room's raw ones.
+    public var frontEnd: FrontEndSettings
 
-    public init(model: String, dictionary: String = DecoderSettings().dictionary, tools: Tools = Tools(), kind: Kind = .full) {
+    public init(model: String, dictionary: String = DecoderSettings().dictionary, tools: Tools = Tools(), kind: Kind = .full,
+                frontEnd: FrontEndSettings = .none) {
         self.kind = kind
+        self.frontEnd = frontEnd
         self.model = model
         self.dictionary = dictionary
         self.tools = tools
@@ -86,9 +94,12 @@ public struct RoomAdapter: Sendable {
         let params = try FeatureParameters(folder: model)
 
         // The lists sphinxtrain reads: ids relative to one audio folder.
-        let audioFolder = recordings[0].audio.deletingLastPathComponent()
+        var audioFolder = recordings[0].audio.deletingLastPathComponent()
         guard recordings.allSatisfy({ $0.audio.deletingLastPathComponent() == audioFolder }) else {
             throw RoomAdaptationError("the recordings must share one folder")
+        }
+        if frontEnd.isNeural {
+            audioFolder = try denoised(recordings, into: work.appendingPathComponent("denoised"))
         }
         let ids = recordings.map(\.name)
         let fileIDs = work.appendingPathComponent("adapt.fileids")
@@ -148,6 +159,29 @@ public struct RoomAdapter: Sendable {
         _ = try? files.removeItem(at: output)
         try files.moveItem(at: solved, to: output)
         return Outcome(transform: output, recordings: recordings.count, seconds: seconds)
+    }
+
+    /// The recordings through the neural front end, one utterance each as
+    /// the daemon denoises a command, written under their names to `folder`
+    /// (returned). The network is loaded for this run only.
+    private func denoised(_ recordings: [KeptRecordings.Recording], into folder: URL) throws -> URL {
+        let denoiser: NeuralDenoiser
+        do {
+            denoiser = try NeuralDenoiser(settings: frontEnd)
+        } catch {
+            throw RoomAdaptationError("the neural front end could not be loaded to adapt on what the decoder hears: \(error)")
+        }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for recording in recordings {
+            let (samples, rate) = try WAVFile.read(recording.audio)
+            guard rate == NeuralDenoiser.sampleRate else {
+                throw RoomAdaptationError("\(recording.audio.path): \(rate) Hz; the neural front end takes \(NeuralDenoiser.sampleRate) Hz")
+            }
+            denoiser.begin()
+            let out = denoiser.process(samples) + denoiser.finish()
+            try WAVFile.write(out, sampleRate: rate, to: folder.appendingPathComponent(recording.audio.lastPathComponent))
+        }
+        return folder
     }
 
     /// Runs one tool to its end, its output to `log`; a failure names the

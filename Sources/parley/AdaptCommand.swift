@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ParleyAudio
 import ParleyRoom
 import ParleySpeech
 
@@ -32,8 +33,12 @@ struct AdaptCommand: ParsableCommand {
     @Option(help: "With --recordings: full (the affine map of the means) or shift (their offset only).")
     var transform: String = "full"
 
+    @Option(help: "With --recordings: the front end the decoder hears through, as speech.front_end: none (the default) or neural (the recordings are denoised first, as the daemon does with it).")
+    var frontEnd: String = "none"
+
     func validate() throws {
         guard RoomAdapter.Kind(rawValue: transform) != nil else { throw ValidationError("--transform \(transform): expected full or shift") }
+        do { _ = try FrontEndSettings(parsing: frontEnd) } catch { throw ValidationError("--front-end \(frontEnd): \(error)") }
         if recordings != nil && output == nil { throw ValidationError("--recordings needs --output FILE") }
         if recordings == nil && output != nil { throw ValidationError("--output is only for --recordings") }
     }
@@ -49,7 +54,9 @@ struct AdaptCommand: ParsableCommand {
             throw ValidationError("--acoustic-model \(acousticModel): \(error)")
         }
         let list = try Self.readList(recordings)
-        let adapter = RoomAdapter(model: model, kind: RoomAdapter.Kind(rawValue: transform) ?? .full)
+        let settings = try FrontEndSettings(parsing: frontEnd)
+        let adapter = RoomAdapter(model: model, kind: RoomAdapter.Kind(rawValue: transform) ?? .full,
+                                  frontEnd: settings.isNeural ? settings : .none)
         let work = URL(fileURLWithPath: output + ".work")
         defer { try? FileManager.default.removeItem(at: work) }
         do {

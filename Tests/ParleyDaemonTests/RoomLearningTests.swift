@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyAudio
 import ParleyConfiguration
 import ParleyCore
 import ParleyRoom
@@ -14,11 +15,13 @@ import Testing
 @Suite(.serialized) struct RoomLearningTests {
     let state = FileManager.default.temporaryDirectory.appendingPathComponent("parley-room-state-\(UUID().uuidString)")
 
-    func room(keep: Bool, limit: Int = 200) -> RoomLearning {
+    func room(keep: Bool, limit: Int = 200, frontEnd: FrontEndSettings = .none) -> RoomLearning {
         var config = ParleyConfig()
         config.stateDirectory = state.path
         config.adaptation.keepAudio = keep
         config.adaptation.maxRecordings = limit
+        config.frontEndIsAuto = false
+        config.frontEnd = frontEnd
         return RoomLearning(config: config, model: Self.model, logger: Logger(label: "test"))
     }
 
@@ -35,11 +38,13 @@ import Testing
         return room
     }
 
-    /// A transform as `parley adapt` leaves it, estimated on `model`.
-    func writeTransform(_ room: RoomLearning, madeFor model: String) throws {
+    /// A transform as `parley adapt` leaves it, estimated on `model` (and,
+    /// when given, audio through `frontEnd`: files written before the front
+    /// end was recorded have the model's line alone).
+    func writeTransform(_ room: RoomLearning, madeFor model: String, frontEnd: String? = nil) throws {
         try FileManager.default.createDirectory(at: room.transformFile.deletingLastPathComponent(), withIntermediateDirectories: true)
         try RoomTransform.identityText(streamLengths: [13, 13, 13]).write(to: room.transformFile, atomically: true, encoding: .utf8)
-        try (model + "\n").write(to: room.modelFile, atomically: true, encoding: .utf8)
+        try (model + "\n" + (frontEnd.map { $0 + "\n" } ?? "")).write(to: room.modelFile, atomically: true, encoding: .utf8)
     }
 
     func performed(confirmed: Bool) -> EngineEvent {
@@ -118,6 +123,30 @@ import Testing
         try writeTransform(room, madeFor: "/usr/share/parley/model/en-us-adapted")
         room.restore()
         #expect(room.transform.current.file == nil)
+    }
+
+    /// A transform estimated on audio as captured does not fit the features
+    /// of denoised audio, nor the other way round: one made for another
+    /// front end is not used (a file with the model's line alone was made
+    /// on audio as captured).
+    @Test func aTransformMadeForAnotherFrontEndIsNotUsed() throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        let neural = room(keep: true, frontEnd: .neural)
+        try writeTransform(neural, madeFor: Self.model)
+        neural.restore()
+        #expect(neural.transform.current.file == nil, "a transform from raw audio used with the network on")
+        try writeTransform(neural, madeFor: Self.model, frontEnd: "neural")
+        neural.restore()
+        #expect(neural.transform.current.file == neural.transformFile.path)
+        neural.transform.use(nil, model: nil)
+
+        let plain = room(keep: true)
+        try writeTransform(plain, madeFor: Self.model, frontEnd: "neural")
+        plain.restore()
+        #expect(plain.transform.current.file == nil, "a transform from denoised audio used without the network")
+        try writeTransform(plain, madeFor: Self.model, frontEnd: "none")
+        plain.restore()
+        #expect(plain.transform.current.file == plain.transformFile.path)
     }
 
     @Test func adaptingWithTooFewRecordingsSaysSoAndChangesNothing() async throws {

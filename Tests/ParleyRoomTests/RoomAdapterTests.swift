@@ -115,4 +115,36 @@ import Testing
         #expect(throws: (any Error).self) { try RoomAdapter(model: model).adapt(wrong, work: scratch.appendingPathComponent("w"), output: output) }
         #expect(!FileManager.default.fileExists(atPath: output.path))
     }
+
+    /// With the neural front end the decoder hears denoised audio, so the
+    /// transform is estimated on denoised copies of the kept recordings
+    /// (kept as captured): written beside the work, each as long as its
+    /// recording and not the same samples, and the transform is another.
+    @Test func withTheNeuralFrontEndTheTransformIsEstimatedOnDenoisedCopies() throws {
+        let model = try Self.model.get()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("parley-room-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let kitchen = try PCMAudio.read(Fixtures.kitchenNoise).samples
+        let kept = KeptRecordings(directory: scratch.appendingPathComponent("kept"), limit: 100)
+        let synth = try SpeechSynthesizer()
+        for (i, sentence) in Self.sentences.enumerated() {
+            let noisy = NoiseMixer.mix(speech: try synth.render16k(sentence).samples, noise: kitchen, snrDB: 6, seed: UInt64(i))
+            try kept.keep(noisy, sampleRate: 16_000, words: sentence)
+        }
+        let list = try kept.recordings()
+        let raw = scratch.appendingPathComponent("raw.mllr"), denoised = scratch.appendingPathComponent("denoised.mllr")
+        _ = try RoomAdapter(model: model).adapt(list, work: scratch.appendingPathComponent("work-raw"), output: raw)
+        let outcome = try RoomAdapter(model: model, frontEnd: .neural)
+            .adapt(list, work: scratch.appendingPathComponent("work"), output: denoised)
+        #expect(outcome.recordings == list.count)
+        for recording in list {
+            let original = try WAVFile.read(recording.audio).samples
+            let copy = try WAVFile.read(scratch.appendingPathComponent("work/denoised/\(recording.audio.lastPathComponent)")).samples
+            #expect(copy.count == original.count)
+            #expect(copy != original)
+        }
+        let text = try String(contentsOf: denoised, encoding: .utf8)
+        #expect(MLLRFile.isWellFormed(text))
+        #expect(text != (try String(contentsOf: raw, encoding: .utf8)), "the same transform from raw and denoised audio")
+    }
 }

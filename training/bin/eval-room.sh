@@ -17,6 +17,10 @@
 #                       built, else a training copy of Debian's stock model
 #   WORK                keep mixes, transforms and decodes here (default: temporary)
 #   TRANSFORM (full)    full: the affine map of the means; shift: their offset only
+#   FRONT_END (none)    the front end decoded behind, as `parley understand
+#                       --front-end`; with neural the transform is estimated on
+#                       denoised copies (`parley adapt --front-end`), as the
+#                       daemon does with it. Give each a WORK of its own.
 #
 # What a household gives: only commands the device understood AND the person
 # confirmed are kept, so the adaptation set of a split is the first N pool
@@ -41,6 +45,7 @@ model=$(realpath "$model")
 all=("$data"/clean/*.wav)
 ns=${NS:-5 10 20 50}
 transform=${TRANSFORM:-full}
+front_end=${FRONT_END:-none}
 suffix=; [ "$transform" = full ] || suffix=-$transform
 for snr in ${SNRS:-12}; do
   audio="$work/audio/$snr"
@@ -49,7 +54,7 @@ for snr in ${SNRS:-12}; do
   base="$work/decode/$snr-none.jsonl"
   if [ ! -s "$base" ]; then
     mkdir -p "$work/decode"
-    nice -n 10 .build/release/parley understand --app coffee-maker --acoustic-model "$model" "$audio"/*.wav > "$base.part"
+    nice -n 10 .build/release/parley understand --app coffee-maker --front-end "$front_end" --acoustic-model "$model" "$audio"/*.wav > "$base.part"
     mv "$base.part" "$base"
   fi
   for seed in $(seq 1 "${REPEATS:-3}"); do
@@ -78,8 +83,8 @@ PY
       out="$work/decode/$snr-seed$seed-n$n$suffix.jsonl"
       [ -s "$out" ] && continue
       .build/release/parley adapt --recordings "$split/adapt-$n.tsv" --output "$split/room-$n$suffix.mllr" --acoustic-model "$model" \
-        --transform "$transform" >&2
-      nice -n 10 .build/release/parley understand --app coffee-maker --acoustic-model "$model" --set "mllr=$split/room-$n$suffix.mllr" \
+        --transform "$transform" --front-end "$front_end" >&2
+      nice -n 10 .build/release/parley understand --app coffee-maker --front-end "$front_end" --acoustic-model "$model" --set "mllr=$split/room-$n$suffix.mllr" \
         "${test[@]}" > "$out.part"
       mv "$out.part" "$out"
     done

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ParleyAudio
 import ParleyConfiguration
 import ParleyCore
 import ParleyRoom
@@ -20,6 +21,8 @@ public final class RoomLearning: Sendable {
     let folder: URL
     /// The command model's folder: what transforms are estimated on.
     let model: String
+    /// The front end the decoder hears through (`speech.front_end`).
+    let frontEnd: FrontEndSettings
     /// Where the transform in use is put: the daemon's command and
     /// dictation decoders follow it (``ListeningPipeline``).
     public let transform = RoomTransform.Slot()
@@ -41,20 +44,29 @@ public final class RoomLearning: Sendable {
         kept = KeptRecordings(directory: folder.appendingPathComponent("kept"), limit: config.adaptation.maxRecordings)
         keepAudio = config.adaptation.keepAudio
         self.model = model
+        frontEnd = config.effectiveFrontEnd
         self.logger = logger
     }
 
     var transformFile: URL { folder.appendingPathComponent("room.mllr") }
+    /// What the transform was estimated for: the model's folder, then (a
+    /// second line, absent in files written before it) the front end.
     var modelFile: URL { folder.appendingPathComponent("room.model") }
+    /// What `modelFile` says of the transform in use now.
+    var madeFor: String { model + "\n" + (frontEnd.isNeural ? frontEnd.description : FrontEndSettings.none.description) }
 
     /// At start: a transform estimated earlier on the model in use is used
     /// again; one for another model (the configuration changed) is not.
     public func restore() {
         guard FileManager.default.fileExists(atPath: transformFile.path) else { return }
-        let madeFor = (try? String(contentsOf: modelFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard madeFor == model else {
-            logger.notice("room transform not used: it was estimated on another acoustic model; run `parley adapt` again",
-                          metadata: ["made-for": "\(madeFor ?? "unknown")", "model": "\(model)"])
+        let lines = ((try? String(contentsOf: modelFile, encoding: .utf8)) ?? "")
+            .split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        // A file from before the front end was written there: made on audio as captured.
+        let made = (lines.first ?? "unknown") + "\n" + (lines.count > 1 ? lines[1] : FrontEndSettings.none.description)
+        guard made == madeFor else {
+            logger.notice("room transform not used: it was estimated on another acoustic model or front end; run `parley adapt` again",
+                          metadata: ["made-for": "\(made.replacingOccurrences(of: "\n", with: ", "))",
+                                     "now": "\(madeFor.replacingOccurrences(of: "\n", with: ", "))"])
             return
         }
         transform.use(transformFile.path, model: model)
@@ -116,12 +128,14 @@ public final class RoomLearning: Sendable {
         guard started else { throw RoomAdaptationError("an adaptation is already running") }
         defer { state.withLock { $0.adapting = false } }
         let recordings = try kept.recordings()
-        let adapter = RoomAdapter(model: model)
+        // With the neural front end the decoder hears denoised audio: the
+        // transform is estimated on denoised copies of the kept recordings.
+        let adapter = RoomAdapter(model: model, frontEnd: frontEnd.isNeural ? frontEnd : .none)
         let work = folder.appendingPathComponent("work"), output = transformFile, model = self.model
-        let modelFile = self.modelFile
+        let modelFile = self.modelFile, madeFor = self.madeFor
         let outcome = try await Self.offThePool {
             let outcome = try adapter.adapt(recordings, work: work, output: output)
-            try (model + "\n").write(to: modelFile, atomically: true, encoding: .utf8)
+            try (madeFor + "\n").write(to: modelFile, atomically: true, encoding: .utf8)
             try? FileManager.default.removeItem(at: work)
             return outcome
         }
