@@ -149,6 +149,18 @@ import Testing
         #expect(plain.transform.current.file == plain.transformFile.path)
     }
 
+    /// Behind the neural front end a room transform lowered understood
+    /// orders (BENCHMARKS), so the daemon does not make one there and says why.
+    @Test func behindTheNeuralFrontEndAdaptingSaysItIsOff() async throws {
+        defer { try? FileManager.default.removeItem(at: state) }
+        let room = room(keep: true, frontEnd: .neural)
+        room.heard(samples: speech, sampleRate: 16_000, words: "hey order a latte")
+        room.observe(performed(confirmed: true))
+        #expect(try await kept(room, count: 1).count == 1, "the audio is still kept")
+        await #expect { try await room.adapt() } throws: { "\($0)".contains("off while the neural front end runs") }
+        #expect(!FileManager.default.fileExists(atPath: room.transformFile.path))
+    }
+
     @Test func adaptingWithTooFewRecordingsSaysSoAndChangesNothing() async throws {
         defer { try? FileManager.default.removeItem(at: state) }
         let room = try await roomWithOneKept()
