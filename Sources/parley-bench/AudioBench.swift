@@ -32,6 +32,9 @@ struct AudioBenchCommand: ParsableCommand {
                 let url = URL(fileURLWithPath: file)
                 let (samples, rate) = try WAVFile.read(url)
                 guard rate == 16_000 else { throw ValidationError("\(file): \(rate) Hz; expected 16 kHz mono") }
+                guard noiseSamples.count >= samples.count else {
+                    throw ValidationError("\(file): \(samples.count) samples, longer than the noise \(noiseFile.path) (\(noiseSamples.count)); expected noise at least as long as each file")
+                }
                 let mixed = NoiseMixer.mix(speech: samples, noise: noiseSamples, snrDB: snr, seed: UInt64(index) &+ 0x5EED)
                 try WAVFile.write(mixed, sampleRate: rate, to: folder.appendingPathComponent(url.lastPathComponent))
             }
