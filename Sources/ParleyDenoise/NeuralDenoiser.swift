@@ -103,6 +103,13 @@ public final class NeuralDenoiser {
         return out
     }
 
+    /// One whole utterance at once (`begin`, `process`, `finish`): its
+    /// samples denoised, aligned with what went in and as many.
+    public func denoise(utterance samples: [Int16]) -> [Int16] {
+        begin()
+        return process(samples) + finish()
+    }
+
     /// Ends the utterance: silence goes through until its last sample is
     /// out. Gives the rest of its samples.
     public func finish() -> [Int16] {

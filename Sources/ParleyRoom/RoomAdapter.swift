@@ -177,9 +177,7 @@ public struct RoomAdapter: Sendable {
             guard rate == NeuralDenoiser.sampleRate else {
                 throw RoomAdaptationError("\(recording.audio.path): \(rate) Hz; the neural front end takes \(NeuralDenoiser.sampleRate) Hz")
             }
-            denoiser.begin()
-            let out = denoiser.process(samples) + denoiser.finish()
-            try WAVFile.write(out, sampleRate: rate, to: folder.appendingPathComponent(recording.audio.lastPathComponent))
+            try WAVFile.write(denoiser.denoise(utterance: samples), sampleRate: rate, to: folder.appendingPathComponent(recording.audio.lastPathComponent))
         }
         return folder
     }

@@ -116,12 +116,14 @@ public struct SpeechEmbeddingWeights: Sendable {
         let window = Array(cosine[0..<n])
         let scale = peak(cosine)
         var worst: Float = bias.reduce(Float(0)) { max($0, abs($1)) }
+        // The n angles (k t mod n) 2 pi / n once: the check runs at every load.
+        let cosines = (0..<n).map { cos(2 * Double.pi * Double($0) / Double(n)) }
+        let sines = (0..<n).map { sin(2 * Double.pi * Double($0) / Double(n)) }
         for k in 0..<Self.bins {
             for t in 0..<n {
-                let angle = 2 * Double.pi * Double((k * t) % n) / Double(n)
-                let w = Double(window[t])
-                worst = max(worst, Float(abs(Double(cosine[k * n + t]) - w * cos(angle))),
-                            Float(abs(abs(Double(sine[k * n + t])) - abs(w * sin(angle)))))
+                let m = (k * t) % n, w = Double(window[t])
+                worst = max(worst, Float(abs(Double(cosine[k * n + t]) - w * cosines[m])),
+                            Float(abs(abs(Double(sine[k * n + t])) - abs(w * sines[m]))))
             }
         }
         guard scale > 0, worst <= 1e-4 * scale else {

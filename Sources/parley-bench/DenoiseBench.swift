@@ -27,9 +27,7 @@ extension AudioBenchCommand {
                 let url = URL(fileURLWithPath: file)
                 let (samples, rate) = try WAVFile.read(url)
                 guard rate == NeuralDenoiser.sampleRate else { throw ValidationError("\(file): \(rate) Hz; expected 16 kHz mono") }
-                denoiser.begin()
-                let denoised = denoiser.process(samples) + denoiser.finish()
-                try WAVFile.write(denoised, sampleRate: rate, to: folder.appendingPathComponent(url.lastPathComponent))
+                try WAVFile.write(denoiser.denoise(utterance: samples), sampleRate: rate, to: folder.appendingPathComponent(url.lastPathComponent))
             }
         }
     }

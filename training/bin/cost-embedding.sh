@@ -16,20 +16,9 @@ set -euo pipefail
 command -v valgrind >/dev/null || { echo "cost-embedding: valgrind is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
 build_release parley-bench
 bin=${PARLEY_BIN:-.build/release}
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+temp_work
 strip -o "$work/parley-bench" "$bin/parley-bench"
 if [ -n "${FILES:-}" ]; then read -ra files <<< "$FILES"
 else mapfile -t files < <(ls "$PARLEY_SHARED_DATA"/wake-computer/clean/*.wav | head -3); fi
 head=(); [ -z "${HEAD:-}" ] || head=(--head "$HEAD")
-short=${SHORT:-5} long=${LONG:-15} ips=${IPS:-3e9}
-count() {
-  valgrind --tool=callgrind --callgrind-out-file="$work/out" "$work/parley-bench" speech-embedding-cost \
-    --seconds "$1" "${head[@]}" "${files[@]}" >/dev/null 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
-  sed -n 's/^summary: //p; s/^totals: //p' "$work/out" | head -1
-}
-a=$(count "$short") b=$(count "$long")
-python3 -c 'import sys
-a, b, s, l, ips = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-per = (b - a) / (l - s)
-print("arch=%s embedding_instructions_per_audio_second=%.3g share_of_one_core=%.2f%% (at %.2g instructions/s) start_up=%.3g"
-      % (sys.argv[6], per, 100 * per / ips, ips, a - per * s))' "$a" "$b" "$short" "$long" "$ips" "$(uname -m)"
+LONG=${LONG:-15} callgrind_per_second embedding 2 "$work/parley-bench" speech-embedding-cost --seconds "{}" "${head[@]}" "${files[@]}"

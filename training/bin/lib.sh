@@ -12,7 +12,8 @@
 # - py: Debian's python3 (numpy, scipy, matplotlib from scripts/setup.sh),
 #   the interpreter every evaluation figure in BENCHMARKS.md was made with
 #   (train-wake.sh alone uses training/.venv, training/setup.sh);
-# - temp_work, training_noises, scores_key and kws_inputs below.
+# - temp_work, training_noises, callgrind_per_second, scores_key and
+#   kws_inputs below.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 . scripts/lib/evaluation-data.sh
 export PYTHONPATH="$PWD/training${PYTHONPATH:+:$PYTHONPATH}"
@@ -24,6 +25,32 @@ temp_work() {
   work=$(mktemp -d)
   # The trap names the folder itself, not $work, which a script may reuse.
   trap "rm -rf '$work'" EXIT
+}
+
+# callgrind_per_second NAME DECIMALS COMMAND...: instructions per second of
+# audio of COMMAND, whose "{}" arguments stand for the seconds of audio it
+# runs: counted by valgrind's callgrind at SHORT and LONG seconds (defaults
+# 5 and 10), the difference of the two totals over LONG - SHORT seconds, so
+# start-up and model loading cancel. Prints one line: the architecture,
+# NAME_instructions_per_audio_second, the share of one core at IPS
+# instructions a second (default 3e9; DECIMALS places) and the start-up.
+callgrind_per_second() {
+  local name=$1 decimals=$2; shift 2
+  local short=${SHORT:-5} long=${LONG:-10} ips=${IPS:-3e9} out a b
+  out=$(mktemp -d)
+  count() {
+    valgrind --tool=callgrind --callgrind-out-file="$out/callgrind" "${@//\{\}/$secs}" >/dev/null 2>"$out/log" \
+      || { cat "$out/log" >&2; rm -rf "$out"; exit 1; }
+    sed -n 's/^summary: //p; s/^totals: //p' "$out/callgrind" | head -1
+  }
+  local secs=$short; a=$(count "$@")
+  secs=$long; b=$(count "$@")
+  rm -rf "$out"
+  python3 -c 'import sys
+a, b, s, l, ips, d = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[7])
+per = (b - a) / (l - s)
+print("arch=%s %s_instructions_per_audio_second=%.3g share_of_one_core=%.*f%% (at %.2g instructions/s) start_up=%.3g"
+      % (sys.argv[6], sys.argv[8], per, d, 100 * per / ips, ips, a - per * s))' "$a" "$b" "$short" "$long" "$ips" "$(uname -m)" "$decimals" "$name"
 }
 
 # training_noises DIR [SECONDS]: the synthetic training noises of

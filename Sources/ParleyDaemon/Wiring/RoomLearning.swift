@@ -135,9 +135,7 @@ public final class RoomLearning: Sendable {
         // orders behind the network (kitchen 6 dB: 84.3% to 79.1-81.7%).
         guard !frontEnd.isNeural else { throw RoomAdaptationError(Self.notBehindTheNetwork) }
         let recordings = try kept.recordings()
-        // With the neural front end the decoder hears denoised audio: the
-        // transform is estimated on denoised copies of the kept recordings.
-        let adapter = RoomAdapter(model: model, frontEnd: frontEnd.isNeural ? frontEnd : .none)
+        let adapter = RoomAdapter(model: model)
         let work = folder.appendingPathComponent("work"), output = transformFile, model = self.model
         let modelFile = self.modelFile, madeFor = self.madeFor
         let outcome = try await Self.offThePool {

@@ -76,15 +76,13 @@ public final class HeyGatedWake: WakeDecoding {
     public func feed(_ samples: [Int16]) {
         name?.feed(samples)
         // Once open the gate stays open: the head has nothing more to decide.
-        if !heardHey, let fed = heyFedTo {
+        if !heardHey {
             // What the stream already holds (a taken-up lead-in) is skipped.
-            let skip = Int(min(Int64(samples.count), max(0, fed - position)))
+            let skip = heyFedTo.map { Int(min(Int64(samples.count), max(0, $0 - position))) } ?? 0
             if skip < samples.count {
                 samples.withUnsafeBufferPointer { hey.feed(UnsafeBufferPointer(rebasing: $0[skip...])) { _, _ in } }
-                heyFedTo = position + Int64(samples.count)
             }
-        } else if !heardHey {
-            samples.withUnsafeBufferPointer { hey.feed($0) { _, _ in } }
+            heyFedTo = heyFedTo.map { max($0, position + Int64(samples.count)) }
         }
         position += Int64(samples.count)
         samplesFed += Int64(samples.count)
