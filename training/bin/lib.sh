@@ -60,6 +60,24 @@ training_noises() {
   [ -f "$1/clatter.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$1" "${2:-60}" >/dev/null
 }
 
+# long_negatives_10db DIR OUT: DIR's long negatives (prose-fold*.wav) with a
+# training noise at 10 dB in OUT, babble, pink and clatter in turn by the
+# streams' sorted order (parley-bench audio mix seeds each file's slice), once
+# (OUT/.done). Needs parley-bench built (build_release) and `work`.
+long_negatives_10db() {
+  local dir=$1 out=$2 noises=(babble pink clatter) streams i j mine
+  [ -f "$out/.done" ] && return 0
+  # Longer than a stream (10 min, some to 10.5): the mixer takes one seeded slice of noise per file.
+  training_noises "$work/noise-long" 700
+  mapfile -t streams < <(ls "$dir"/prose-fold*.wav)
+  for i in "${!noises[@]}"; do
+    mine=()
+    for j in "${!streams[@]}"; do (( j % 3 == i )) && mine+=("${streams[$j]}"); done
+    "${PARLEY_BIN:-.build/release}/parley-bench" audio mix --snr 10 --noise "$work/noise-long/${noises[$i]}.wav" --out "$out" "${mine[@]}" >/dev/null
+  done
+  touch "$out/.done"
+}
+
 # scores_key: sets `key`, the folder name under WORK/scores of the cached
 # wake scores (eval-wake-cv.sh, eval-wake-noise.sh). The detector's source,
 # so a change to stage 1 or stage 2 scores everything again; with SET

@@ -1,11 +1,16 @@
 """Makes the wake word's feature cache (speech_embedding embeddings) in WORK.
 
-    python -m parley_training.build_features WORK DATA NOISES [--festival]
+    python -m parley_training.build_features WORK DATA NOISES [--festival] [--long CLEAN NOISY]
 
 DATA is ../shared/data; NOISES a folder of training noises (WAV,
 scripts/adapt/make-noises.py: none of them the kitchen noise the
-evaluation mixes in). Sets already in WORK are kept.
+evaluation mixes in). With --long, also the long negatives
+(parley_training.long_negatives' streams in CLEAN, and the same streams
+with a training noise at 10 dB in NOISY, as training/bin/eval-wake-long.sh
+mixes them): sets long-clean and long-noisy, one entry per stream.
+Sets already in WORK are kept.
 """
+import argparse
 import glob
 import os
 import sys
@@ -17,6 +22,29 @@ from . import audio, dataset
 def speed_set(factor):
     """The cache name of the real recordings played `factor` times as fast, with a training noise."""
     return f"pos-speed{round(100 * factor)}-noisy"
+
+
+def stream_features(path):
+    """One long stream's embeddings (a worker's task: a stream is 10 minutes)."""
+    return os.path.basename(path), dataset.features([(os.path.basename(path), audio.read(path))])[os.path.basename(path)]
+
+
+def long_sets(work, clean_dir, noisy_dir):
+    """long-clean and long-noisy: {stream file name: embeddings}, two workers
+    (about 100 times real time each)."""
+    from multiprocessing import Pool
+    for name, folder in (("long-clean", clean_dir), ("long-noisy", noisy_dir)):
+        path = os.path.join(work, name + ".npz")
+        if os.path.exists(path):
+            continue
+        streams = sorted(glob.glob(os.path.join(folder, "prose-fold*.wav")))
+        if not streams:
+            sys.exit(f"build_features: no long negatives (prose-fold*.wav) in {folder}")
+        t0 = time.time()
+        with Pool(2) as pool:
+            feats = dict(pool.map(stream_features, streams))
+        dataset.save(path, feats)
+        print(f"build_features: {name}: {len(feats)} streams in {time.time() - t0:.0f} s", file=sys.stderr)
 
 
 def main(work, data, noises_dir, festival=False):
@@ -60,7 +88,11 @@ def main(work, data, noises_dir, festival=False):
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--festival"]
-    if len(args) != 3:
-        sys.exit(__doc__)
-    main(*args, festival="--festival" in sys.argv)
+    ap = argparse.ArgumentParser(usage=__doc__)
+    ap.add_argument("work"); ap.add_argument("data"); ap.add_argument("noises")
+    ap.add_argument("--festival", action="store_true")
+    ap.add_argument("--long", nargs=2, metavar=("CLEAN", "NOISY"))
+    a = ap.parse_args()
+    main(a.work, a.data, a.noises, festival=a.festival)
+    if a.long:
+        long_sets(a.work, *a.long)

@@ -5,7 +5,7 @@ speech from two synthesizers, split into the same five folds as
 negatives.py's streams, for training, calibrating and counting false
 wakes of training/parley_training/kws.py (`--more-negatives`).
 
-    python3 -m parley_training.long_negatives OUT_DIR [FOLDS [HOURS_PER_FOLD]]
+    python3 -m parley_training.long_negatives OUT_DIR [FOLDS [HOURS_PER_FOLD]] [--only-fold K --voice-seed S]
 
 Writes OUT_DIR/prose-fold<k>-<n>.wav, 10-minute streams (16 kHz mono
 16-bit: a stream's features fit in memory), a .txt beside each
@@ -25,7 +25,14 @@ sentence with a near-miss of the word ("commuter", "computing",
 with 0.2-1.2 s between parts. Paragraph i goes to fold i % FOLDS. From a
 fixed seed: the same call gives the same bytes. Nothing here is kitchen
 noise (kws.py mixes its training noises in itself).
+
+With --only-fold K --voice-seed S: more of fold K's text (the same
+paragraphs and household sentences as the default call gives fold K) in
+voices, rates and pitches drawn from seed S, in streams named
+prose-foldK-more-<n>.wav: held-out hours for a fold nothing trained on
+(training/bin/eval-wake-long.sh).
 """
+import argparse
 import os
 import subprocess
 import sys
@@ -74,16 +81,31 @@ STREAM_SECONDS = 600
 
 
 def main():
-    out_dir = sys.argv[1]
-    folds = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    hours = float(sys.argv[3]) if len(sys.argv) > 3 else 2.0
+    ap = argparse.ArgumentParser(usage=__doc__)
+    ap.add_argument("out_dir")
+    ap.add_argument("folds", nargs="?", type=int, default=5)
+    ap.add_argument("hours", nargs="?", type=float, default=2.0)
+    ap.add_argument("--only-fold", type=int)
+    ap.add_argument("--voice-seed", type=int)
+    a = ap.parse_args()
+    if (a.only_fold is None) != (a.voice_seed is None):
+        sys.exit("long_negatives: --only-fold and --voice-seed go together")
+    out_dir, folds, hours = a.out_dir, a.folds, a.hours
     os.makedirs(out_dir, exist_ok=True)
     rng = numpy.random.default_rng(20261201)
     paragraphs = negatives.prose_paragraphs()
     paragraphs = [paragraphs[j] for j in rng.permutation(len(paragraphs))]
     household = negatives.household_sentences(rng, 4000)
+    # The text above is the default call's whatever the voices; the voices
+    # below continue its generator, or start from --voice-seed.
+    stem = "prose-fold{k}-{n:02d}.wav"
+    if a.voice_seed is not None:
+        rng = numpy.random.default_rng(a.voice_seed)
+        stem = "prose-fold{k}-more-{n:02d}.wav"
     rows = []
     for k in range(folds):
+        if a.only_fold is not None and k != a.only_fold:
+            continue
         parts, labels, total, h, done, n = [], [], 0, k, 0, 0
         mine = paragraphs[k::folds]
         i = 0
@@ -101,7 +123,7 @@ def main():
             labels.append(f"{voice}: {text}")
             total += len(x)
             if total >= STREAM_SECONDS * RATE or done + total >= hours * 3600 * RATE:
-                rows.append(negatives.write_stream(os.path.join(out_dir, f"prose-fold{k}-{n:02d}.wav"), k, "prose", parts, labels))
+                rows.append(negatives.write_stream(os.path.join(out_dir, stem.format(k=k, n=n)), k, "prose", parts, labels))
                 done += total
                 parts, labels, total, n = [], [], 0, n + 1
         print(f"make-long-negatives: fold {k}: {done / RATE / 3600:.2f} h in {n} streams", flush=True)

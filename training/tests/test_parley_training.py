@@ -42,6 +42,28 @@ def test_events_count_one_wake_per_refractory_span():
     assert wake_cv.events(scores, 6.0) == 0
 
 
+def test_long_negatives_train_only_their_folds_every_strideth_window():
+    rng = np.random.default_rng(5)
+    emb = lambda n: rng.normal(0, 1, (n, 96)).astype(np.float32)
+    word = emb(60)
+    sets = {"pos-clean": {"a.wav": word}, "syn-pos-clean": {}, "syn-pos-noisy": {}, "neg-clean": {}, "neg-noisy": {},
+            "syn-neg-clean": {}, "syn-neg-noisy": {},
+            "long-clean": {"prose-fold0-00.wav": emb(415), "prose-fold4-more-01.wav": emb(215)},
+            "long-noisy": {"prose-fold1-00.wav": emb(115)}}
+    bounds = {"a.wav": (4_000, 12_000)}
+    keep = lambda n: wake_cv.long_fold(n) in {0, 1}
+    x, y, w = wake_cv.training_arrays(sets, bounds, {}, lambda n: True, lambda n: True, keep_long=keep, long_stride=4,
+                                      long_weight=2.0)
+    positives = int(y.sum())
+    # 400 and 100 windows in the kept streams, every fourth: 100 + 25; fold 4's never.
+    long_rows = (w == 2.0) & (y == 0)
+    assert int(long_rows.sum()) == 125
+    assert positives > 0
+    with pytest.raises(ValueError, match="prose-fold"):
+        wake_cv.long_fold("computer.wav")
+    assert wake_cv.long_fold("prose-fold4-more-01.wav") == 4
+
+
 def test_mixing_sets_the_loudest_frames_ratio():
     rng = np.random.default_rng(0)
     speech = rng.normal(0, 1000, 16_000).astype(np.float32)
