@@ -90,6 +90,10 @@ public final class EmbeddingSpotter {
     public static let refractorySeconds = 2.0
 
     private let embedding: SpeechEmbedding
+    /// The speech_embedding models it streams: another spotter in the same
+    /// process (the hey gate beside the name's head) takes them from here
+    /// instead of reading and checking the files again.
+    public let weights: SpeechEmbeddingWeights
     /// One per member; a window's score is their logits' mean.
     private let heads: [DenseStack]
     /// The last `context` embeddings, oldest first from `ringNext`.
@@ -106,6 +110,7 @@ public final class EmbeddingSpotter {
     public init(model: EmbeddingWakeModel, weights: SpeechEmbeddingWeights, sensitivity: Double = 0.5) {
         self.model = model
         threshold = model.threshold + (0.5 - min(1, max(0, sensitivity))) * Self.sensitivitySpan
+        self.weights = weights
         embedding = SpeechEmbedding(weights: weights)
         heads = model.members.map { DenseStack(mean: model.mean, scale: model.scale, layers: $0) }
         ring = Array(repeating: 0, count: model.context * model.dims)

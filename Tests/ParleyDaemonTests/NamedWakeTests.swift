@@ -92,9 +92,15 @@ import Testing
         wake.heyGate = true
         let gated = try #require(try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store)) as? HeyGatedWake)
         #expect(gated.name === named && gated.gatesDirectCommands)
+        // The hey head streams the name's speech_embedding models, not a second copy read from disk.
+        let nameModels = try #require(named as? EmbeddingWakeUtterance).spotter.weights
+        #expect(gated.hey.weights.mel.withUnsafeBufferPointer { $0.baseAddress }
+            == nameModels.mel.withUnsafeBufferPointer { $0.baseAddress })
         wake.named = false
         let directOnly = try #require(try ListeningDecoders.heyGated(nil, wake, logger: Self.logged(store)) as? HeyGatedWake)
         #expect(directOnly.name == nil && !directOnly.finish())
+        #expect(directOnly.hey.weights.mel.withUnsafeBufferPointer { $0.baseAddress }
+            != nameModels.mel.withUnsafeBufferPointer { $0.baseAddress }, "without the name's head it reads its own")
         #expect(store.all.isEmpty)
         let missing = try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store), headPath: { _ in nil })
         #expect(missing === named)

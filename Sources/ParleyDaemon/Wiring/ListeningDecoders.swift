@@ -74,7 +74,9 @@ public struct ListeningDecoders {
             return named
         }
         do {
-            let weights = try SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
+            // The name's head has the models loaded already (about 92 M instructions to read and check).
+            let weights = try (named as? EmbeddingWakeUtterance)?.spotter.weights
+                ?? SpeechEmbeddingWeights(folder: try SpeechEmbeddingAssets.locate())
             let hey = EmbeddingSpotter(model: try EmbeddingWakeModel.load(path), weights: weights)
             return HeyGatedWake(name: named, hey: hey)
         } catch {
