@@ -36,9 +36,9 @@ bin=${PARLEY_BIN:-.build/release}
 work=${WORK:-.build/wake-cv}
 mkdir -p "$work"
 pool=$work/negatives-long
-[ -f "$pool/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.long_negatives "$pool" 5 2
+make_long_negatives "$pool"
 more=$work/negatives-long-more
-[ -f "$more/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.long_negatives "$more" 5 8 --only-fold 4 --voice-seed 20261206
+make_long_negatives "$more" 5 8 --only-fold 4 --voice-seed 20261206
 folds=${FOLDS:-4}
 # The streams measured, with their .txt, in one folder (links).
 long=$work/negatives-long-eval-$(echo "$folds" | tr -d ' ')

@@ -12,8 +12,8 @@
 # - py: Debian's python3 (numpy, scipy, matplotlib from scripts/setup.sh),
 #   the interpreter every evaluation figure in BENCHMARKS.md was made with
 #   (train-wake.sh alone uses training/.venv, training/setup.sh);
-# - temp_work, training_noises, callgrind_per_second, scores_key and
-#   kws_inputs below.
+# - temp_work, training_noises, callgrind_per_second, make_long_negatives,
+#   long_negatives_10db, scores_key and kws_inputs below.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 . scripts/lib/evaluation-data.sh
 export PYTHONPATH="$PWD/training${PYTHONPATH:+:$PYTHONPATH}"
@@ -58,6 +58,15 @@ print("arch=%s %s_instructions_per_audio_second=%.3g share_of_one_core=%.*f%% (a
 # 60 s each) in DIR, made when missing. Never the kitchen noise.
 training_noises() {
   [ -f "$1/clatter.wav" ] || nice -n 10 "$py" scripts/adapt/make-noises.py "$1" "${2:-60}" >/dev/null
+}
+
+# make_long_negatives DIR [FOLDS HOURS [OPTIONS]]: parley_training.long_negatives'
+# streams in DIR (default 5 folds of 2 h: the pool the keyword network and
+# the heads train on), made once (DIR/manifest.tsv), deterministically.
+make_long_negatives() {
+  local dir=$1; shift
+  [ $# -gt 0 ] || set -- 5 2
+  [ -f "$dir/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.long_negatives "$dir" "$@"
 }
 
 # long_negatives_10db DIR OUT: DIR's long negatives (prose-fold*.wav) with a
@@ -112,7 +121,7 @@ kws_inputs() {
   mkdir -p "$work"
   [ -f "$work/negatives/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.negatives "$work/negatives" "$data" 5
   long_negatives=$work/negatives-long
-  [ -f "$long_negatives/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.long_negatives "$long_negatives" 5 2
+  make_long_negatives "$long_negatives"
   recorded_noises=$work/recorded-noise
   [ -f "$recorded_noises/voices.wav" ] || nice -n 10 "$py" -m parley_training.recorded_noises "$recorded_noises" "$data/coffee-maker/clean"
   training_noises "$work/noise"

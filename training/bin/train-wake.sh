@@ -40,7 +40,7 @@ if [ "$name" = computer ] && [ -z "${2:-}" ]; then
   venv_py=$py
   . training/bin/lib.sh
   build_release parley-bench
-  [ -f "$work/negatives-long/manifest.tsv" ] || nice -n 10 "$py" -m parley_training.long_negatives "$work/negatives-long" 5 2
+  make_long_negatives "$work/negatives-long"
   long_negatives_10db "$work/negatives-long" "$work/negatives-long-10db"
   py=$venv_py
   "$py" -m parley_training.build_features "$work/features" "$data" "$work/noises" \

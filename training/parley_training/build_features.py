@@ -26,7 +26,8 @@ def speed_set(factor):
 
 def stream_features(path):
     """One long stream's embeddings (a worker's task: a stream is 10 minutes)."""
-    return os.path.basename(path), dataset.features([(os.path.basename(path), audio.read(path))])[os.path.basename(path)]
+    name = os.path.basename(path)
+    return name, dataset.features([(name, audio.read(path))])[name]
 
 
 def long_sets(work, clean_dir, noisy_dir):
