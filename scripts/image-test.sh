@@ -87,7 +87,7 @@ check_slots() {
     vm_wait_marked_good \
         || { echo "parley-mark-good.service not active: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
     env=$(vm_boot_env)
-    echo "$env" | grep -q 'A_OK=1' && echo "$env" | grep -q 'A_TRY=0' \
+    grep -q 'A_OK=1' <<<"$env" && grep -q 'A_TRY=0' <<<"$env" \
         || { echo "GRUB's environment after booting A: '$env' (expected A_OK=1, A_TRY=0: marked good once parleyd was ready)"; return 1; }
     state=$(vm_ssh findmnt -no SOURCE,TARGET /var/lib/parley | tr -s ' ')
     case "$state" in
@@ -317,7 +317,7 @@ check_listeners() {
 check_web() {
     local log_command="ssh -q -i $WORK/key -p $VM_PORT -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes root@127.0.0.1 journalctl -u parleyd --no-pager"
     python3 scripts/lib/web-pair.py "http://127.0.0.1:$VM_WEB_PORT/" "$log_command" || return 1
-    vm_ssh parley web tokens | grep -q "paired" || { echo "parley web tokens lists no paired browser"; return 1; }
+    grep -q paired <<<"$(vm_ssh parley web tokens)" || { echo "parley web tokens lists no paired browser"; return 1; }
     # The setting the page saved is in the state directory (the data
     # partition), where the daemon may write: /etc/parley stays as shipped.
     vm_ssh "grep -q 'rate: 165' /var/lib/parley/settings.yaml" \
@@ -343,7 +343,7 @@ check_wyoming() {
         || { echo "could not turn the satellite on and restart parleyd: $(vm_ssh_again 'journalctl -u parleyd -n 3 --no-pager' | tail -n 3 | tr '\n' ' ')"; return 1; }
     announced=$(vm_ssh_again "for i in \$(seq 60); do avahi-browse -rtp _wyoming._tcp 2>/dev/null | grep '^=' | grep -q ';10700;' && break; sleep 2; done
         avahi-browse -rtp _wyoming._tcp 2>/dev/null | grep '^=' | head -n 1")
-    echo "$announced" | grep -q ';ParleyImageTest;_wyoming._tcp;local;.*;10700;' \
+    grep -q ';ParleyImageTest;_wyoming._tcp;local;.*;10700;' <<<"$announced" \
         || { echo "no _wyoming._tcp announcement of 'ParleyImageTest' on port 10700 (avahi-browse: ${announced:-nothing})"; return 1; }
     reply=$(python3 - "$VM_WYOMING_PORT" <<'PY'
 import json, socket, sys, time
@@ -395,12 +395,12 @@ check_update() {
     t_copy=$(( $(date +%s) - t_copy ))
     slots=$(vm_ssh_again parley status | sed -n 's/^slots: *//p')
     # Slot A's version is RAUC's record the image build wrote (/data/rauc/central.raucs).
-    echo "$slots" | grep -q '^A [^ (]* (booted, good), B' || { echo "before the update parley status shows slots '$slots' (expected A with its version, booted and good, then B)"; return 1; }
+    grep -q '^A [^ (]* (booted, good), B' <<<"$slots" || { echo "before the update parley status shows slots '$slots' (expected A with its version, booted and good, then B)"; return 1; }
     t0=$(date +%s)
     # The guest may go down right after the answer: a lost connection (255) after it is not a failure.
     local rc=0
     out=$(vm_ssh parley update /data/update.raucb 2>&1) || rc=$?
-    echo "$out" | grep -q 'into slot B; restarting' \
+    grep -q 'into slot B; restarting' <<<"$out" \
         || { echo "parley update (exit $rc) answered: $out (expected: Installed … into slot B; restarting.)"; return 1; }
     version=$(echo "$out" | sed -n 's/.*(version \([^)]*\)).*/\1/p')
     [ -n "$version" ] || { echo "parley update named no version: $out"; return 1; }
@@ -415,7 +415,7 @@ check_update() {
     vm_wait_marked_good \
         || { echo "slot B not marked good: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
     env=$(vm_boot_env)
-    echo "$env" | grep -q 'B_OK=1' && echo "$env" | grep -q 'B_TRY=0' \
+    grep -q 'B_OK=1' <<<"$env" && grep -q 'B_TRY=0' <<<"$env" \
         || { echo "slot B booted but GRUB's environment is '$env' (expected B_OK=1, B_TRY=0)"; return 1; }
     # parleyd says it is back once the slot is good (it asks RAUC every 5 s).
     vm_ssh_again "for i in \$(seq 60); do journalctl -u parleyd -b --no-pager | grep -q 'update: back' && exit 0; sleep 1; done; exit 1" \
@@ -427,7 +427,7 @@ check_update() {
     local donations
     donations=$(vm_ssh parley donations --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["donations"]))')
     (( donations >= 1 )) || { echo "the order stored before the update is gone ($donations donations)"; return 1; }
-    vm_ssh parley web tokens | grep -q paired || { echo "the browser paired before the update is gone (parley web tokens)"; return 1; }
+    grep -q paired <<<"$(vm_ssh parley web tokens)" || { echo "the browser paired before the update is gone (parley web tokens)"; return 1; }
     vm_ssh "grep -q 'rate: 165' /var/lib/parley/settings.yaml" || { echo "the page's saved setting is gone after the update"; return 1; }
     echo "bundle $(du -h "$BUNDLE" | cut -f1) copied in ${t_copy} s; parley update ${t_install} s; install to parleyd ready on slot B ${t_ready} s ($ACCEL); marked good, said it is back; slots: $slots; $donations donation(s) and the paired browser kept"
 }
@@ -468,7 +468,7 @@ check_update_url() {
 refused() {
     local out rc=0
     out=$(vm_ssh rauc install "$1" 2>&1) || rc=$?
-    if [ "$rc" = 0 ] || [ "$rc" = 255 ] || ! echo "$out" | grep -q 'failed'; then
+    if [ "$rc" = 0 ] || [ "$rc" = 255 ] || ! grep -q 'failed' <<<"$out"; then
         echo "rauc install $1: exit $rc, not refused: $(echo "$out" | tail -n 2 | tr '\n' ' ')"; return 1
     fi
     echo "$out" | grep -v '^ *$' | tail -n 1
@@ -480,7 +480,7 @@ check_bundle_refused() {
     # Through parleyd: refused, the file named with RAUC's reason, nothing restarted.
     local through; through=$(vm_ssh "chmod 0644 /data/truncated.raucb && parley update /data/truncated.raucb" 2>&1) \
         && { echo "parley update of a truncated bundle succeeded: $through"; return 1; }
-    echo "$through" | grep -q '/data/truncated.raucb: not installed: ' \
+    grep -q '/data/truncated.raucb: not installed: ' <<<"$through" \
         || { echo "parley update of a truncated bundle answered: $through (expected /data/truncated.raucb: not installed: RAUC's reason)"; return 1; }
     # Another key: a small bundle of the same compatible signed by a key the
     # image does not trust.
@@ -502,7 +502,7 @@ check_bundle_refused() {
     local why_corrupt; why_corrupt=$(refused /data/update.raucb) || { echo "corrupt: $why_corrupt"; return 1; }
     vm_ssh rm -f /data/update.raucb /data/truncated.raucb /data/other.raucb
     env=$(vm_boot_env)
-    echo "$env" | grep -q 'ORDER=B' && echo "$env" | grep -q 'B_OK=1' \
+    grep -q 'ORDER=B' <<<"$env" && grep -q 'B_OK=1' <<<"$env" \
         || { echo "after the refusals GRUB's environment is '$env' (slot B should stay first and good)"; return 1; }
     echo "refused: truncated ($why_truncated); other key ($why_key); corrupt ($why_corrupt)"
 }
@@ -549,7 +549,7 @@ check_fallback() {
     vm_wait_ready "$READY_LIMIT" >/dev/null || { echo "back on slot $before but parleyd not ready"; return 1; }
     env=$(vm_boot_env)
     local broken=A; [ "$before" = A ] && broken=B
-    echo "$env" | grep -q "${broken}_OK=0" || { echo "the broken slot $broken is not marked bad: $env"; return 1; }
+    grep -q "${broken}_OK=0" <<<"$env" || { echo "the broken slot $broken is not marked bad: $env"; return 1; }
     echo "broken parleyd in slot $broken: back on slot $before after $boots boot(s), by itself; $broken marked bad ($env)"
 }
 
@@ -584,7 +584,7 @@ check_update_power_cut() {
         vm_wait_marked_good \
             || { echo "cut $i: slot $slot booted but not marked good: $(vm_ssh journalctl -u parley-mark-good -b --no-pager | tail -n 3 | tr '\n' ' ')"; return 1; }
         env=$(vm_boot_env)
-        echo "$env" | grep -q "${slot}_OK=1" || { echo "cut $i: booted $slot, but GRUB's environment is '$env'"; return 1; }
+        grep -q "${slot}_OK=1" <<<"$env" || { echo "cut $i: booted $slot, but GRUB's environment is '$env'"; return 1; }
         after=$(vm_counts) || { echo "cut $i: could not read donations and phrases"; return 1; }
         [ "$after" = "$counts" ] || { echo "cut $i: donations and phrases were '$counts', now '$after'"; return 1; }
         integrity=$(vm_ssh sqlite3 /var/lib/parley/state.db "'PRAGMA integrity_check'")

@@ -362,5 +362,5 @@ log "built $deb ($(du -h "$deb" | cut -f1), installed $((installed_kb / 1024)) M
 # does not know Debian 13" left as information; any error fails.
 lintian_out=$(lintian --tag-display-limit 0 "$deb" 2>&1 || true)
 echo "$lintian_out" | sed 's/^/lintian: /' >&2
-if echo "$lintian_out" | grep -q '^E:'; then die "lintian reports errors for $deb"; fi
+if grep -q '^E:' <<<"$lintian_out"; then die "lintian reports errors for $deb"; fi
 echo "$deb"

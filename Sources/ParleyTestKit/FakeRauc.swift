@@ -16,9 +16,8 @@ public final class FakeRauc: Sendable {
     /// `status`: a fixture name ("status-as-built"), or nil for a rauc that cannot tell its status.
     public init(status: String?) throws {
         directory = try TemporaryDirectory()
-        try Self.script.write(toFile: path, atomically: true, encoding: .utf8)
-        try "#!/bin/sh\necho reboot >>\"$(dirname \"$0\")/reboots\"\n".write(toFile: rebootPath, atomically: true, encoding: .utf8)
-        for script in [path, rebootPath] { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script) }
+        try writeExecutable(Self.script, toFile: path)
+        try writeExecutable("#!/bin/sh\necho reboot >>\"$(dirname \"$0\")/reboots\"\n", toFile: rebootPath)
         try setStatus(status)
     }
 

@@ -44,8 +44,7 @@ import Testing
         try Data().write(to: URL(fileURLWithPath: log))
         chmod(log, 0o666)
         func stub(_ name: String, _ body: String) throws {
-            try "#!/bin/sh\n\(body)\n".write(toFile: "\(bin)/\(name)", atomically: true, encoding: .utf8)
-            chmod("\(bin)/\(name)", 0o755)
+            try writeExecutable("#!/bin/sh\n\(body)\n", toFile: "\(bin)/\(name)")
         }
         try stub("sudo", "echo \"sudo $*\" >> \(log); exec \"$@\"")
         try stub("apt-get", "echo \"apt-get DEBIAN_FRONTEND=$DEBIAN_FRONTEND $*\" >> \(log)")

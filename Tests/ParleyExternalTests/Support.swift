@@ -18,8 +18,7 @@ struct AppFolder {
 
     func write(_ name: String, _ text: String, executable: Bool = false) throws {
         let file = url.appendingPathComponent(name)
-        try text.write(to: file, atomically: true, encoding: .utf8)
-        if executable { try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.path) }
+        if executable { try writeExecutable(text, toFile: file.path) } else { try text.write(to: file, atomically: true, encoding: .utf8) }
     }
 
     var manifestPath: String { url.appendingPathComponent("manifest.yaml").path }

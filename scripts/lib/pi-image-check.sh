@@ -33,13 +33,13 @@ case "$board" in
     pi3) want="bootcode.bin start.elf fixup.dat bcm2837-rpi-3-b.dtb bcm2837-rpi-3-b-plus.dtb" ;;
 esac
 missing=
-for f in config.txt cmdline.txt $want; do echo "$files" | grep -qxF "$f" || missing="$missing $f"; done
+for f in config.txt cmdline.txt $want; do grep -qxF "$f" <<<"$files" || missing="$missing $f"; done
 fat_label=$(blkid -p -O "$boot_off" -s LABEL -o value "$img")
 mt mcopy -o -i "$img@@$boot_off" ::/config.txt "$work/config.txt"
 mt mcopy -o -i "$img@@$boot_off" ::/cmdline.txt "$work/cmdline.txt"
 kernel=$(sed -n 's/^kernel=//p' "$work/config.txt" | tail -n1)
 initrd=$(sed -n 's/^initramfs \([^ ]*\).*/\1/p' "$work/config.txt" | tail -n1)
-for f in "$kernel" "$initrd"; do [ -n "$f" ] && echo "$files" | grep -qxF "$f" || missing="$missing config.txt:${f:-(no kernel/initramfs line)}"; done
+for f in "$kernel" "$initrd"; do [ -n "$f" ] && grep -qxF "$f" <<<"$files" || missing="$missing config.txt:${f:-(no kernel/initramfs line)}"; done
 grep -qx 'arm_64bit=1' "$work/config.txt" || missing="$missing arm_64bit=1"
 [ -z "$missing" ] && [ "$fat_label" = "$BOOT_LABEL" ]
 result "pi-boot-files" "label $fat_label; ${missing:+missing:$missing; }kernel $kernel, initramfs $initrd, firmware and device trees for $board" $?
@@ -83,7 +83,7 @@ for name in listed:
 PY
 )
 missing=
-for m in $sd_modules; do echo "$modules" | grep -qxF "$m" || missing="$missing $m"; done
+for m in $sd_modules; do grep -qxF "$m" <<<"$modules" || missing="$missing $m"; done
 ok=1; [ -n "$modules" ] && [ -z "$missing" ] && ok=0
 result "pi-initramfs" "${missing:+missing:$missing; }$(echo "$modules" | grep -c .) modules in $initrd, SD card driver for $board: $sd_modules" $ok
 rm -f "$work/initrd.img"
