@@ -19,12 +19,22 @@
 #           and the process went quiet. The difference of the two runs'
 #           totals, over IR_SECONDS, is what a second of that audio costs
 #           (start-up, stop and the rest cancel).
+#
+# IR_ARCH=arm64: BIN is the Pi's parleyd (scripts/cross-build.sh arm64's
+# out/arm64/bin/parleyd), run under qemu-user with the instruction-counting
+# plugin of scripts/lib/arm64-count.sh instead of callgrind. The same runs;
+# for silence, the plugin's once-a-second "SECONDS INSTRUCTIONS" lines stand
+# in for callgrind_control's zero and dump (the window is the difference of
+# two lines over their seconds). The control tool is this machine's parley
+# (PARLEY, default .build/release/parley): the socket's protocol is the same.
 # Prints one line per mode and scene: mode scene instructions-per-second.
 set -euo pipefail
 bin=$1 work=$2
-# The control tool beside the daemon (both from one build).
-parley=${PARLEY:-$(dirname "$bin")/parley}
 root=$(cd "$(dirname "$0")/../.." && pwd)
+IR_ARCH=${IR_ARCH:-$(uname -m)}
+# The control tool beside the daemon (both from one build).
+if [ "$IR_ARCH" = arm64 ]; then parley=${PARLEY:-$root/.build/release/parley}
+else parley=${PARLEY:-$(dirname "$bin")/parley}; fi
 export PARLEY_BOARD_DIR=${PARLEY_BOARD_DIR:-$root/board}
 IR_MODES=${IR_MODES:-direct named}
 IR_SCENES=${IR_SCENES:-silence kitchen tv}
@@ -33,12 +43,21 @@ IR_SECONDS=${IR_SECONDS:-10}
 # A quiet process under callgrind still runs its timers: "quiet" is less than
 # this many clock ticks (of 100 a second) in a 2 s look.
 IR_QUIET_TICKS=${IR_QUIET_TICKS:-40}
-command -v valgrind >/dev/null || { echo "idle-instructions: valgrind is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
 mkdir -p "$work/ir"
-# Debian 12's valgrind cannot read the DWARF 5 that Swift writes ("possibly
-# corrupted debuginfo file"): it runs a copy without it (symbols kept).
-daemon=$work/ir/parleyd
-strip --strip-debug -o "$daemon" "$bin"
+work=$(cd "$work" && pwd) bin=$(realpath "$bin")
+if [ "$IR_ARCH" = arm64 ]; then
+  # shellcheck source=scripts/lib/arm64-count.sh
+  source "$root/scripts/lib/arm64-count.sh"
+  ARM64_BIN=$(dirname "$bin")
+  pushd "$root" >/dev/null && arm64_setup "$work/ir" && popd >/dev/null
+  daemon=$bin
+else
+  command -v valgrind >/dev/null || { echo "idle-instructions: valgrind is not installed (scripts/setup.sh installs it)" >&2; exit 1; }
+  # Debian 12's valgrind cannot read the DWARF 5 that Swift writes ("possibly
+  # corrupted debuginfo file"): it runs a copy without it (symbols kept).
+  daemon=$work/ir/parleyd
+  strip --strip-debug -o "$daemon" "$bin"
+fi
 
 data=${PARLEY_SHARED_DATA:-$root/../shared/data}
 # shellcheck source=scripts/lib/idle-scenes.sh
@@ -56,7 +75,11 @@ wake: $wake
 state_directory: $state
 control_socket: $state/parley.sock
 YAML
-  valgrind --tool=callgrind --callgrind-out-file="$state/callgrind.out" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &
+  if [ "$IR_ARCH" = arm64 ]; then
+    "${ARM64_RUN[@]}" -plugin "$(arm64_plugin "$state/count" "$state/ticks")" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &
+  else
+    valgrind --tool=callgrind --callgrind-out-file="$state/callgrind.out" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &
+  fi
   pid=$!
   # Loading the models under callgrind takes minutes on a busy machine.
   until "$parley" status --socket "$state/parley.sock" >/dev/null 2>&1; do
@@ -67,8 +90,14 @@ YAML
 
 stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
-# The "totals:" (or "summary:") line of a callgrind output file: instructions.
-total() { awk '/^(totals|summary):/ {print $2; exit}' "$1"; }
+# The run's instructions: the "totals:" (or "summary:") line of callgrind's
+# output, or the plugin's count at exit.
+total() {
+  if [ "$IR_ARCH" = arm64 ]; then awk '/^instructions / {print $2}' "$state/count"
+  else awk '/^(totals|summary):/ {print $2; exit}' "$state/callgrind.out"; fi
+}
+# The plugin's last once-a-second line: "SECONDS INSTRUCTIONS".
+last_tick() { tail -n 1 "$state/ticks"; }
 
 fast_run() {  # $1 mode, $2 scene, $3 seconds: total instructions of the run
   local mode=$1 name=$2 seconds=$3 wav
@@ -87,7 +116,7 @@ fast_run() {  # $1 mode, $2 scene, $3 seconds: total instructions of the run
     if [ $((b - a)) -lt "$IR_QUIET_TICKS" ]; then quiet=$((quiet + 1)); else quiet=0; fi
   done
   stop
-  total "$state/callgrind.out"
+  total
 }
 
 for mode in $IR_MODES; do
@@ -98,13 +127,19 @@ for mode in $IR_MODES; do
       # after the socket is up): the window starts after that and a settle.
       until "$parley" status --socket "$state/parley.sock" 2>/dev/null | grep -q "^audio: *running"; do sleep 1; done
       sleep 5
-      callgrind_control -z "$pid" >/dev/null
-      sleep "$IR_WINDOW"
-      callgrind_control -d "$pid" >/dev/null
-      stop
-      dump=$(ls "$state"/callgrind.out.* 2>/dev/null | head -n 1)
-      [ -n "$dump" ] || { echo "idle-instructions: no callgrind dump for $mode silence (see $state/log)" >&2; exit 1; }
-      ir=$(( $(total "$dump") / IR_WINDOW ))
+      if [ "$IR_ARCH" = arm64 ]; then
+        first=$(last_tick); sleep "$IR_WINDOW"; last=$(last_tick)
+        stop
+        ir=$(python3 -c 'import sys; t1, c1, t2, c2 = map(float, sys.argv[1:]); print(int((c2 - c1) / (t2 - t1)))' $first $last)
+      else
+        callgrind_control -z "$pid" >/dev/null
+        sleep "$IR_WINDOW"
+        callgrind_control -d "$pid" >/dev/null
+        stop
+        dump=$(ls "$state"/callgrind.out.* 2>/dev/null | head -n 1)
+        [ -n "$dump" ] || { echo "idle-instructions: no callgrind dump for $mode silence (see $state/log)" >&2; exit 1; }
+        ir=$(( $(awk '/^(totals|summary):/ {print $2; exit}' "$dump") / IR_WINDOW ))
+      fi
     else
       one=$(fast_run "$mode" "$name" "$IR_SECONDS")
       two=$(fast_run "$mode" "$name" $((2 * IR_SECONDS)))

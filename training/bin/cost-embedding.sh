@@ -2,7 +2,7 @@
 # Instructions per second of audio of the wake word's speech embedding
 # (ParleyWake.SpeechEmbedding, streamed as the daemon runs it), counted by
 # valgrind's callgrind on THIS machine's architecture (x86_64 here: a proxy
-# for the Pi's arm64; Debian 12's qemu-user cannot count instructions).
+# for the Pi's arm64, whose own count is training/bin/cost-arm64.sh's).
 # `parley-bench speech-embedding-cost` over SHORT and LONG seconds of three
 # recordings of "computer" (the development data's first three, or FILES);
 # the difference of the two totals over LONG - SHORT seconds is one second of
@@ -21,4 +21,4 @@ strip -o "$work/parley-bench" "$bin/parley-bench"
 if [ -n "${FILES:-}" ]; then read -ra files <<< "$FILES"
 else mapfile -t files < <(ls "$PARLEY_SHARED_DATA"/wake-computer/clean/*.wav | head -3); fi
 head=(); [ -z "${HEAD:-}" ] || head=(--head "$HEAD")
-LONG=${LONG:-15} callgrind_per_second embedding 2 "$work/parley-bench" speech-embedding-cost --seconds "{}" "${head[@]}" "${files[@]}"
+LONG=${LONG:-15} instructions_per_second embedding 2 "$work/parley-bench" speech-embedding-cost --seconds "{}" "${head[@]}" "${files[@]}"

