@@ -18,6 +18,7 @@ PACKAGES=(
   python3-scipy                                     # training/parley_training/echo_room.py: the simulated room of training/bin/eval-echo.sh
   libglib2.0-bin                                    # gresource: training/parley_training/recorded_noises.py reads blanket's recorded rooms
   valgrind                                          # scripts/lib/idle-instructions.sh: instructions per second of idle audio (callgrind)
+  qemu-user                                         # scripts/lib/arm64-count.sh: the Pi's instructions per second, counted by a TCG plugin (InstructionCountPluginTests)
   python3 bc                                        # test and benchmark helpers (ControlSocketTests, bench-daemon.sh, eval scoring)
   jq                                                # the Shopping List example app (examples/apps)
   chromium chromium-driver                          # WebBrowserTests: the speaker's page in a real (headless) browser
