@@ -3,7 +3,7 @@
 # with scripts/lib/qemu-instructions.c, a TCG plugin that counts every guest
 # instruction. Counts, not times: emulation is slow, but an instruction
 # executed is the same instruction whatever runs it. Sourced by
-# training/bin/lib.sh (callgrind_per_second with ARCH=arm64) and
+# training/bin/lib.sh (instructions_per_second with COUNT_ARCH=arm64) and
 # scripts/lib/idle-instructions.sh (IR_ARCH=arm64), from the work tree.
 #
 #   arm64_setup WORKDIR   qemu-user installed when missing (as root: apt-get,

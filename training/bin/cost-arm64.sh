@@ -30,7 +30,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 temp_work
 arm64_setup "$work"
-export ARCH=arm64
+export COUNT_ARCH=arm64
 bench=$ARM64_BIN/parley-bench
 recordings=("$PARLEY_SHARED_DATA"/coffee-maker/clean/*.wav)
 wav=${WAV:-${recordings[0]}}

@@ -33,7 +33,7 @@ temp_work() {
 # runs: counted at SHORT and LONG seconds (defaults 5 and 10), the difference
 # of the two totals over LONG - SHORT seconds, so start-up and model loading
 # cancel. Counted by valgrind's callgrind on this machine (x86_64), or with
-# ARCH=arm64 by qemu-user's instruction-counting plugin
+# COUNT_ARCH=arm64 by qemu-user's instruction-counting plugin
 # (scripts/lib/arm64-count.sh; arm64_setup first, COMMAND an arm64
 # program). Prints one line: the architecture,
 # NAME_instructions_per_audio_second, the share of one core at IPS
@@ -42,7 +42,7 @@ temp_work() {
 # and the start-up.
 instructions_per_second() {
   local name=$1 decimals=$2; shift 2
-  local short=${SHORT:-5} long=${LONG:-10} arch=${ARCH:-$(uname -m)} ips out a b
+  local short=${SHORT:-5} long=${LONG:-10} arch=${COUNT_ARCH:-$(uname -m)} ips out a b
   [ "$arch" = arm64 ] && arch=aarch64
   ips=${IPS:-$([ "$arch" = aarch64 ] && echo 1.5e9 || echo 3e9)}
   out=$(mktemp -d)
