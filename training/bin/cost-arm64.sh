@@ -27,6 +27,13 @@
 # The daemon's whole idle cost per wake mode and scene (keyword network,
 # decoders) on arm64: IR_ARCH=arm64 scripts/lib/idle-instructions.sh.
 set -euo pipefail
+stages="${*:-front-end echo embedding neural decoders}"
+# Names checked before the set-up, which may cross-build for minutes.
+for s in $stages; do
+  case $s in front-end|echo|embedding|neural|decoders) ;;
+    *) echo "cost-arm64: unknown stage '$s' (expected front-end, echo, embedding, neural or decoders)" >&2; exit 2 ;;
+  esac
+done
 . "$(dirname "$0")/lib.sh"
 temp_work
 arm64_setup "$work"
@@ -51,8 +58,7 @@ print("arch=aarch64 command_decoders_instructions_per_audio_second=%.3g share_of
 PY
 }
 
-for stage in "${@:-front-end echo embedding neural decoders}"; do
-  for s in $stage; do
+for s in $stages; do
     case $s in
       front-end) instructions_per_second front_end_denoise_agc 2 "$bench" audio front-end --front-end denoise+agc --seconds "{}" "$wav" ;;
       echo) instructions_per_second echo_canceller 2 "$bench" audio front-end --front-end none --echo on --seconds "{}" "$wav" ;;
@@ -67,7 +73,5 @@ for stage in "${@:-front-end echo embedding neural decoders}"; do
         done
         instructions_per_second neural_denoiser 1 "$bench" audio denoise --out "$work/out-{}" "$work/loop-{}/speech.wav" ;;
       decoders) decoders 2 5 ;;
-      *) echo "cost-arm64: unknown stage '$s' (expected front-end, echo, embedding, neural or decoders)" >&2; exit 2 ;;
     esac
-  done
 done
