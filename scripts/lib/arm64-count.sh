@@ -18,6 +18,7 @@
 #   arm64_run OUT -- PROGRAM ARGS...
 #                         PROGRAM under qemu-aarch64; its instruction total
 #                         to OUT ("instructions N") at exit
+#   arm64_total OUT       prints that total
 #   "${ARM64_RUN[@]}" -plugin "$(arm64_plugin OUT [TICKS])" PROGRAM ARGS... &
 #                         the same, started in the background with $! the
 #                         emulator's own process (signals reach the
@@ -49,6 +50,8 @@ arm64_setup() {
 }
 
 arm64_plugin() { echo "$ARM64_PLUGIN,out=$1${2:+,ticks=$2}"; }
+
+arm64_total() { awk '/^instructions / {print $2}' "$1"; }
 
 arm64_run() {
   local out=$1

@@ -90,11 +90,11 @@ YAML
 
 stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
-# The run's instructions: the "totals:" (or "summary:") line of callgrind's
-# output, or the plugin's count at exit.
+# The instructions in a callgrind output file: its "totals:" (or "summary:") line.
+callgrind_total() { awk '/^(totals|summary):/ {print $2; exit}' "$1"; }
+# The run's instructions: callgrind's, or the plugin's count at exit.
 total() {
-  if [ "$IR_ARCH" = arm64 ]; then awk '/^instructions / {print $2}' "$state/count"
-  else awk '/^(totals|summary):/ {print $2; exit}' "$state/callgrind.out"; fi
+  if [ "$IR_ARCH" = arm64 ]; then arm64_total "$state/count"; else callgrind_total "$state/callgrind.out"; fi
 }
 # The plugin's last once-a-second line: "SECONDS INSTRUCTIONS".
 last_tick() { tail -n 1 "$state/ticks"; }
@@ -138,7 +138,7 @@ for mode in $IR_MODES; do
         stop
         dump=$(ls "$state"/callgrind.out.* 2>/dev/null | head -n 1)
         [ -n "$dump" ] || { echo "idle-instructions: no callgrind dump for $mode silence (see $state/log)" >&2; exit 1; }
-        ir=$(( $(awk '/^(totals|summary):/ {print $2; exit}' "$dump") / IR_WINDOW ))
+        ir=$(( $(callgrind_total "$dump") / IR_WINDOW ))
       fi
     else
       one=$(fast_run "$mode" "$name" "$IR_SECONDS")

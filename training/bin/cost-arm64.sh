@@ -35,6 +35,8 @@ for s in $stages; do
   esac
 done
 . "$(dirname "$0")/lib.sh"
+# repeats_for: how many repeats make a recording last N seconds.
+. scripts/lib/idle-scenes.sh
 temp_work
 arm64_setup "$work"
 export COUNT_ARCH=arm64
@@ -46,7 +48,7 @@ decoders() {
   local few=$1 many=$2 a b
   mapfile -t orders < <(printf '%s\n' "$PARLEY_SHARED_DATA"/coffee-maker/clean/*.wav | head -n "$many")
   understand() { arm64_run "$work/count" -- "$ARM64_BIN/parley" understand --app coffee-maker --front-end none "$@" >/dev/null
-                 awk '/^instructions / {print $2}' "$work/count"; }
+                 arm64_total "$work/count"; }
   a=$(understand "${orders[@]:0:$few}") b=$(understand "${orders[@]}")
   python3 - "$a" "$b" "${orders[@]}" <<PY
 import sys, wave
@@ -69,7 +71,7 @@ for s in $stages; do
       neural)
         for n in "${SHORT:-5}" "${LONG:-10}"; do
           mkdir -p "$work/loop-$n"
-          sox "$wav" "$work/loop-$n/speech.wav" repeat "$(python3 -c "import math,sys; print(math.ceil(float(sys.argv[1]) / float(sys.argv[2])))" "$n" "$(soxi -D "$wav")")" trim 0 "$n"
+          sox "$wav" "$work/loop-$n/speech.wav" repeat "$(repeats_for "$wav" "$n")" trim 0 "$n"
         done
         instructions_per_second neural_denoiser 1 "$bench" audio denoise --out "$work/out-{}" "$work/loop-{}/speech.wav" ;;
       decoders) decoders 2 5 ;;

@@ -50,7 +50,7 @@ instructions_per_second() {
     if [ "$arch" = aarch64 ]; then
       arm64_run "$out/count" -- "${@//\{\}/$secs}" >/dev/null 2>"$out/log" \
         || { cat "$out/log" >&2; rm -rf "$out"; exit 1; }
-      awk '/^instructions / {print $2}' "$out/count"
+      arm64_total "$out/count"
     else
       valgrind --tool=callgrind --callgrind-out-file="$out/callgrind" "${@//\{\}/$secs}" >/dev/null 2>"$out/log" \
         || { cat "$out/log" >&2; rm -rf "$out"; exit 1; }
