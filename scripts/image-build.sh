@@ -3,13 +3,14 @@
 #
 #   scripts/image-build.sh pi3|pi4|pi5|qemu [--deb FILE]
 #
-# writes out/image/parley-<target>.img (a whole SD card / disk: MBR, FAT boot
-# partition PARLEYBOOT, ext4 root PARLEYROOT) and parley-<target>.img.zst.
-# The qemu target is A/B (issue 52): boot, slot A, slot B, data partition,
-# GRUB choosing the slot, and out/image/parley-qemu.raucb, a RAUC bundle of
-# slot A signed with the development key (scripts/lib/image.sh, rauc_dev_key).
-# Pi targets are arm64 with Debian's linux-image-arm64 and raspi-firmware;
-# qemu is amd64 with linux-image-amd64 and the ALSA loopback as sound card.
+# writes out/image/parley-<target>.img (a whole SD card / disk, A/B, issue
+# 52: MBR, FAT boot partition PARLEYBOOT, slot A, slot B, data partition
+# PARLEYDATA), parley-<target>.img.zst and out/image/parley-<target>.raucb, a
+# RAUC bundle of slot A signed with the development key (scripts/lib/image.sh,
+# rauc_dev_key). Pi targets are arm64 with Debian's linux-image-arm64,
+# raspi-firmware and U-Boot choosing the slot; qemu is amd64 with
+# linux-image-amd64, GRUB choosing the slot and the ALSA loopback as sound
+# card.
 #
 # Two stages, both cached under /var/cache/parley/image (PARLEY_CACHE):
 #   A  mmdebstrap of every layer's package list from Debian 13, keyed by the
@@ -71,12 +72,12 @@ if [ -n "${PARLEY_IMAGE_BASE:-}" ]; then
     keyA=given-$(basename "$base")
 fi
 # The A/B image trusts the update key's certificate: a new key makes a new image.
-if [ "$LAYOUT" = ab ]; then rauc_dev_key; fi
-keyB=$( { echo "$keyA $target"; [ -z "$deb" ] || sha256sum "$deb"; [ "$LAYOUT" != ab ] || sha256sum "$RAUC_KEY_DIR/ca.cert.pem"; tar_inputs "${layers[@]}" "board/$BOARD" scripts/image-build.sh scripts/lib/image.sh; } | sha256sum | cut -c1-16)
+rauc_dev_key
+keyB=$( { echo "$keyA $target"; [ -z "$deb" ] || sha256sum "$deb"; sha256sum "$RAUC_KEY_DIR/ca.cert.pem"; tar_inputs "${layers[@]}" "board/$BOARD" scripts/image-build.sh scripts/lib/image.sh; } | sha256sum | cut -c1-16)
 img=out/image/parley-$target.img
 stamp=$img.key
 bundle=out/image/parley-$target.raucb
-if [ -f "$img" ] && [ -f "$img.zst" ] && { [ "$LAYOUT" != ab ] || [ -f "$bundle" ]; } && [ "$(cat "$stamp" 2>/dev/null)" = "$keyB" ]; then
+if [ -f "$img" ] && [ -f "$img.zst" ] && [ -f "$bundle" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$keyB" ]; then
     log "up to date: $img (key $keyB)"
     exit 0
 fi
@@ -120,24 +121,20 @@ for layer in "${layers[@]}"; do
         "$layer/customize.sh" "$root" >&2
     fi
 done
-if [ "$LAYOUT" = ab ]; then
-    install -D -m 0644 "$RAUC_KEY_DIR/ca.cert.pem" "$root/etc/rauc/keyring.pem"
-    # The update: slot A's file system as a signed bundle, its version the
-    # package's and the image key's (two builds of one version differ).
-    version=$( { [ -n "$deb" ] && dpkg-deb -f "$deb" Version; } || echo none)+$keyB
-    # RAUC's record of slot A on the data partition (data-directory=/data/rauc),
-    # as if it had installed that bundle there: `rauc status` and `parley
-    # status` name slot A's version from the first boot on (issue 52).
-    mkdir -p "$work/data/rauc"
-    printf '[slot.rootfs.0]\nbundle.compatible=parley-qemu-amd64\nbundle.version=%s\nstatus=ok\ninstalled.timestamp=%s\ninstalled.count=1\n' \
-        "$version" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$work/data/rauc/central.raucs"
-    assemble_ab_image "$root" "$img" "$work"
-    tb=$(date +%s)
-    make_bundle "$work/root.img" "$bundle" "$version"
-    log "wrote $bundle ($(du -h "$bundle" | cut -f1), version $version) in $(( $(date +%s) - tb )) s"
-else
-    assemble_image "$root" "$img" "$work"
-fi
+install -D -m 0644 "$RAUC_KEY_DIR/ca.cert.pem" "$root/etc/rauc/keyring.pem"
+# The update: slot A's file system as a signed bundle, its version the
+# package's and the image key's (two builds of one version differ).
+version=$( { [ -n "$deb" ] && dpkg-deb -f "$deb" Version; } || echo none)+$keyB
+# RAUC's record of slot A on the data partition (data-directory=/data/rauc),
+# as if it had installed that bundle there: `rauc status` and `parley
+# status` name slot A's version from the first boot on (issue 52).
+mkdir -p "$work/data/rauc"
+printf '[slot.rootfs.0]\nbundle.compatible=%s\nbundle.version=%s\nstatus=ok\ninstalled.timestamp=%s\ninstalled.count=1\n' \
+    "$RAUC_COMPATIBLE" "$version" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$work/data/rauc/central.raucs"
+assemble_ab_image "$root" "$img" "$work"
+tb=$(date +%s)
+make_bundle "$work/root.img" "$bundle" "$version"
+log "wrote $bundle ($(du -h "$bundle" | cut -f1), version $version) in $(( $(date +%s) - tb )) s"
 echo "$keyB" >"$stamp"
 tB=$(date +%s)
 log "wrote $img ($(du -h --apparent-size "$img" | cut -f1), zstd $(du -h "$img.zst" | cut -f1)); stage A $((tA - t0)) s, stage B $((tB - tA)) s"

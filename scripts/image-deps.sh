@@ -14,6 +14,8 @@ PACKAGES=(
   sox espeak-ng zstd                       # the "hey" + order played into the VM's microphone
   python3 file binutils                 # image checks (ELF interpreter, NEEDED libraries)
   rauc squashfs-tools openssl           # the A/B image's signed update bundle and its development key
+  u-boot-tools                          # the Pi image's boot.scr (mkimage)
+  u-boot-qemu                           # U-Boot for QEMU's arm64 virt machine: the Pi image's boot.scr under test
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

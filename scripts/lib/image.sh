@@ -7,14 +7,22 @@ DEBIAN_MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 DEBIAN_SECURITY=${DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 # Partition layout, shared with image-test.sh's checks.
 BOOT_LABEL=PARLEYBOOT
-ROOT_LABEL=PARLEYROOT
 BOOT_START_MIB=4
-# The QEMU image's A/B layout (issue 52): two root slots and a data
+# The A/B layout (issue 52): two root slots and a data
 # partition; the slots' file systems are alike (RAUC writes one image into
 # either), so only the boot and data partitions have labels to mount by.
 DATA_LABEL=PARLEYDATA
 SLOT_LABEL=PARLEYSLOT
 DATA_MIB=256     # before first boot; it grows to the end of the disk then
+# The Pi images' MBR disk identifier ("Parl"): U-Boot's boot script names the
+# slot by PARTUUID (<id>-02, <id>-03), as RAUC's system.conf does, so the same
+# names hold on the Pi's SD card (mmcblk0) and under QEMU (vda). Fixed, not
+# drawn per build: an update's slot carries the system.conf naming them.
+PI_DISK_ID=0x5061726c
+# The U-Boot environment file the Pi's boot script and fw_setenv share (on
+# the boot partition) and its size, in fw_env.config and in the script.
+UBOOT_ENV_FILE=parley.env
+UBOOT_ENV_SIZE=0x4000
 
 log() { echo "$(basename "$0"): $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -26,10 +34,13 @@ image_target() {
         qemu) ARCH=amd64 BOARD=sim BOARD_LAYER=80-board-qemu ;;
         *) die "unknown target '$1'; expected one of: pi3, pi4, pi5, qemu" ;;
     esac
-    # The partition layout: the QEMU image is A/B (GRUB picks the slot); the
-    # Pi images keep one root until their firmware's slot choice is done.
-    LAYOUT=single
-    [ "$1" = qemu ] && LAYOUT=ab
+    # Every image is A/B (issue 52): GRUB picks the slot on the QEMU image,
+    # U-Boot on the Pi images. RAUC's compatible: a bundle installs only where it was built for (a Pi 3
+    # slot carries the Pi 3's board file).
+    case "$1" in
+        qemu) RAUC_COMPATIBLE=parley-qemu-amd64 ;;
+        *) RAUC_COMPATIBLE=parley-$1-arm64 ;;
+    esac
     if [ "$1" = pi5 ]; then
         die "pi5: Debian 13's arm64 kernel (6.12) ships the Pi 5's device tree but not its SD card driver (CONFIG_MMC_SDHCI_BRCMSTB is not set: the root partition could not be mounted) nor any driver for its RP1 chip (GPIO header, USB, Ethernet: no microphone, speaker or button); see image/README.md"
     fi
@@ -132,67 +143,40 @@ in_root() {
     ' in_root "$root" "$@"
 }
 
-# assemble_image ROOT IMAGE WORK: the root file system's /boot/firmware
-# becomes the FAT boot partition, the rest the ext4 root; both are made from
-# directories (no loop device, no mount) and written into an MBR disk image.
-assemble_image() {
-    local root=$1 img=$2 work=$3
-    mkdir -p "$work/boot" "$(dirname "$img")"
-    if [ -n "$(ls -A "$root/boot/firmware" 2>/dev/null)" ]; then
-        mv "$root/boot/firmware/"* "$work/boot/"
-    fi
-    mkdir -p "$root/boot/firmware"
-    local used_root used_boot boot_mib root_mib
-    used_root=$(du -sm --apparent-size "$root" | cut -f1)
-    used_boot=$(du -sm --apparent-size "$work/boot" | cut -f1)
-    # Room for a second kernel and initrd on the boot partition (an upgrade
-    # keeps the old one until the new one is written), and 30 % + 256 MiB
-    # free on the root before it grows to fill the card.
-    boot_mib=$(( used_boot * 2 + 128 )); (( boot_mib < 256 )) && boot_mib=256
-    root_mib=$(( used_root * 13 / 10 + 256 ))
-    rm -f "$work/boot.img" "$work/root.img"
-    mkfs.vfat -F 32 -n "$BOOT_LABEL" -C "$work/boot.img" $(( boot_mib * 1024 )) >/dev/null
-    if [ -n "$(ls -A "$work/boot")" ]; then
-        MTOOLS_SKIP_CHECK=1 mcopy -s -p -i "$work/boot.img" "$work/boot/"* ::/
-    fi
-    truncate -s "${root_mib}M" "$work/root.img"
-    mkfs.ext4 -q -F -L "$ROOT_LABEL" -d "$root" "$work/root.img"
-    local total=$(( BOOT_START_MIB + boot_mib + root_mib ))
-    rm -f "$img" "$img.zst"
-    truncate -s "${total}M" "$img"
-    local s=2048   # sectors per MiB
-    sfdisk -q "$img" <<SF
-label: dos
-unit: sectors
-start=$(( BOOT_START_MIB * s )), size=$(( boot_mib * s )), type=c, bootable
-start=$(( (BOOT_START_MIB + boot_mib) * s )), size=$(( root_mib * s )), type=83
-SF
-    dd if="$work/boot.img" of="$img" bs=1M seek="$BOOT_START_MIB" conv=notrunc,sparse status=none
-    dd if="$work/root.img" of="$img" bs=1M seek=$(( BOOT_START_MIB + boot_mib )) conv=notrunc,sparse status=none
-    zstd -q -f -T0 -10 "$img" -o "$img.zst"
-}
-
 # The GRUB modules built into the QEMU image's core.img (no module folder on
 # disk: everything the boot needs is in the 4 MiB gap before partition 1).
 GRUB_MODULES="biosdisk part_msdos fat ext2 normal configfile loadenv test echo linux search search_label serial terminal sleep halt reboot"
 
-# assemble_ab_image ROOT IMAGE WORK: the QEMU image's A/B layout (issue 52):
-#   p1 FAT  PARLEYBOOT  GRUB's grub.cfg and grubenv (the slot choice and its
-#                       boot counter), sysconf.txt; mounted at /boot/firmware
-#   p2 ext4 slot A      the root, as built
+# assemble_ab_image ROOT IMAGE WORK: the A/B layout (issue 52):
+#   p1 FAT  PARLEYBOOT  the bootloader's files and its environment (the slot
+#                       choice and its boot counter), sysconf.txt; mounted at
+#                       /boot/firmware. QEMU: GRUB's grub.cfg and grubenv.
+#                       Pi: the firmware, device trees, config.txt starting
+#                       U-Boot, boot.scr and parley.env (80-board-pi).
+#   p2 ext4 slot A      the root, as built, kernel and initrd in its /boot
 #   p3 ext4 slot B      empty until RAUC installs a bundle into it
 #   p4 ext4 PARLEYDATA  Parley's state (/var/lib/parley, bind-mounted from
 #                       /data/parley): never written by an update; grows to
 #                       the end of the disk on first boot
-# GRUB for BIOS: boot.img in the MBR, core.img (grub-mkimage of the image's
-# own Debian 13 GRUB) in the gap before partition 1: what grub-install does,
-# without the loop device it would need. The root's ext4 image is also left
-# in WORK/root.img for the update bundle (make_bundle).
+# QEMU: GRUB for BIOS, boot.img in the MBR, core.img (grub-mkimage of the
+# image's own Debian 13 GRUB) in the gap before partition 1: what
+# grub-install does, without the loop device it would need. The Pi's
+# firmware reads partition 1 itself; its disk identifier is PI_DISK_ID. The
+# root's ext4 image is also left in WORK/root.img for the update bundle
+# (make_bundle).
 assemble_ab_image() {
-    local root=$1 img=$2 work=$3
+    local root=$1 img=$2 work=$3 grub=false
     mkdir -p "$work/boot" "$work/data" "$(dirname "$img")"
-    [ -f "$root/boot/firmware/grub/grub.cfg" ] || die "$root/boot/firmware/grub/grub.cfg missing: the A/B layout needs the 80-board-qemu layer's GRUB configuration"
-    [ -f "$root/usr/lib/grub/i386-pc/boot.img" ] || die "$root/usr/lib/grub/i386-pc/boot.img missing: grub-pc-bin is not in the image"
+    if [ "$BOARD_LAYER" = 80-board-qemu ]; then
+        grub=true
+        [ -f "$root/boot/firmware/grub/grub.cfg" ] || die "$root/boot/firmware/grub/grub.cfg missing: the A/B layout needs the 80-board-qemu layer's GRUB configuration"
+        [ -f "$root/usr/lib/grub/i386-pc/boot.img" ] || die "$root/usr/lib/grub/i386-pc/boot.img missing: grub-pc-bin is not in the image"
+    else
+        local f
+        for f in u-boot.bin boot.scr "$UBOOT_ENV_FILE" config.txt; do
+            [ -f "$root/boot/firmware/$f" ] || die "$root/boot/firmware/$f missing: the Pi's A/B boot needs the 80-board-pi layer's U-Boot files"
+        done
+    fi
     mv "$root/boot/firmware/"* "$work/boot/"
     # Parley's state moves to the data partition; the root keeps the mount points.
     if [ -d "$root/var/lib/parley" ]; then
@@ -202,10 +186,12 @@ assemble_ab_image() {
         mkdir -p "$work/data/parley"   # --no-parley: the bind mount's source all the same
     fi
     mkdir -p "$root/data" "$root/var/lib/parley"
-    in_root "$root" grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,msdos1)/grub' $GRUB_MODULES
-    mv "$root/tmp/core.img" "$work/core.img"
-    local core_sectors=$(( ($(stat -c %s "$work/core.img") + 511) / 512 ))
-    (( core_sectors < BOOT_START_MIB * 2048 - 1 )) || die "GRUB's core.img ($core_sectors sectors) does not fit before partition 1 at $BOOT_START_MIB MiB"
+    if $grub; then
+        in_root "$root" grub-mkimage -O i386-pc -o /tmp/core.img -p '(hd0,msdos1)/grub' $GRUB_MODULES
+        mv "$root/tmp/core.img" "$work/core.img"
+        local core_sectors=$(( ($(stat -c %s "$work/core.img") + 511) / 512 ))
+        (( core_sectors < BOOT_START_MIB * 2048 - 1 )) || die "GRUB's core.img ($core_sectors sectors) does not fit before partition 1 at $BOOT_START_MIB MiB"
+    fi
     local used_root used_boot boot_mib root_mib
     used_root=$(du -sm --apparent-size "$root" | cut -f1)
     used_boot=$(du -sm --apparent-size "$work/boot" | cut -f1)
@@ -225,19 +211,23 @@ assemble_ab_image() {
     rm -f "$img" "$img.zst"
     truncate -s "${total}M" "$img"
     local s=2048 a=$(( BOOT_START_MIB + boot_mib ))
-    local b=$(( a + root_mib )) d=$(( a + 2 * root_mib ))
+    local b=$(( a + root_mib )) d=$(( a + 2 * root_mib )) label_id=
+    $grub || label_id="label-id: $PI_DISK_ID"
     sfdisk -q "$img" <<SF
 label: dos
+$label_id
 unit: sectors
 start=$(( BOOT_START_MIB * s )), size=$(( boot_mib * s )), type=c, bootable
 start=$(( a * s )), size=$(( root_mib * s )), type=83
 start=$(( b * s )), size=$(( root_mib * s )), type=83
 start=$(( d * s )), size=$(( DATA_MIB * s )), type=83
 SF
-    # boot.img's first 440 bytes (the disk id and partition table after them
-    # stay sfdisk's); core.img from sector 1, where boot.img looks for it.
-    dd if="$root/usr/lib/grub/i386-pc/boot.img" of="$img" bs=440 count=1 conv=notrunc status=none
-    dd if="$work/core.img" of="$img" bs=512 seek=1 conv=notrunc status=none
+    if $grub; then
+        # boot.img's first 440 bytes (the disk id and partition table after
+        # them stay sfdisk's); core.img from sector 1, where boot.img looks for it.
+        dd if="$root/usr/lib/grub/i386-pc/boot.img" of="$img" bs=440 count=1 conv=notrunc status=none
+        dd if="$work/core.img" of="$img" bs=512 seek=1 conv=notrunc status=none
+    fi
     dd if="$work/boot.img" of="$img" bs=1M seek="$BOOT_START_MIB" conv=notrunc,sparse status=none
     dd if="$work/root.img" of="$img" bs=1M seek="$a" conv=notrunc,sparse status=none
     dd if="$work/data.img" of="$img" bs=1M seek="$d" conv=notrunc,sparse status=none
@@ -272,15 +262,15 @@ rauc_dev_key() {
 
 # make_bundle ROOTFS_IMAGE BUNDLE VERSION: a signed RAUC bundle (verity
 # format) holding ROOTFS_IMAGE, the slot image as the device image's slot A
-# has it, for `rauc install` on the A/B QEMU image. Checked against the
-# keyring after signing.
+# has it, for `rauc install` on an A/B image of the target (RAUC_COMPATIBLE,
+# set by image_target). Checked against the keyring after signing.
 make_bundle() {
     local rootfs=$1 bundle=$2 version=$3 dir
     dir=$(mktemp -d /var/tmp/parley-bundle.XXXXXX)
     ln "$rootfs" "$dir/rootfs.ext4" 2>/dev/null || cp --sparse=always "$rootfs" "$dir/rootfs.ext4"
     cat >"$dir/manifest.raucm" <<MANIFEST
 [update]
-compatible=parley-qemu-amd64
+compatible=$RAUC_COMPATIBLE
 version=$version
 
 [bundle]

@@ -11,38 +11,67 @@ mkdir -p "$work"
 failures=0
 result() { if [ "$3" -eq 0 ]; then echo "ok   $1: $2"; else echo "FAIL $1: $2"; failures=$((failures + 1)); fi; }
 
-# --- partition table ---
+# --- partition table: the A/B layout (issue 52) ---
 table=$(sfdisk -J "$img")
-read -r label n p1start p1type p1boot p1size p2start p2type p2size < <(echo "$table" | python3 -c '
+read -r label disk_id n parts < <(echo "$table" | python3 -c '
 import json, sys
-t = json.load(sys.stdin)["partitiontable"]; p = t["partitions"] + [{}, {}]
-print(t["label"], len(t["partitions"]), p[0].get("start"), p[0].get("type"), p[0].get("bootable", False),
-      p[0].get("size"), p[1].get("start"), p[1].get("type"), p[1].get("size"))')
+t = json.load(sys.stdin)["partitiontable"]; p = t["partitions"]
+print(t["label"], t.get("id", "?"), len(p), " ".join(":".join(str(x) for x in (q["start"], q["size"], q["type"], q.get("bootable", False))) for q in p))')
+read -r p1 p2 p3 p4 <<<"$parts"
+IFS=: read -r p1start p1size p1type p1boot <<<"$p1"
+IFS=: read -r p2start p2size p2type _ <<<"$p2"
+IFS=: read -r p3start p3size p3type _ <<<"${p3:-0:0:0:0}"
+IFS=: read -r p4start p4size p4type _ <<<"${p4:-0:0:0:0}"
 ok=1
-[ "$label" = dos ] && [ "$n" = 2 ] && [ "$p1type" = c ] && [ "$p1boot" = True ] && [ "$p2type" = 83 ] &&
-    [ "$p1start" = $((BOOT_START_MIB * 2048)) ] && [ "$p2start" = $((p1start + p1size)) ] && ok=0
-result "pi-partitions" "$label, $n partitions: FAT32 LBA (type $p1type, bootable $p1boot) at sector $p1start, $((p1size / 2048)) MiB; Linux (type $p2type) at $p2start, $((p2size / 2048)) MiB" $ok
+[ "$label" = dos ] && [ "$n" = 4 ] && [ "$disk_id" = "$PI_DISK_ID" ] && [ "$p1type" = c ] && [ "$p1boot" = True ] &&
+    [ "$p1start" = $((BOOT_START_MIB * 2048)) ] && [ "$p2start" = $((p1start + p1size)) ] &&
+    [ "$p2type" = 83 ] && [ "$p3type" = 83 ] && [ "$p4type" = 83 ] && [ "$p2size" = "$p3size" ] &&
+    [ "$p3start" = $((p2start + p2size)) ] && [ "$p4start" = $((p3start + p3size)) ] && ok=0
+result "pi-partitions" "$label, disk id $disk_id, $n partitions: FAT32 LBA (type $p1type, bootable $p1boot) at sector $p1start, $((p1size / 2048)) MiB; slots A and B (type $p2type, $p3type) of $((p2size / 2048)) MiB; data (type $p4type) $((p4size / 2048)) MiB" $ok
 
-boot_off=$((p1start * 512)) root_off=$((p2start * 512))
+boot_off=$((p1start * 512))
 mt() { MTOOLS_SKIP_CHECK=1 "$@"; }
 files=$(mt mdir -b -i "$img@@$boot_off" ::/ | sed 's|^::/||')
+dd if="$img" of="$work/root.ext4" bs=1M skip=$((p2start / 2048)) count=$((p2size / 2048)) conv=sparse status=none
+# slot_boot_file PREFIX: the newest /boot/PREFIX-<version> in slot A.
+slot_boot_file() {
+    debugfs -R "ls -p /boot" "$work/root.ext4" 2>/dev/null | awk -F/ '{print $6}' | grep "^$1-" | sort -V | tail -n 1
+}
 
-# --- boot files: the firmware for this board, kernel, initrd, device tree ---
+# --- boot files: the firmware for this board, U-Boot, its script and
+# environment; the kernel and initrd in slot A's /boot ---
 case "$board" in
     pi4) want="start4.elf fixup4.dat bcm2711-rpi-4-b.dtb bcm2711-rpi-400.dtb" ;;
     pi3) want="bootcode.bin start.elf fixup.dat bcm2837-rpi-3-b.dtb bcm2837-rpi-3-b-plus.dtb" ;;
 esac
 missing=
-for f in config.txt cmdline.txt $want; do grep -qxF "$f" <<<"$files" || missing="$missing $f"; done
+for f in config.txt u-boot.bin boot.scr "$UBOOT_ENV_FILE" $want; do grep -qxF "$f" <<<"$files" || missing="$missing $f"; done
 fat_label=$(blkid -p -O "$boot_off" -s LABEL -o value "$img")
 mt mcopy -o -i "$img@@$boot_off" ::/config.txt "$work/config.txt"
-mt mcopy -o -i "$img@@$boot_off" ::/cmdline.txt "$work/cmdline.txt"
-kernel=$(sed -n 's/^kernel=//p' "$work/config.txt" | tail -n1)
-initrd=$(sed -n 's/^initramfs \([^ ]*\).*/\1/p' "$work/config.txt" | tail -n1)
-for f in "$kernel" "$initrd"; do [ -n "$f" ] && grep -qxF "$f" <<<"$files" || missing="$missing config.txt:${f:-(no kernel/initramfs line)}"; done
-grep -qx 'arm_64bit=1' "$work/config.txt" || missing="$missing arm_64bit=1"
+grep -qx 'kernel=u-boot.bin' "$work/config.txt" || missing="$missing config.txt:kernel=u-boot.bin"
+grep -qx 'arm_64bit=1' "$work/config.txt" || missing="$missing config.txt:arm_64bit=1"
+kernel=$(slot_boot_file vmlinuz) initrd=$(slot_boot_file initrd.img)
+[ -n "$kernel" ] || missing="$missing slot-A:/boot/vmlinuz-*"
+[ -n "$initrd" ] || missing="$missing slot-A:/boot/initrd.img-*"
 [ -z "$missing" ] && [ "$fat_label" = "$BOOT_LABEL" ]
-result "pi-boot-files" "label $fat_label; ${missing:+missing:$missing; }kernel $kernel, initramfs $initrd, firmware and device trees for $board" $?
+result "pi-boot-files" "label $fat_label; ${missing:+missing:$missing; }config.txt starts u-boot.bin; slot A has /boot/$kernel and /boot/$initrd; firmware and device trees for $board" $?
+
+# --- U-Boot's script and environment: slot A first, slots by PARTUUID ---
+mt mcopy -o -i "$img@@$boot_off" ::/boot.scr "$work/boot.scr"
+mt mcopy -o -i "$img@@$boot_off" "::/$UBOOT_ENV_FILE" "$work/boot.env"
+debugfs -R "dump /etc/rauc/system.conf $work/system.conf" "$work/root.ext4" >/dev/null 2>&1
+debugfs -R "dump /etc/fw_env.config $work/fw_env.config" "$work/root.ext4" >/dev/null 2>&1
+why=
+mkimage -l "$work/boot.scr" 2>/dev/null | grep -q 'Linux Script' || why="$why boot.scr is not a U-Boot script image;"
+grep -q 'root=PARTUUID=${p_partuuid}' "$work/boot.scr" || why="$why boot.scr does not name the root by PARTUUID;"
+env=$(python3 scripts/lib/ubootenv.py "$work/boot.env" list 2>&1 | sort | paste -sd' ')
+[ "$env" = "BOOT_A_LEFT=3 BOOT_B_LEFT=0 BOOT_ORDER=A B" ] || why="$why $UBOOT_ENV_FILE: '$env';"
+id=${disk_id#0x}
+grep -qx "device=/dev/disk/by-partuuid/$id-02" "$work/system.conf" && grep -qx "device=/dev/disk/by-partuuid/$id-03" "$work/system.conf" \
+    && grep -qx 'bootloader=uboot' "$work/system.conf" || why="$why RAUC's system.conf does not name slots $id-02/$id-03 with bootloader=uboot;"
+grep -q "^/boot/firmware/$UBOOT_ENV_FILE 0x0 $UBOOT_ENV_SIZE" "$work/fw_env.config" || why="$why fw_env.config: '$(cat "$work/fw_env.config" 2>/dev/null)';"
+[ -z "$why" ]
+result "pi-boot-script" "${why:+$why }boot.scr names the root by PARTUUID; $UBOOT_ENV_FILE: $env; RAUC's slots $id-02 and $id-03, fw_env.config $UBOOT_ENV_FILE $UBOOT_ENV_SIZE" $?
 
 # --- the initramfs can read the SD card the root is on ---
 # The root is mounted from the initramfs, so the board's SD card driver
@@ -52,7 +81,7 @@ case "$board" in
     pi4) sd_modules="sdhci-iproc" ;;          # the BCM2711's emmc2 controller
     pi3) sd_modules="bcm2835 sdhci-iproc" ;;  # the BCM2837's sdhost, and its sdhci
 esac
-mt mcopy -o -i "$img@@$boot_off" "::/$initrd" "$work/initrd.img"
+debugfs -R "dump /boot/$initrd $work/initrd.img" "$work/root.ext4" >/dev/null 2>&1
 modules=$(python3 - "$work/initrd.img" <<'PY'
 # An initramfs is newc cpio archives one after the other, the last one compressed.
 import subprocess, sys
@@ -97,20 +126,7 @@ done < <(board_yaml_list "$board" config-txt)
 ok=1; [ -z "$missing" ] && ok=0
 result "pi-config-txt" "${missing:+missing:$missing; }lines of board/$board/board.yaml boot.config-txt: $(board_yaml_list "$board" config-txt | paste -sd' ')" $ok
 
-# --- the kernel's root= names the root partition ---
-root_arg=$(grep -o 'root=[^ ]*' "$work/cmdline.txt" | head -n1)
-root_label=$(blkid -p -O "$root_off" -s LABEL -o value "$img")
-root_type=$(blkid -p -O "$root_off" -s TYPE -o value "$img")
-disk_id=$(echo "$table" | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitiontable"]["id"][2:])')
-case "$root_arg" in
-    root=LABEL=*) [ "${root_arg#root=LABEL=}" = "$root_label" ] ;;
-    root=PARTUUID=*) [ "${root_arg#root=PARTUUID=}" = "$disk_id-02" ] ;;
-    *) false ;;
-esac
-result "pi-cmdline-root" "cmdline.txt $root_arg; partition 2 is $root_type labelled $root_label (disk id $disk_id)" $?
-
 # --- every library parleyd needs is in the image ---
-dd if="$img" of="$work/root.ext4" bs=1M skip=$((p2start / 2048)) count=$((p2size / 2048)) conv=sparse status=none
 mkdir -p "$work/rootfs/usr/bin" "$work/rootfs/usr/lib" "$work/rootfs/etc"
 debugfs -R "dump /usr/bin/parleyd $work/rootfs/usr/bin/parleyd" "$work/root.ext4" >/dev/null 2>&1
 for d in /usr/lib/aarch64-linux-gnu /usr/lib/parley; do

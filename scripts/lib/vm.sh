@@ -24,9 +24,9 @@ vm_stopped() {
 
 # vm_prepare_disk IMAGE: a sparse copy 1 GiB larger than the image (the last
 # partition must grow into it) with sysconf.txt (test key, host name) on the
-# boot partition. The Pi image's kernel, initrd and command line are taken
-# from there (QEMU's -kernel); the A/B QEMU image boots through its own GRUB,
-# whose environment gets the test's extra kernel arguments (EXTRA_CMDLINE).
+# boot partition. The A/B image boots through its own boot code (GRUB on the
+# QEMU image, the Pi's boot.scr under U-Boot), whose environment gets the
+# test's extra kernel arguments (EXTRA_CMDLINE).
 vm_prepare_disk() {
     local img=$1 off=$(( BOOT_START_MIB * 1024 * 1024 ))
     DISK=$WORK/disk.img
@@ -35,39 +35,36 @@ vm_prepare_disk() {
     ssh-keygen -q -t ed25519 -N '' -C parley-image-test -f "$WORK/key"
     printf 'hostname=parley-test\nroot_authorized_key=%s\n' "$(cat "$WORK/key.pub")" >"$WORK/sysconf.txt"
     MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "$WORK/sysconf.txt" ::/sysconf.txt
-    if [ "$LAYOUT" = ab ]; then
-        # systemd's 90 s start time-out is for real hardware: a niced software
-        # emulation on a loaded machine ran mounts out of it (emergency mode);
-        # and no reboot loop on a panic (-no-reboot ends QEMU instead).
-        # no_timer_check: on a loaded host TCG ran the kernel's IO-APIC timer
-        # check too slowly and it panicked ("IO-APIC + timer doesn't work!",
-        # 2026-12-06); cloud images boot VMs with it for the same reason.
-        vm_grubenv set EXTRA_CMDLINE="systemd.default_timeout_start_sec=900 panic=-1 no_timer_check"
-        return
+    # systemd's 90 s start time-out is for real hardware: a niced software
+    # emulation on a loaded machine ran mounts out of it (emergency mode);
+    # and no reboot loop on a panic (-no-reboot ends QEMU instead).
+    # no_timer_check: on a loaded host TCG ran the kernel's IO-APIC timer
+    # check too slowly and it panicked ("IO-APIC + timer doesn't work!",
+    # 2026-12-06); cloud images boot VMs with it for the same reason.
+    if [ "$ARCH" = amd64 ]; then
+        vm_bootenv set EXTRA_CMDLINE="systemd.default_timeout_start_sec=900 panic=-1 no_timer_check"
+    else
+        # virt's serial port is a PL011 (the Pi's consoles are not there).
+        vm_bootenv set EXTRA_CMDLINE="console=ttyAMA0,115200 systemd.default_timeout_start_sec=900 panic=-1"
     fi
-    local kernel initrd
-    kernel=$(MTOOLS_SKIP_CHECK=1 mdir -b -i "$DISK@@$off" ::/ | sed 's|^::/||' | grep -E '^vmlinuz' | sort -V | tail -n 1)
-    initrd=$(MTOOLS_SKIP_CHECK=1 mdir -b -i "$DISK@@$off" ::/ | sed 's|^::/||' | grep -E '^initrd' | sort -V | tail -n 1)
-    [ -n "$kernel" ] && [ -n "$initrd" ] || die "no vmlinuz*/initrd* on the boot partition of $img"
-    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "::/$kernel" "$WORK/vmlinuz"
-    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "::/$initrd" "$WORK/initrd.img"
-    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" ::/cmdline.txt "$WORK/cmdline.txt"
 }
 
-# vm_grubenv list | set KEY=VALUE...: the A/B image's GRUB environment on
-# $DISK's boot partition, read or changed while QEMU is not running.
-vm_grubenv() {
-    local off=$(( BOOT_START_MIB * 1024 * 1024 ))
-    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" ::/grub/grubenv "$WORK/grubenv"
-    python3 scripts/lib/grubenv.py "$WORK/grubenv" "$@"
-    [ "$1" = list ] || MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "$WORK/grubenv" ::/grub/grubenv
+# vm_bootenv list | set KEY=VALUE...: the A/B image's boot environment on
+# $DISK's boot partition (GRUB's grubenv on amd64, U-Boot's parley.env on the
+# Pi), read or changed while QEMU is not running.
+vm_bootenv() {
+    local off=$(( BOOT_START_MIB * 1024 * 1024 )) file=grub/grubenv tool=scripts/lib/grubenv.py
+    [ "$ARCH" = amd64 ] || file=$UBOOT_ENV_FILE tool=scripts/lib/ubootenv.py
+    MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "::/$file" "$WORK/bootenv"
+    python3 "$tool" "$WORK/bootenv" "$@"
+    [ "$1" = list ] || MTOOLS_SKIP_CHECK=1 mcopy -o -i "$DISK@@$off" "$WORK/bootenv" "::/$file"
 }
 
 # vm_boot N: starts QEMU on $DISK in the background (console in
 # $WORK/console-N.log); sets VM_PID, VM_PORT, VM_WEB_PORT, VM_WYOMING_PORT,
 # VM_START (epoch seconds, ns).
 vm_boot() {
-    local n=$1 cmdline
+    local n=$1
     VM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     # The speaker's page (guest port 80 on its LAN address, 10.0.2.15 here), forwarded too.
     VM_WEB_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -88,17 +85,13 @@ vm_boot() {
         nice -n 10 qemu-system-x86_64 -M q35 -accel "$ACCEL" -cpu "$cpu" "${common[@]}" \
             >/dev/null 2>"$VM_QEMU_ERR" &
     else
-        # The image's own command line (root=...), with the console on the
-        # emulated machine's serial port and no reboot loop on a panic.
-        # systemd's 90 s start time-out is for real hardware: a niced software
-        # emulation on a loaded machine ran mounts out of it (emergency mode).
-        cmdline="$(tr -d '\r\n' <"$WORK/cmdline.txt") systemd.default_timeout_start_sec=900"
-        # The Pi's own kernel on QEMU's generic arm64 machine: the Pi's boot
-        # firmware and SoC cannot be emulated, the kernel and root can.
-        cmdline=$(echo "$cmdline" | sed -E 's/console=[^ ]+//g')
+        # The Pi's boot firmware and SoC cannot be emulated: U-Boot's build
+        # for QEMU's generic arm64 machine (the host's u-boot-qemu) finds the
+        # image's boot.scr on the virtio disk and runs it, as the Pi's
+        # rpi_arm64 U-Boot does from the SD card: the slot choice, its
+        # counter and the slot's own kernel and initrd are the image's.
         nice -n 10 qemu-system-aarch64 -M virt -accel tcg -cpu cortex-a72 "${common[@]}" \
-            -kernel "$WORK/vmlinuz" -initrd "$WORK/initrd.img" \
-            -append "$cmdline console=ttyAMA0,115200 panic=-1" >/dev/null 2>"$VM_QEMU_ERR" &
+            -bios /usr/lib/u-boot/qemu_arm64/u-boot.bin >/dev/null 2>"$VM_QEMU_ERR" &
     fi
     VM_PID=$!
     # Checks run in subshells: the file tells every one (and the exit trap)

@@ -8,12 +8,8 @@ cat >"$root/etc/hosts" <<HOSTS
 127.0.1.1	parley
 ::1		localhost ip6-localhost ip6-loopback
 HOSTS
-# Both partitions by label (image-build.sh's mkfs labels). The boot partition
-# holds sysconf.txt and wpa_supplicant.conf secrets until first boot: root only.
-cat >"$root/etc/fstab" <<FSTAB
-LABEL=PARLEYROOT  /              ext4  rw,noatime,errors=remount-ro  0 1
-LABEL=PARLEYBOOT  /boot/firmware vfat  rw,noatime,umask=0077          0 2
-FSTAB
+# fstab is the A/B layout's (40-ab): the boot partition holds sysconf.txt and
+# wpa_supplicant.conf secrets until first boot, so it is root's only.
 mkdir -p "$root/boot/firmware" "$root/var/log/journal"
 # Each device makes its own machine id on first boot (ConditionFirstBoot).
 : >"$root/etc/machine-id"
