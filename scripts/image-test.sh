@@ -534,6 +534,26 @@ check_bundle_refused() {
     echo "refused: truncated ($why_truncated); other key ($why_key); corrupt ($why_corrupt)"
 }
 
+# slot_a_image DISK OUT: slot A's file system (partition 2) of DISK, as a file.
+slot_a_image() {
+    local start size
+    read -r start size < <(sfdisk -J "$1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])')
+    dd if="$1" of="$2" bs=512 skip="$start" count="$size" conv=sparse status=none
+}
+
+# ext4_put EXT4 PATH SOURCE: SOURCE written to PATH in the ext4 image EXT4
+# (debugfs: no mount), keeping the replaced file's owner and mode (a new
+# file: root's, 0644).
+ext4_put() {
+    local mode uid gid
+    read -r mode uid gid < <(debugfs -R "stat $2" "$1" 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p; s/^User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1 \2/p' | paste -sd' ')
+    debugfs -w -R "rm $2" "$1" >/dev/null 2>&1 || true
+    debugfs -w -R "write $3 $2" "$1" >/dev/null 2>&1
+    debugfs -w -R "sif $2 mode 0100${mode:-644}" "$1" >/dev/null 2>&1
+    debugfs -w -R "sif $2 uid ${uid:-0}" "$1" >/dev/null 2>&1
+    debugfs -w -R "sif $2 gid ${gid:-0}" "$1" >/dev/null 2>&1
+}
+
 # --- 9. fall-back (issue 52): a bundle whose parleyd fails its check -------
 # The bundle's slot image is slot A's with /usr/bin/parleyd replaced by a
 # program that exits 1 (debugfs on a copy; signed with the same development
@@ -543,19 +563,14 @@ check_bundle_refused() {
 # The test only starts QEMU again after each guest reboot (-no-reboot), as
 # power coming back would.
 check_fallback() {
-    local img=$IMG bad=$WORK/bad-bundle start size out env slot boots=0
-    mkdir -p "$bad"
-    read -r start size < <(sfdisk -J "$img" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])')
-    dd if="$img" of="$bad/rootfs.ext4" bs=512 skip="$start" count="$size" conv=sparse status=none
-    printf '#!/bin/sh\necho "parleyd: broken on purpose (image-test 9-fallback)" >&2\nexit 1\n' >"$bad/parleyd"
-    debugfs -w -R "rm /usr/bin/parleyd" "$bad/rootfs.ext4" >/dev/null 2>&1
-    debugfs -w -R "write $bad/parleyd /usr/bin/parleyd" "$bad/rootfs.ext4" >/dev/null 2>&1
-    debugfs -w -R "sif /usr/bin/parleyd mode 0100755" "$bad/rootfs.ext4" >/dev/null 2>&1
-    rm -f "$bad/parleyd"
-    printf '[update]\ncompatible=%s\nversion=broken-parleyd\n\n[bundle]\nformat=verity\n\n[image.rootfs]\nfilename=rootfs.ext4\n' "$RAUC_COMPATIBLE" >"$bad/manifest.raucm"
-    rauc bundle --cert="$RAUC_KEY_DIR/dev.cert.pem" --key="$RAUC_KEY_DIR/dev.key.pem" "$bad" "$WORK/broken.raucb" >/dev/null 2>&1 \
+    local bad=$WORK/broken.ext4 out env slot boots=0
+    slot_a_image "$IMG" "$bad"
+    printf '#!/bin/sh\necho "parleyd: broken on purpose (image-test 9-fallback)" >&2\nexit 1\n' >"$WORK/parleyd"
+    ext4_put "$bad" /usr/bin/parleyd "$WORK/parleyd"
+    rm -f "$WORK/parleyd"
+    ( make_bundle "$bad" "$WORK/broken.raucb" broken-parleyd ) >/dev/null 2>&1 \
         || { echo "could not make the broken bundle"; return 1; }
-    rm -rf "$bad"
+    rm -f "$bad"
     vm_scp "$WORK/broken.raucb" /data/broken.raucb || { echo "could not copy the broken bundle in"; return 1; }
     rm -f "$WORK/broken.raucb"
     local before; before=$(vm_slot)
@@ -653,37 +668,23 @@ check_memory() {
 # from that slot, signed with the development key and carrying the image
 # bundle's version: slot B then runs under QEMU as slot A does.
 pi_emulated_slot() {
-    local start size version slot=$WORK/slot-a.ext4 dir=$WORK/pi-bundle q=image/layers/80-board-qemu/files/etc
-    read -r start size < <(sfdisk -J "$DISK" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])')
-    dd if="$DISK" of="$slot" bs=512 skip="$start" count="$size" conv=sparse status=none
+    local version slot=$WORK/slot-a.ext4 q=image/layers/80-board-qemu/files/etc start
+    slot_a_image "$DISK" "$slot"
     debugfs -R "dump /etc/parley/parley.yaml $WORK/parley.yaml" "$slot" >/dev/null 2>&1
-    sed -i -e 's/^board: .*/board: sim/' \
-        -e 's|^  # capture: .*|  capture: "plughw:CARD=Loopback,DEV=1,SUBDEV=0"|' \
-        -e 's|^  # playback: .*|  playback: "plughw:CARD=Loopback,DEV=0,SUBDEV=1"|' "$WORK/parley.yaml"
-    grep -q '^board: sim' "$WORK/parley.yaml" && grep -q 'capture: "plughw:CARD=Loopback' "$WORK/parley.yaml" \
-        || die "slot A's /etc/parley/parley.yaml has no board: or audio capture line to switch"
-    # Each file replaced keeps the original's owner and mode.
-    local f mode uid gid
-    for f in /etc/parley/parley.yaml:"$WORK/parley.yaml" /etc/modprobe.d/snd-aloop.conf:"$q/modprobe.d/snd-aloop.conf" \
-             /etc/modules-load.d/snd-aloop.conf:"$q/modules-load.d/snd-aloop.conf"; do
-        read -r mode uid gid < <(debugfs -R "stat ${f%%:*}" "$slot" 2>/dev/null | sed -n 's/.*Mode: *\([0-7]*\).*/\1/p; s/^User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1 \2/p' | paste -sd' ')
-        debugfs -w -R "rm ${f%%:*}" "$slot" >/dev/null 2>&1 || true
-        debugfs -w -R "write ${f#*:} ${f%%:*}" "$slot" >/dev/null 2>&1
-        debugfs -w -R "sif ${f%%:*} mode 0100${mode:-644}" "$slot" >/dev/null 2>&1
-        debugfs -w -R "sif ${f%%:*} uid ${uid:-0}" "$slot" >/dev/null 2>&1
-        debugfs -w -R "sif ${f%%:*} gid ${gid:-0}" "$slot" >/dev/null 2>&1
-    done
+    sed -i 's/^board: .*/board: sim/' "$WORK/parley.yaml"
+    grep -q '^board: sim' "$WORK/parley.yaml" && loopback_audio "$WORK/parley.yaml" \
+        || die "slot A's /etc/parley/parley.yaml has no board: or audio capture/playback lines to switch"
+    ext4_put "$slot" /etc/parley/parley.yaml "$WORK/parley.yaml"
+    ext4_put "$slot" /etc/modprobe.d/snd-aloop.conf "$q/modprobe.d/snd-aloop.conf"
+    ext4_put "$slot" /etc/modules-load.d/snd-aloop.conf "$q/modules-load.d/snd-aloop.conf"
     debugfs -R "cat /etc/parley/parley.yaml" "$slot" 2>/dev/null | grep -q '^board: sim' || die "could not write slot A's parley.yaml"
+    start=$(sfdisk -J "$DISK" | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitiontable"]["partitions"][1]["start"])')
     dd if="$slot" of="$DISK" bs=512 seek="$start" conv=notrunc,sparse status=none
     version=$(rauc info --no-verify --output-format=json "out/image/parley-$target.raucb" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') \
         || die "could not read the version of out/image/parley-$target.raucb"
-    mkdir -p "$dir"
-    mv "$slot" "$dir/rootfs.ext4"
-    printf '[update]\ncompatible=%s\nversion=%s\n\n[bundle]\nformat=verity\n\n[image.rootfs]\nfilename=rootfs.ext4\n' "$RAUC_COMPATIBLE" "$version" >"$dir/manifest.raucm"
-    rauc bundle --cert="$RAUC_KEY_DIR/dev.cert.pem" --key="$RAUC_KEY_DIR/dev.key.pem" "$dir" "$WORK/parley-$target.raucb" >/dev/null 2>&1 \
-        || die "could not make the emulated Pi's bundle"
-    rm -rf "$dir"
     BUNDLE=$WORK/parley-$target.raucb
+    ( make_bundle "$slot" "$BUNDLE" "$version" ) >/dev/null 2>&1 || die "could not make the emulated Pi's bundle"
+    rm -f "$slot"
 }
 
 # The recorded orders are a coffee maker's: the test's copy of the image is

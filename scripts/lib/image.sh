@@ -35,8 +35,8 @@ image_target() {
         *) die "unknown target '$1'; expected one of: pi3, pi4, pi5, qemu" ;;
     esac
     # Every image is A/B (issue 52): GRUB picks the slot on the QEMU image,
-    # U-Boot on the Pi images. RAUC's compatible: a bundle installs only where it was built for (a Pi 3
-    # slot carries the Pi 3's board file).
+    # U-Boot on the Pi images. RAUC's compatible: a bundle installs only
+    # where it was built for (a Pi 3 slot carries the Pi 3's board file).
     case "$1" in
         qemu) RAUC_COMPATIBLE=parley-qemu-amd64 ;;
         *) RAUC_COMPATIBLE=parley-$1-arm64 ;;
@@ -122,6 +122,16 @@ for raw in open(path):
 PY
 }
 board_boot_packages() { [ "$1" = sim ] || board_yaml_list "$1" packages; }
+
+# loopback_audio CONFIG: parleyd's microphone and speaker in parley.yaml
+# CONFIG on the ALSA loopback (card Loopback, 80-board-qemu's modprobe.d):
+# the QEMU image's sound card, and the emulated Pi's under test. Fails when
+# CONFIG has no commented capture/playback lines to set.
+loopback_audio() {
+    sed -i -e 's|^  # capture: .*|  capture: "plughw:CARD=Loopback,DEV=1,SUBDEV=0"|' \
+           -e 's|^  # playback: .*|  playback: "plughw:CARD=Loopback,DEV=0,SUBDEV=1"|' "$1"
+    grep -q 'capture: "plughw:CARD=Loopback' "$1" && grep -q 'playback: "plughw:CARD=Loopback' "$1"
+}
 
 # tar_inputs PATH...: a digest of the content, names and modes of files.
 tar_inputs() {

@@ -54,11 +54,10 @@ grep -qx 'kernel=u-boot.bin' "$fw/config.txt" && grep -qx 'arm_64bit=1' "$fw/con
 # The kernel and initrd the first run copied are the slot's (its /boot).
 rm -f "$fw"/vmlinuz* "$fw"/initrd.img* "$fw/cmdline.txt"
 cp "$root/usr/lib/u-boot/rpi_arm64/u-boot.bin" "$fw/u-boot.bin"
+# boot.cmd stays beside boot.scr: what the script holds, readable.
 sed "s|@ARGS@|$args|; s|@ENV_FILE@|$UBOOT_ENV_FILE|g; s|@ENV_SIZE@|$UBOOT_ENV_SIZE|g" \
-    "$here/image/layers/80-board-pi/boot.cmd" >"$root/tmp/boot.cmd"
-mkimage -q -A arm64 -O linux -T script -C none -n "Parley A/B boot" -d "$root/tmp/boot.cmd" "$fw/boot.scr"
-cp "$root/tmp/boot.cmd" "$fw/boot.cmd"   # what boot.scr holds, readable
-rm -f "$root/tmp/boot.cmd"
+    "$here/image/layers/80-board-pi/boot.cmd" >"$fw/boot.cmd"
+mkimage -q -A arm64 -O linux -T script -C none -n "Parley A/B boot" -d "$fw/boot.cmd" "$fw/boot.scr"
 
 # Slot A as built is the good one (three tries, as RAUC's mark-good gives);
 # B is empty until an update.

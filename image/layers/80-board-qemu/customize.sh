@@ -13,9 +13,6 @@ in_root "$root" grub-editenv /boot/firmware/grub/grubenv create
 in_root "$root" grub-editenv /boot/firmware/grub/grubenv set ORDER="A B" A_OK=1 A_TRY=0 B_OK=0 B_TRY=0
 config=$root/etc/parley/parley.yaml
 if [ -f "$config" ]; then
-    sed -i -e 's|^  # capture: .*|  capture: "plughw:CARD=Loopback,DEV=1,SUBDEV=0"|' \
-           -e 's|^  # playback: .*|  playback: "plughw:CARD=Loopback,DEV=0,SUBDEV=1"|' "$config"
-    grep -q 'capture: "plughw:CARD=Loopback' "$config" && grep -q 'playback: "plughw:CARD=Loopback' "$config" \
-        || { echo "80-board-qemu: no audio capture/playback lines in $config" >&2; exit 1; }
+    loopback_audio "$config" || { echo "80-board-qemu: no audio capture/playback lines in $config" >&2; exit 1; }
     in_root "$root" parleyd --check-config
 fi
