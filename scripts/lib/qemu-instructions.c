@@ -19,6 +19,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -98,8 +99,21 @@ int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, 
             return 1;
         }
     }
-    pthread_t thread;
-    if (ticks_path[0] && pthread_create(&thread, NULL, tick, NULL) != 0) { perror("qemu-instructions: ticks thread"); return 1; }
+    if (ticks_path[0]) {
+        /* The ticks thread must never take a signal: the kernel gives a
+         * process-wide signal (SIGCHLD when a child of the guest exits) to
+         * any thread not blocking it, and qemu-user's handler assumes the
+         * thread is a guest CPU's, so on this thread it crashes qemu. A new
+         * thread inherits the creator's mask: block all for the creation,
+         * then give the guest's thread its own mask back. */
+        sigset_t all, before;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &before);
+        pthread_t thread;
+        int failed = pthread_create(&thread, NULL, tick, NULL);
+        pthread_sigmask(SIG_SETMASK, &before, NULL);
+        if (failed) { fprintf(stderr, "qemu-instructions: ticks thread: %s\n", strerror(failed)); return 1; }
+    }
     qemu_plugin_register_vcpu_tb_trans_cb(id, block_translated);
     qemu_plugin_register_atexit_cb(id, program_exited, NULL);
     return 0;
