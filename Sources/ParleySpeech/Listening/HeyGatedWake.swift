@@ -23,6 +23,13 @@ public final class HeyGatedWake: WakeDecoding {
     /// speech), 10 below none (44 an hour) (BENCHMARKS.md, "A wake word real
     /// speech cannot fool", the hey gate).
     public static let heyMargin = 8.0
+    /// How long after the speech starts the hey head listens: "hey" opens a
+    /// command, and the head's windows that score it end at most 0.45 s
+    /// after the word (its training labels), so a word said in the first
+    /// second or so is scored well inside this. Past it the head stops for
+    /// the utterance: a television's utterances run on for seconds, and
+    /// embedding all of them was most of what the gate cost.
+    public static let heyListenSamples = 2 * PCMAudio.sampleRate
     public let leadInSamples: Int
     public private(set) var samplesFed: Int64 = 0
     /// Stream position of the next sample fed (`begin(at:)`'s, then counted on).
@@ -30,6 +37,9 @@ public final class HeyGatedWake: WakeDecoding {
     /// Stream position up to which the hey head's stream has been fed; nil
     /// when it has to start anew.
     private var heyFedTo: Int64?
+    /// Stream position past which the hey head hears nothing of this
+    /// utterance: `heyListenSamples` after its speech starts.
+    private var heyUntil: Int64 = .max
 
     public init(name: (any WakeDecoding)?, hey: EmbeddingSpotter) {
         self.name = name
@@ -52,6 +62,14 @@ public final class HeyGatedWake: WakeDecoding {
         name?.begin()
         hey.reset()
         heyFedTo = nil
+        heyUntil = listenEnd(from: position)
+    }
+
+    /// The speech starts a lead-in after where the stream is begun (or
+    /// sooner, where the lead-in was cut short at the start of the stream:
+    /// then the head listens a little longer, never less).
+    private func listenEnd(from begun: Int64) -> Int64 {
+        begun + Int64(leadInSamples) + Int64(Self.heyListenSamples)
     }
 
     /// Why the hey head's stream is taken up where it can be: a lead-in is
@@ -65,6 +83,7 @@ public final class HeyGatedWake: WakeDecoding {
     public func begin(at position: Int64) {
         name?.begin()
         self.position = position
+        heyUntil = listenEnd(from: position)
         if let fed = heyFedTo, fed >= position {
             hey.resetScores()
         } else {
@@ -76,13 +95,15 @@ public final class HeyGatedWake: WakeDecoding {
     public func feed(_ samples: [Int16]) {
         name?.feed(samples)
         // Once open the gate stays open: the head has nothing more to decide.
-        if !heardHey {
-            // What the stream already holds (a taken-up lead-in) is skipped.
+        if !heardHey && position < heyUntil {
+            // What the stream already holds (a taken-up lead-in) is skipped,
+            // and what comes after the listening time is not heard.
             let skip = heyFedTo.map { Int(min(Int64(samples.count), max(0, $0 - position))) } ?? 0
-            if skip < samples.count {
-                samples.withUnsafeBufferPointer { hey.feed(UnsafeBufferPointer(rebasing: $0[skip...])) { _, _ in } }
+            let end = Int(min(Int64(samples.count), heyUntil - position))
+            if skip < end {
+                samples.withUnsafeBufferPointer { hey.feed(UnsafeBufferPointer(rebasing: $0[skip..<end])) { _, _ in } }
             }
-            heyFedTo = heyFedTo.map { max($0, position + Int64(samples.count)) }
+            heyFedTo = heyFedTo.map { max($0, position + Int64(end)) }
         }
         position += Int64(samples.count)
         samplesFed += Int64(samples.count)
