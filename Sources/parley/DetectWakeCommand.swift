@@ -60,7 +60,7 @@ struct DetectWake: ParsableCommand {
             // As the daemon: the name's keyword network first, where it has one.
             let wake = try EmbeddingWakeUtterance.load(head: path, networkPath: firstStage ? KeywordModel.wakeModelPath(name: name) : nil,
                                                        sensitivity: sensitivity)
-            peak = { wake.spotter.peak }
+            peak = { wake.peak }
             // A recording starts and ends at the word: each is heard with a
             // second of quiet room either side (EmbeddingSpotter.padded), in
             // the capture loop's blocks, as the daemon's wake decoder is fed.

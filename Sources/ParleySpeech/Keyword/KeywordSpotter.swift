@@ -25,6 +25,8 @@ public final class KeywordSpotter {
     private let frameTail: Int
     /// The highest score since the stream began (`reset`); -infinity before the first window.
     public private(set) var peak = -Double.infinity
+    /// The highest score of the windows the last `feed` made; -infinity when it made none.
+    public private(set) var lastFeedPeak = -Double.infinity
 
     /// How far one step of sensitivity moves the threshold, in logits: 0
     /// puts it 5 above the model's, 1 five below.
@@ -49,13 +51,16 @@ public final class KeywordSpotter {
         recentNext = 0
         lastDetection = Int.min / 2
         peak = -.infinity
+        lastFeedPeak = -.infinity
     }
 
     /// Feeds samples; `detected` gets each detection's stream time in
     /// samples (the end of the window that reached the threshold, about
     /// the word's end) and its score.
     public func feed(_ samples: UnsafeBufferPointer<Int16>, detected: (Int64, Double) -> Void) {
+        lastFeedPeak = -.infinity
         scored(samples) { index, score in
+            lastFeedPeak = max(lastFeedPeak, score)
             if score >= threshold, index - lastDetection > gap {
                 lastDetection = index
                 detected(Int64((index + 1) * pooledSamples + frameTail), score)

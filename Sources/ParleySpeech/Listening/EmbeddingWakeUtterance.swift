@@ -18,7 +18,10 @@ import ParleyWake
 /// network's score comes within `firstStageMargin` of its threshold; then
 /// it hears the last `replaySamples` of the utterance at once and streams
 /// on. Speech that sounds nothing like the name (a television, a
-/// conversation) then costs the network alone.
+/// conversation) then costs the network alone. Once the network has been
+/// far from its line for `sleepSamples` and the embedding is far from its
+/// proposal line too, the embedding sleeps again: a television's utterance
+/// runs on for 10-15 s after one word that sounded like the name.
 public final class EmbeddingWakeUtterance: WakeDecoding {
     public let spotter: EmbeddingSpotter
     public let firstStage: KeywordSpotter?
@@ -32,6 +35,16 @@ public final class EmbeddingWakeUtterance: WakeDecoding {
     /// What the embedding hears when the first stage wakes it: the head's
     /// whole context (about 2 s) and the word's start before it.
     public static let replaySamples = 3 * PCMAudio.sampleRate
+    /// How long the network stays below its waking line before the
+    /// embedding sleeps again: as long as the replay, so that a name said
+    /// after it is heard whole from the replay when the network wakes it.
+    public static let sleepSamples = 3 * PCMAudio.sampleRate
+    /// `samplesFed` after the last block in which the network came within
+    /// `firstStageMargin` of its threshold.
+    private var lastNear: Int64 = 0
+    /// The highest score of the embedding's streams before the current one
+    /// (each waking starts a stream anew).
+    private var earlierPeak = -Double.infinity
     /// The embedding has run in the open utterance.
     public private(set) var embeddingAwake = false
     private var recent: [Int16]
@@ -74,24 +87,42 @@ public final class EmbeddingWakeUtterance: WakeDecoding {
         embeddingAwake = firstStage == nil
         recentNext = 0
         recentCount = 0
+        lastNear = samplesFed
+        earlierPeak = -.infinity
     }
 
-    public var proposed: Bool { woke || spotter.peak >= spotter.threshold - Self.proposalMargin }
+    /// The highest score the embedding gave in the open utterance.
+    public var peak: Double { max(earlierPeak, spotter.peak) }
+    public var proposed: Bool { woke || peak >= spotter.threshold - Self.proposalMargin }
 
     public func feed(_ samples: [Int16]) {
         defer { samplesFed += Int64(samples.count) }
-        if let firstStage, !embeddingAwake {
-            samples.withUnsafeBufferPointer { firstStage.feed($0) { _, _ in } }
-            remember(samples)
-            guard firstStage.peak >= firstStage.threshold - Self.firstStageMargin else { return }
+        guard let firstStage else {
+            stream(samples)
+            return
+        }
+        samples.withUnsafeBufferPointer { firstStage.feed($0) { _, _ in } }
+        remember(samples)
+        let now = samplesFed + Int64(samples.count)
+        if firstStage.lastFeedPeak >= firstStage.threshold - Self.firstStageMargin { lastNear = now }
+        if !embeddingAwake {
+            guard lastNear == now else { return }
             embeddingAwake = true
+            // A stream after a sleep starts anew; its scores so far are kept.
+            if spotter.embeddings > 0 {
+                earlierPeak = peak
+                spotter.reset()
+            }
             // The stream the embedding hears starts `replayed` samples back.
             let replayed = replay()
-            streamOffset = Int64(samplesFed + Int64(samples.count) - base) - Int64(replayed.count)
+            streamOffset = Int64(now - base) - Int64(replayed.count)
             stream(replayed)
             return
         }
         stream(samples)
+        if !proposed, now - lastNear >= Int64(Self.sleepSamples) {
+            embeddingAwake = false
+        }
     }
 
     /// Where the embedding's stream starts in the utterance (0 without a first stage).
