@@ -534,10 +534,16 @@ check_bundle_refused() {
     echo "refused: truncated ($why_truncated); other key ($why_key); corrupt ($why_corrupt)"
 }
 
-# slot_a_image DISK OUT: slot A's file system (partition 2) of DISK, as a file.
+# slot_a_extent DISK: slot A's partition (the second) of DISK, "START SIZE"
+# in 512-byte sectors.
+slot_a_extent() {
+    sfdisk -J "$1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])'
+}
+
+# slot_a_image DISK OUT: slot A's file system of DISK, as a file.
 slot_a_image() {
     local start size
-    read -r start size < <(sfdisk -J "$1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][1]; print(p["start"], p["size"])')
+    read -r start size < <(slot_a_extent "$1")
     dd if="$1" of="$2" bs=512 skip="$start" count="$size" conv=sparse status=none
 }
 
@@ -678,7 +684,7 @@ pi_emulated_slot() {
     ext4_put "$slot" /etc/modprobe.d/snd-aloop.conf "$q/modprobe.d/snd-aloop.conf"
     ext4_put "$slot" /etc/modules-load.d/snd-aloop.conf "$q/modules-load.d/snd-aloop.conf"
     debugfs -R "cat /etc/parley/parley.yaml" "$slot" 2>/dev/null | grep -q '^board: sim' || die "could not write slot A's parley.yaml"
-    start=$(sfdisk -J "$DISK" | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitiontable"]["partitions"][1]["start"])')
+    read -r start _ < <(slot_a_extent "$DISK")
     dd if="$slot" of="$DISK" bs=512 seek="$start" conv=notrunc,sparse status=none
     version=$(rauc info --no-verify --output-format=json "out/image/parley-$target.raucb" 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') \
         || die "could not read the version of out/image/parley-$target.raucb"
