@@ -42,6 +42,8 @@ LATENCY_FILES=${LATENCY_FILES:-12}
 # The latency runs' speech.front_end (auto: the sim board's, none; neural:
 # the Pi 4 and 5 default, for issue 49's latency figure).
 FRONT_END=${FRONT_END:-auto}
+# HEY_GATE=true|false: the latency runs' wake.hey_gate (unset: the default).
+HEY_GATE=${HEY_GATE:-}
 IDLE_SECONDS=${IDLE_SECONDS:-10}
 bash scripts/setup.sh
 swift build -c release --product parleyd >&2
@@ -139,6 +141,7 @@ for wav in "${latency_files[@]}"; do
   cat >"$work/lat.yaml" <<YAML
 audio: {capture: "file:capture.wav", complete_phrase_silence: $silence}
 speech: {front_end: "$FRONT_END"}
+${HEY_GATE:+wake: {hey_gate: $HEY_GATE\}}
 state_directory: $work/lat
 control_socket: $work/lat.sock
 primary_app: Coffee Maker

@@ -225,12 +225,13 @@ public struct ParleyConfig: Sendable, Equatable {
         /// `wake.window`: how long after "Hey <name>" a phrase may follow.
         public var window: Duration = .seconds(4)
         /// `wake.hey_gate`: in direct mode the command decoders start only
-        /// once a speech_embedding head heard "hey" (or the name), so speech
-        /// without it (a television) is not decoded (`HeyGatedWake`). Off by
-        /// default: the head learnt "hey" from synthetic voices only, and
-        /// missed 1 in 48 clean and 6 in 48 at kitchen 10 dB of voices it
-        /// never heard (no recording of a person saying "hey" exists here).
-        public var heyGate: Bool = false
+        /// once a speech_embedding head heard "hey" (or the name), so talk
+        /// that runs on (a television) is not decoded (`HeyGatedWake`). On by
+        /// default since a "hey" its head misses no longer loses the command:
+        /// a short utterance it never opened on is decoded at its end
+        /// (`WakeGate.AtEnd.decodedWhenShort`); the head learnt "hey" from
+        /// synthetic voices only (no recording of a person saying it exists here).
+        public var heyGate: Bool = true
         /// `wake.detector`: what hears the name in named mode.
         public var detector: WakeDetectorKind = .embedding
         public init() {}

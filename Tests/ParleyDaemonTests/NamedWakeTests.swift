@@ -86,8 +86,9 @@ import Testing
     @Test func theHeyGateWrapsTheNamesDetectorOnlyWhenAskedAndWhenItsHeadLoads() throws {
         let store = RecordingLogHandler.Store()
         var wake = ParleyConfig.Wake()
-        #expect(!wake.heyGate, "off by default: its head learnt \"hey\" from synthetic voices alone")
+        #expect(wake.heyGate, "on by default: a hey its head misses is decoded at the utterance's end")
         let named = try ListeningDecoders.namedWake(wake, logger: Self.logged(store))
+        wake.heyGate = false
         #expect(try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store)) === named)
         wake.heyGate = true
         let gated = try #require(try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store)) as? HeyGatedWake)

@@ -62,6 +62,12 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
     var hearsHey = true
     /// False: as the keyword network, whose gate decodes nothing it did not propose.
     var unproposedMayBeCommands = true
+    /// True: as the hey gate (`HeyGatedWake`), it gates direct mode's commands too.
+    var gatesDirectCommands = false
+    /// Set: what the gate does at the end of an utterance it never opened
+    /// on (the hey gate's `.decodedWhenShort`); nil: the protocol's default.
+    var atEnd: WakeGate.AtEnd?
+    var unopenedAtEnd: WakeGate.AtEnd { atEnd ?? (unproposedMayBeCommands ? .decodedWhenNoisy : .rejected) }
     var proposed: Bool {
         guard let after = proposesAfter, let open = utterances.last, open.finished == nil else { return false }
         return open.fed.count >= after
@@ -109,6 +115,20 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
             }, askRule: askRule)
         let task = Task { try await pipeline.run() }
         return Running(pipeline: pipeline, harness: harness, task: task)
+    }
+
+    /// Plays one recording of `words` to a pipeline in `dir` and reports
+    /// whether the scripted order performed (once) before it was stopped.
+    static func performs(words: [ClosedRange<Double>], seconds: Double, in dir: TemporaryDirectory, named: Bool,
+                         direct: Bool, commands: ScriptedCommands, wake: ScriptedWake, noise: Double = 200) async throws -> Bool {
+        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
+        let running = try await start(words: words, seconds: seconds, in: dir, named: named, direct: direct,
+                                      commands: commands, wake: wake, noise: noise)
+        let performed = try await Poll.holds("the command performed") {
+            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
+        }
+        await running.stop()
+        return performed
     }
 
     /// Every utterance of the recording decided.
@@ -252,17 +272,11 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
     /// The same utterance in a quiet room is not decoded.
     @Test func aShortUtteranceInNoiseWithoutAProposalIsDecodedAtItsEnd() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
         let commands = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
         let wake = ScriptedWake([], otherwise: .init(.extendable, false))
         wake.proposesAfter = nil
-        let running = try await Self.start(words: [2.0...5.0], seconds: 8, in: dir, named: true,
-                                           direct: false, commands: commands, wake: wake, noise: 1_500)
-        let performed = try await Poll.holds("the command performed") {
-            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
-        }
-        await running.stop()
-        #expect(performed)
+        #expect(try await Self.performs(words: [2.0...5.0], seconds: 8, in: dir, named: true,
+                                       direct: false, commands: commands, wake: wake, noise: 1_500))
         #expect(commands.utterances.count == 1)
         #expect(commands.utterances.first?.phraseChecks == 0, "begun only at the end")
         let fed = commands.utterances.first?.fed.count ?? 0
@@ -277,22 +291,43 @@ final class ScriptedWake: ScriptedDecoder<Bool>, WakeDecoding, @unchecked Sendab
         #expect(quietCommands.utterances.isEmpty, "in a quiet room it is left undecoded")
     }
 
+    /// The hey gate in direct mode (`wake.hey_gate`): a short command whose
+    /// "hey" its head missed, in a quiet room, is decoded at its end from
+    /// the held input and performs (a late answer, not a lost command);
+    /// talk that runs on past `WakeGate.heySeconds` is never decoded.
+    @Test func theHeyGateDecodesAShortCommandItMissedAtItsEnd() async throws {
+        let dir = try TemporaryDirectory(); defer { dir.remove() }
+        let commands = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
+        let hey = ScriptedWake([], otherwise: .init(.extendable, false))
+        hey.proposesAfter = nil
+        hey.unproposedMayBeCommands = false
+        hey.gatesDirectCommands = true
+        hey.atEnd = .decodedWhenShort
+        #expect(try await Self.performs(words: [2.0...3.4], seconds: 6, in: dir, named: false,
+                                       direct: true, commands: commands, wake: hey))
+        #expect(commands.utterances.count == 1)
+        #expect(commands.utterances.first?.phraseChecks == 0, "begun only at the end")
+        #expect((commands.utterances.first?.fed.count ?? 0) > 22_400, "the whole utterance")
+
+        let longDir = try TemporaryDirectory(); defer { longDir.remove() }
+        let talk = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
+        let long = try await Self.start(words: [1.5...14.0], seconds: 16, in: longDir, named: false,
+                                        direct: true, commands: talk, wake: hey)
+        #expect(try await Self.decided(long, 1))
+        await long.stop()
+        #expect(talk.utterances.count == 0, "12.5 s of talk with no hey (past WakeGate.heySeconds): never decoded")
+    }
+
     /// Named mode: the command decoders start when the wake phrase is
     /// proposed, half a second into the speech, and are given the whole
     /// utterance from its start (lead-in included) before the rest.
     @Test func theCommandDecodersStartAtTheProposalWithTheWholeUtterance() async throws {
         let dir = try TemporaryDirectory(); defer { dir.remove() }
-        let performedBefore = MakeToast.performed.load(ordering: .sequentiallyConsistent)
         let commands = ScriptedCommands([.init(.complete, Self.order)], otherwise: .init(.incomplete, Self.nothing))
         let wake = ScriptedWake([], otherwise: .init(.extendable, false))
         wake.proposesAfter = 8_000
-        let running = try await Self.start(words: [2.0...3.4], seconds: 6, in: dir, named: true,
-                                           direct: false, commands: commands, wake: wake)
-        let performed = try await Poll.holds("the command performed") {
-            MakeToast.performed.load(ordering: .sequentiallyConsistent) == performedBefore + 1
-        }
-        await running.stop()
-        #expect(performed)
+        #expect(try await Self.performs(words: [2.0...3.4], seconds: 6, in: dir, named: true,
+                                       direct: false, commands: commands, wake: wake))
         #expect(commands.utterances.count == 1)
         let fed = commands.utterances.first?.fed ?? []
         let speech = wake.utterances.first?.fed ?? []

@@ -29,6 +29,7 @@ import Testing
         let synth = try SpeechSynthesizer()
         let gate = HeyGatedWake(name: nil, hey: try Self.head("hey"))
         #expect(gate.gatesDirectCommands && !gate.unproposedMayBeCommands && gate.leadInSamples == 32_000)
+        #expect(gate.unopenedAtEnd == .decodedWhenShort, "a missed hey costs a late answer, not the command")
         var opened = 0
         for command in ["hey, coffee time", "hey, order soup with soup chef", "hey, what time is it"] {
             Self.utterance(gate, try synth.render16k(command).asCaptured().samples)

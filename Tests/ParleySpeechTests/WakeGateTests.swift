@@ -46,7 +46,7 @@ struct WakeGateTests {
     /// The keyword network's gate: a short noisy utterance with no proposal
     /// is not decoded at its end (the network proposes near misses itself).
     @Test func withoutUnproposedDecodesANoisyUtteranceWithoutAProposalIsNotDecoded() {
-        var gate = WakeGate(windowSamples: 16_000, heldLimit: 48_000, decodesUnproposed: false)
+        var gate = WakeGate(windowSamples: 16_000, heldLimit: 48_000, atEnd: .rejected)
         let noisy = Self.pieces(loud: 1, floor: 2_000)
         for piece in noisy { #expect(gate.pass(piece).isEmpty) }
         _ = gate.heard(speechSamples: 32_000, proposed: false)
@@ -65,6 +65,27 @@ struct WakeGateTests {
         #expect(gate.remainder() == nil, "stage 1 misses no wake phrase in quiet: talk is left undecoded")
     }
 
+    /// The hey gate's rule: every short utterance it never opened on is
+    /// decoded at its end, quiet or noisy (its head may miss a "hey"); one
+    /// that ran past the limit is not, nor one that opened (its decoders ran).
+    @Test func decodedWhenShortDecodesEveryShortUnopenedUtterance() {
+        for floor in [20.0, 2_000] {
+            var gate = WakeGate(windowSamples: 16_000, heldLimit: 48_000, atEnd: .decodedWhenShort)
+            let pieces = Self.pieces(loud: 1, floor: floor)
+            for piece in pieces { #expect(gate.pass(piece).isEmpty) }
+            _ = gate.heard(speechSamples: 32_000, proposed: false)
+            #expect(gate.state == .shut && gate.decodesAtEnd())
+            #expect(gate.remainder() == pieces, "floor \(floor): decoded at its end, as it came")
+        }
+        var long = WakeGate(windowSamples: 16_000, heldLimit: 48_000, atEnd: .decodedWhenShort)
+        for piece in Self.pieces(loud: 1, floor: 20) + Self.pieces(loud: 1, floor: 20) { _ = long.pass(piece) }
+        #expect(long.overflowed && !long.decodesAtEnd() && long.remainder() == nil, "4 s past a 3 s limit: talk that runs on")
+        var opened = WakeGate(windowSamples: 16_000, heldLimit: 48_000, atEnd: .decodedWhenShort)
+        _ = opened.pass([1, 2])
+        #expect(opened.heard(speechSamples: 100, proposed: true) == [[1, 2]])
+        #expect(!opened.decodesAtEnd(), "opened: its decoders heard it as it came")
+    }
+
     @Test func speechThatRunsPastTheLimitIsNeverDecoded() {
         var gate = WakeGate(windowSamples: 100, heldLimit: 10)
         _ = gate.pass([Int16](repeating: 1, count: 8))
@@ -77,6 +98,13 @@ struct WakeGateTests {
         _ = late.pass([Int16](repeating: 1, count: 12))
         #expect(late.heard(speechSamples: 50, proposed: true) == nil, "its start is gone: it cannot open")
         #expect(late.remainder() == nil)
+    }
+
+    /// The hey gate holds longer than named mode's: what it leaves
+    /// undecoded was decoded without it.
+    @Test func theHeyGateHoldsUpToTwelveSeconds() {
+        #expect(WakeGate(atEnd: .decodedWhenShort).heldLimit == 12 * 16_000)
+        #expect(WakeGate().heldLimit == 8 * 16_000 && WakeGate(atEnd: .rejected).heldLimit == 8 * 16_000)
     }
 
     /// The window allows the longest "hey <name>" stage 2 can verify.

@@ -5,7 +5,8 @@
 # For each wake mode (IDLE_MODES: direct = wake.named false, named = wake.direct
 # false, "computer" (the shipped detector), named-network and named-sphinx = the
 # same with wake.detector network or pocketsphinx, default = both, as shipped;
-# direct-hey and default-hey = with wake.hey_gate) and each idle scene (IDLE_SCENES):
+# direct and default as shipped, with wake.hey_gate on; direct-hey and default-hey
+# set it on, direct-ungated and default-ungated off) and each idle scene (IDLE_SCENES):
 #   silence   digital silence
 #   kitchen   ../shared/data/noise/kitchen.wav (room noise, no speech)
 #   tv        television-like speech: an espeak-ng news paragraph and 20 clean

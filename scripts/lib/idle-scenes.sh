@@ -89,6 +89,8 @@ wake_yaml() {
     default) echo "{direct: true, named: true}" ;;
     default-hey) echo "{direct: true, named: true, hey_gate: true}" ;;
     direct-hey) echo "{named: false, hey_gate: true}" ;;
-    *) echo "idle: unknown wake mode '$1' (expected direct, direct-hey, named, named-network, named-sphinx, default or default-hey)" >&2; exit 2 ;;
+    default-ungated) echo "{direct: true, named: true, hey_gate: false}" ;;
+    direct-ungated) echo "{named: false, hey_gate: false}" ;;
+    *) echo "idle: unknown wake mode '$1' (expected direct, direct-hey, direct-ungated, named, named-network, named-sphinx, default, default-hey or default-ungated)" >&2; exit 2 ;;
   esac
 }

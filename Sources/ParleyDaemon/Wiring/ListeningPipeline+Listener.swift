@@ -121,7 +121,7 @@ extension ListeningPipeline {
             // the hey gate (`HeyGatedWake`); without it direct mode's
             // "hey <phrase>" has no wake phrase to wait for.
             gate = kind == .commands && wake != nil && (!pipeline.wake.direct || wake?.gatesDirectCommands == true)
-                ? WakeGate(decodesUnproposed: wake?.unproposedMayBeCommands ?? true) : nil
+                ? WakeGate(atEnd: wake?.unopenedAtEnd ?? .decodedWhenNoisy) : nil
             if gate == nil { recognizer.begin() }
             // The wake detector starts on its lead-in before the speech.
             let wakeFrom = max(0, speech - Int64(kind == .commands ? wake?.leadInSamples ?? 0 : 0))
@@ -302,6 +302,10 @@ extension ListeningPipeline {
             if let held = gate?.heard(speechSamples: newest - current.speech, proposed: wake.opensGate) {
                 // Proposed in time: the command decoders start on the
                 // utterance from its beginning and catch up.
+                pipeline.logger.debug("the gate opened: the command decoders start", metadata: [
+                    "speech-ms": "\((newest - current.speech) * 1000 / Int64(pipeline.capture.ring.sampleRate))",
+                    "by": "\(wake.proposed ? "the name" : "hey")",
+                ])
                 startCommands(with: held)
             }
             if let end = wake.wakeEndSample, end != confirmedBefore {

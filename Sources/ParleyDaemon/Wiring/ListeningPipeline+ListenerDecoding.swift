@@ -90,9 +90,13 @@ extension ListeningPipeline.Listener {
 
     /// An utterance whose wake phrase was never proposed, at its end:
     /// decoded from the gate's held pieces when short enough to be a
-    /// command and noisy (`WakeGate.remainder`), else rejected undecoded.
+    /// command and the detector's rule allows it (`WakeGate.remainder`:
+    /// noisy, or for the hey gate any), else rejected undecoded.
     private func decodeHeld() throws -> CommandResult {
         guard let pieces = gate?.remainder() else { return Self.noWakePhrase }
+        pipeline.logger.debug("decoded at its end: the gate never opened on it", metadata: [
+            "held-samples": "\(pieces.reduce(0) { $0 + $1.count })",
+        ])
         startCommands(with: pieces)
         return try recognizer.finish()
     }

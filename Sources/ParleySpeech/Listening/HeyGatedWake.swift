@@ -8,7 +8,12 @@ import ParleyWake
 /// on synthetic voices: no recording of a person saying it exists here)
 /// comes within `heyMargin` of its threshold, or once the name's own
 /// detector proposes the name. `WakeGate` holds the utterance until then
-/// and hands it over whole, so no word is lost.
+/// and hands it over whole, so no word is lost. An utterance it never
+/// opens on is still decoded at its end when short enough to be a command
+/// (`WakeGate.heySeconds`, `unopenedAtEnd`): the head learnt "hey" from
+/// synthetic voices alone, so a "hey" it misses costs a later answer, not
+/// the command; what the gate saves is the speech that runs on (a
+/// television's utterances of 10-15 s), never a command.
 ///
 /// It wraps named mode's detector (nil in direct mode alone): the name is
 /// confirmed, proposed and located by that detector exactly as before;
@@ -55,6 +60,7 @@ public final class HeyGatedWake: WakeDecoding {
     public var opensGate: Bool { heardHey || proposed }
     public var gatesDirectCommands: Bool { true }
     public var unproposedMayBeCommands: Bool { false }
+    public var unopenedAtEnd: WakeGate.AtEnd { .decodedWhenShort }
     public var hearsHey: Bool { name?.hearsHey ?? true }
     public var wakeEndSample: Int64? { name?.wakeEndSample }
 

@@ -22,6 +22,10 @@ public protocol WakeDecoding: UtteranceDecoder<Bool> {
     /// Whether an utterance it never proposed the phrase in may still be a
     /// command (`WakeGate`'s decode at the end of a short, noisy one).
     var unproposedMayBeCommands: Bool { get }
+    /// What `WakeGate` does with a short utterance it never opened on, at
+    /// its end: by default, decoded when noisy where
+    /// `unproposedMayBeCommands`, else rejected.
+    var unopenedAtEnd: WakeGate.AtEnd { get }
     /// Whether its confirmation covers "hey" too (PocketSphinx's keyphrase
     /// does; the keyword network hears the name alone, so where "hey" is
     /// required the listener asks the command decoders for it).
@@ -41,6 +45,7 @@ public protocol WakeDecoding: UtteranceDecoder<Bool> {
 extension WakeDecoding {
     public func begin(at position: Int64) { begin() }
     public var unproposedMayBeCommands: Bool { true }
+    public var unopenedAtEnd: WakeGate.AtEnd { unproposedMayBeCommands ? .decodedWhenNoisy : .rejected }
     public var hearsHey: Bool { true }
     public var opensGate: Bool { proposed }
     public var gatesDirectCommands: Bool { false }
