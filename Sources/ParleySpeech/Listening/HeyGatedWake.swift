@@ -22,7 +22,8 @@ public final class HeyGatedWake: WakeDecoding {
     public let name: (any WakeDecoding)?
     public let hey: EmbeddingSpotter
     /// Logits below the hey head's threshold that open the gate: a
-    /// permissive line, since a missed "hey" loses a command while a false
+    /// permissive line, since a missed "hey" delays the answer (the
+    /// utterance is decoded after its end, `unopenedAtEnd`) while a false
     /// open only costs a decode. On synthetic voices it never trained on,
     /// 4 below missed 6 of 48 clean, 8 below 1 (13 opens an hour of real
     /// speech), 10 below none (44 an hour) (BENCHMARKS.md, "A wake word real

@@ -26,8 +26,8 @@ import ParleyCore
 /// never decoded (`AtEnd.rejected`). The hey gate (`HeyGatedWake`) decodes
 /// every short one at its end (`AtEnd.decodedWhenShort`): a missed "hey"
 /// then costs a late answer, not the command, and what the gate saves is
-/// the speech that runs on (a television's utterances of 10-15 s). With PocketSphinx's detector,
-/// stage 1 is the permissive one (`WakeDetector.candidateThreshold`): it
+/// the speech that runs on (a television's utterances of 10-15 s). With
+/// PocketSphinx's detector, stage 1 is the permissive one (`WakeDetector.candidateThreshold`): it
 /// proposed "computer" in all 80 clean development recordings and in 74 to
 /// 79 of them mixed with noise at 10 dB. The second stage's threshold (the
 /// wake sensitivity) plays no part, so a command is not held to a stricter
