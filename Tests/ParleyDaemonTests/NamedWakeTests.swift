@@ -108,5 +108,12 @@ import Testing
         #expect(store.all.map(\.level) == [.warning])
         wake.direct = false
         #expect(try ListeningDecoders.heyGated(named, wake, logger: Self.logged(store)) === named, "named mode alone: no direct commands to gate")
+        // The gate keeps the name's detector's word on unproposed names:
+        // PocketSphinx's misses some the command grammar still hears.
+        wake.direct = true
+        #expect(!gated.unproposedMayBeCommands && !directOnly.unproposedMayBeCommands)
+        let sphinx = try ListeningDecoders.namedWake(Self.wake(detector: .pocketsphinx), logger: Self.logged(store))
+        let gatedSphinx = try #require(try ListeningDecoders.heyGated(sphinx, wake, logger: Self.logged(store)) as? HeyGatedWake)
+        #expect(gatedSphinx.unproposedMayBeCommands && gatedSphinx.unopenedAtEnd == .decodedWhenShort)
     }
 }

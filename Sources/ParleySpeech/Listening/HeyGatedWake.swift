@@ -60,7 +60,10 @@ public final class HeyGatedWake: WakeDecoding {
     public var proposed: Bool { name?.proposed ?? false }
     public var opensGate: Bool { heardHey || proposed }
     public var gatesDirectCommands: Bool { true }
-    public var unproposedMayBeCommands: Bool { false }
+    /// The name's detector decides whether a name it never proposed may
+    /// still be a command (PocketSphinx's misses names the grammar hears),
+    /// as it does without the gate; direct mode alone has no name.
+    public var unproposedMayBeCommands: Bool { name?.unproposedMayBeCommands ?? false }
     public var unopenedAtEnd: WakeGate.AtEnd { .decodedWhenShort }
     public var hearsHey: Bool { name?.hearsHey ?? true }
     public var wakeEndSample: Int64? { name?.wakeEndSample }

@@ -20,7 +20,8 @@ public protocol WakeDecoding: UtteranceDecoder<Bool> {
     /// it and goes on listening: a failed feed is a missed wake word).
     func takeFailure() -> (any Error)?
     /// Whether an utterance it never proposed the phrase in may still be a
-    /// command (`WakeGate`'s decode at the end of a short, noisy one).
+    /// command: the listener then trusts the words for the name (not the
+    /// proposal), and by default `unopenedAtEnd` decodes a short, noisy one.
     var unproposedMayBeCommands: Bool { get }
     /// What `WakeGate` does with a short utterance it never opened on, at
     /// its end: by default, decoded when noisy where
