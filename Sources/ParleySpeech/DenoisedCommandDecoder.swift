@@ -19,8 +19,9 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public let base: any CommandDecoding
     public let denoiser: NeuralDenoiser
     /// The utterance as fed, before the network: its SNR goes into the
-    /// result (`RejectionEvidence.inputSNR`), since the decoder's own
-    /// estimate is of the denoised audio.
+    /// result (`RejectionEvidence.inputSNR`) and relaxes the rejection
+    /// threshold (`CommandDecoding.finish(roomSNR:)`), since the decoder's
+    /// own estimate is of the denoised audio.
     private var raw: [Int16] = []
 
     public init(_ base: any CommandDecoding, denoiser: NeuralDenoiser) {
@@ -47,7 +48,8 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public func finish() throws -> CommandResult {
         let rest = denoiser.finish()
         if !rest.isEmpty { base.feed(rest) }
-        return Self.noting(inputSNR: RejectionPolicy.estimatedSNR(raw), in: try base.finish())
+        let roomSNR = RejectionPolicy.estimatedSNR(raw)
+        return Self.noting(inputSNR: roomSNR, in: try base.finish(roomSNR: roomSNR))
     }
 
     /// `result` with the SNR of the audio before the network.
@@ -67,6 +69,7 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public func update(model: PhraseModel, graph: WordGraph) throws { try base.update(model: model, graph: graph) }
 
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
-        Self.noting(inputSNR: RejectionPolicy.estimatedSNR(samples), in: try base.recognize(denoiser.denoise(samples)))
+        let roomSNR = RejectionPolicy.estimatedSNR(samples)
+        return Self.noting(inputSNR: roomSNR, in: try base.recognize(denoiser.denoise(samples), roomSNR: roomSNR))
     }
 }
