@@ -19,9 +19,8 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public let base: any CommandDecoding
     public let denoiser: NeuralDenoiser
     /// The utterance as fed, before the network: its SNR goes into the
-    /// result (`RejectionEvidence.inputSNR`) and relaxes the rejection
-    /// threshold (`CommandDecoding.finish(roomSNR:)`), since the decoder's
-    /// own estimate is of the denoised audio.
+    /// result (`RejectionEvidence.inputSNR`), since the decoder's own
+    /// estimate is of the denoised audio.
     private var raw: [Int16] = []
 
     public init(_ base: any CommandDecoding, denoiser: NeuralDenoiser) {
@@ -48,8 +47,7 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public func finish() throws -> CommandResult {
         let rest = denoiser.finish()
         if !rest.isEmpty { base.feed(rest) }
-        let roomSNR = RejectionPolicy.estimatedSNR(raw)
-        return Self.noting(inputSNR: roomSNR, in: try base.finish(roomSNR: roomSNR))
+        return Self.noting(inputSNR: RejectionPolicy.estimatedSNR(raw), in: try base.finish())
     }
 
     /// `result` with the SNR of the audio before the network.
@@ -69,7 +67,6 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public func update(model: PhraseModel, graph: WordGraph) throws { try base.update(model: model, graph: graph) }
 
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
-        let roomSNR = RejectionPolicy.estimatedSNR(samples)
-        return Self.noting(inputSNR: roomSNR, in: try base.recognize(denoiser.denoise(samples), roomSNR: roomSNR))
+        Self.noting(inputSNR: RejectionPolicy.estimatedSNR(samples), in: try base.recognize(denoiser.denoise(samples)))
     }
 }

@@ -132,7 +132,7 @@ enum CommandScoring {
     /// `loopWords` is nil when rejection is off.
     static func result(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment], loopWords: [SphinxDecoder.Segment]?,
                        samples: [Int16], threshold base: Double, policy: RejectionPolicy,
-                       matcher: PhraseMatcher, posteriors: [Double?]? = nil, roomSNR: Double? = nil) -> CommandResult {
+                       matcher: PhraseMatcher, posteriors: [Double?]? = nil) -> CommandResult {
         guard let hyp else {
             return CommandResult(transcript: "", confidence: -.infinity, match: nil, rejection: "nothing recognised")
         }
@@ -140,17 +140,10 @@ enum CommandScoring {
         var evidence: RejectionEvidence?
         if let loopWords {
             let snr = RejectionPolicy.estimatedSNR(samples)
-            // Relaxed by how noisy the room is: `samples`' own SNR when they
-            // are what was captured; the room's, measured before the neural
-            // front end, when they are its output, whose noise floor the
-            // network took away (it reads 50-60 dB in kitchen noise at 6 dB,
-            // so the threshold would never relax, while the phone-loop
-            // ratio of a real command still falls with the room's noise).
-            let measured = Self.evidence(commandWords, loop: loopWords, threshold: policy.threshold(base: base, snr: roomSNR ?? snr),
-                                         snr: snr, posteriors: posteriors)
+            let measured = Self.evidence(commandWords, loop: loopWords, threshold: policy.threshold(base: base, snr: snr), snr: snr,
+                                         posteriors: posteriors)
             confidence = measured.ratio
             evidence = measured
-            evidence?.inputSNR = roomSNR
             if let reason = measured.rejection(policy: policy) {
                 return CommandResult(transcript: hyp.transcript, confidence: confidence, match: nil, rejection: reason, evidence: evidence)
             }

@@ -285,12 +285,7 @@ public final class StreamingCommandDecoder {
     }
 
     /// Ends the utterance and scores it; blocks until both decoders are done.
-    public func finish() throws -> CommandResult { try finish(roomSNR: nil) }
-
-    /// `finish()`, the rejection threshold relaxed by `roomSNR` (the room's
-    /// SNR before a front end that changed the audio) rather than by the
-    /// SNR of what was fed.
-    public func finish(roomSNR: Double?) throws -> CommandResult {
+    public func finish() throws -> CommandResult {
         precondition(inUtterance, "finish() without begin()")
         inUtterance = false
         if let gaveUp {
@@ -311,18 +306,14 @@ public final class StreamingCommandDecoder {
         let (hyp, commandWords, posteriors) = try command.wait()
         let loopWords = try loop?.wait()
         try streamError.check()
-        var result = score(hyp, commandWords: commandWords, loopWords: loopWords, samples: fedSamples, posteriors: posteriors,
-                           roomSNR: roomSNR)
+        var result = score(hyp, commandWords: commandWords, loopWords: loopWords, samples: fedSamples, posteriors: posteriors)
         result.looks = looks
         return result
     }
 
     /// Decodes a buffered utterance on both threads at once (whole-utterance
     /// ps_process_raw, as `CommandRecognizer.recognize`).
-    public func recognize(_ samples: [Int16]) throws -> CommandResult { try recognize(samples, roomSNR: nil) }
-
-    /// `recognize(_:)`, relaxed by `roomSNR` as `finish(roomSNR:)` is.
-    public func recognize(_ samples: [Int16], roomSNR: Double?) throws -> CommandResult {
+    public func recognize(_ samples: [Int16]) throws -> CommandResult {
         if inUtterance { cancel() }
         let measures = measuresWordPosteriors
         let command = commands.async { decoder -> (Hypothesis?, [SphinxDecoder.Segment], [Double?]?) in
@@ -336,15 +327,14 @@ public final class StreamingCommandDecoder {
         }
         let (hyp, commandWords, posteriors) = try command.wait()
         let loopWords = try loop?.wait()
-        return score(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples, posteriors: posteriors,
-                     roomSNR: roomSNR)
+        return score(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples, posteriors: posteriors)
     }
 
     /// `CommandRecognizer.recognize`'s decision on the two searches' results.
-    private func score(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment], loopWords: [SphinxDecoder.Segment]?,
-                       samples: [Int16], posteriors: [Double?]?, roomSNR: Double?) -> CommandResult {
+    private func score(_ hyp: Hypothesis?, commandWords: [SphinxDecoder.Segment],
+                       loopWords: [SphinxDecoder.Segment]?, samples: [Int16], posteriors: [Double?]?) -> CommandResult {
         CommandScoring.result(hyp, commandWords: commandWords, loopWords: loopWords, samples: samples,
-                              threshold: threshold, policy: policy, matcher: matcher, posteriors: posteriors, roomSNR: roomSNR)
+                              threshold: threshold, policy: policy, matcher: matcher, posteriors: posteriors)
     }
 }
 
@@ -375,18 +365,6 @@ public protocol CommandDecoding: UtteranceDecoder<CommandResult> {
     func update(model: PhraseModel, graph: WordGraph) throws
     /// Decodes a buffered utterance (an open one is dropped).
     func recognize(_ samples: [Int16]) throws -> CommandResult
-    /// `finish()` for audio that is not what was captured (the neural front
-    /// end's output): rejection reads `roomSNR`, the captured audio's SNR,
-    /// for how noisy the room is.
-    func finish(roomSNR: Double?) throws -> CommandResult
-    /// `recognize(_:)` likewise.
-    func recognize(_ samples: [Int16], roomSNR: Double?) throws -> CommandResult
-}
-
-extension CommandDecoding {
-    /// Decoders that measure no SNR (the tests' scripted ones) have nothing to relax.
-    public func finish(roomSNR: Double?) throws -> CommandResult { try finish() }
-    public func recognize(_ samples: [Int16], roomSNR: Double?) throws -> CommandResult { try recognize(samples) }
 }
 
 /// The listening driver's decoder: `begin`, `feed`, `phraseProgress`,
