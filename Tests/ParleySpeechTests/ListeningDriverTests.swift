@@ -306,6 +306,43 @@ import Testing
         #expect(outcome(nothing) == .reject(heard: "", why: "no words"))
     }
 
+    /// A volume phrase heard as an answer (`unsureVolumeInConversation`):
+    /// dropped when the ask rule is unsure of it, since the open question
+    /// cannot be asked back over; sure of it, any other answer, and the
+    /// same words in idle listening or a window are as `decide` said.
+    @Test func anUnsureVolumePhraseWhileAQuestionIsOpenIsDropped() {
+        func heard(_ transcript: String, confidence: Double, target: PhraseTarget = .builtin(.volumeUp)) -> CommandResult {
+            var result = command(transcript, target: target)
+            result.confidence = confidence
+            // A quiet room, as the daemon's log of "hey jarvis" heard as
+            // "turn it up" (60 dB estimated): the rule asks below 0 there.
+            result.evidence = RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: 60, threshold: -1,
+                                                weakestWord: confidence - 3)
+            return result
+        }
+        let rule = AskRule()
+        func outcome(_ result: CommandResult, kind: ListeningKind) -> ListeningOutcome {
+            let decided = ListeningOutcome.decide(kind: kind, command: result, dictated: nil, woke: false, wake: wake)
+            return ListeningOutcome.unsureVolumeInConversation(decided, kind: kind, command: result, askRule: rule)
+        }
+        let unsure = heard("turn it up", confidence: -0.66)
+        #expect(rule.asks(unsure))
+        let dropped = ListeningOutcome.reject(heard: "turn it up", why: ListeningOutcome.unsureVolumeReason)
+        #expect(outcome(unsure, kind: .followUp) == dropped)
+        #expect(outcome(unsure, kind: .dictation) == dropped)
+        #expect(outcome(heard("mute", confidence: -0.5, target: .builtin(.mute)), kind: .followUp)
+            == .reject(heard: "mute", why: ListeningOutcome.unsureVolumeReason))
+        // Sure of it: the volume goes up, and the question stays open (the engine's part).
+        #expect(outcome(heard("turn it up", confidence: 0.3), kind: .followUp) == .text("turn it up", dictated: false))
+        // The answers themselves, and the other built-ins ("stop"), are never dropped here.
+        #expect(outcome(heard("yes", confidence: -0.66, target: .answer), kind: .followUp) == .text("yes", dictated: false))
+        #expect(outcome(heard("stop", confidence: -0.66, target: .builtin(.cancel)), kind: .followUp)
+            == .text("stop", dictated: false))
+        // Outside a conversation the ask rule asks it back instead.
+        #expect(outcome(heard("hey turn it up", confidence: -0.66), kind: .commands) == .text("turn it up", dictated: false))
+        #expect(outcome(unsure, kind: .window) == .text("turn it up", dictated: false))
+    }
+
     @Test func theWakePhraseAloneOpensAWindowOnlyWhenTheDetectorConfirmedIt() {
         #expect(ListeningOutcome.needsWake(kind: .commands, command: alone))
         #expect(!ListeningOutcome.needsWake(kind: .commands, command: command("hey coffee a latte")))

@@ -17,6 +17,10 @@
 #   talk      people talking, with pauses: 30 other clean coffee-maker
 #             recordings as recorded (each a sentence between its own
 #             silences), none of it after a wake word
+#   others    people saying other wake words, one after another: every third
+#             of the 1,155 wake-other recordings (sorted by word and name;
+#             385, 0.30 h of speech), each followed by 1.5 s of silence
+#             (1,669 s in all), clean; none of it is a command to this device
 #   white, pink, brown, babble, clatter
 #             a training noise of scripts/adapt/make-noises.py (never
 #             kitchen.wav: these are what a rule may be chosen on) at a
@@ -55,13 +59,30 @@ roadworks continue near the river bridge."
       sox $(ls "$data"/coffee-maker/clean/*.wav | sed -n 21,50p) "$work/idle/talk-raw.wav"
       sox "$work/idle/talk-raw.wav" "$out" repeat "$(repeats_for "$work/idle/talk-raw.wav" "$length")" trim 0 "$length"
       ;;
+    others)
+      command -v flac >/dev/null || { echo "idle scenes: flac is missing (scripts/setup.sh installs it)" >&2; exit 1; }
+      # The C locale's order of the names, whatever the caller's locale.
+      local LC_ALL=C parts=$work/idle/others i=0 f
+      mkdir -p "$parts"
+      # -D: no dither, so the gaps are digital silence.
+      sox -D -n -r 16000 -c 1 -b 16 "$parts/gap.wav" trim 0 1.5
+      local pieces=()
+      for f in "$data"/wake-other/{alexa,jarvis,smart-mirror,snowboy,view-glass}/*.flac; do
+        if (( i++ % 3 == 0 )); then
+          flac -s -d -f -o "$parts/$i.wav" "$f"
+          pieces+=("$parts/$i.wav" "$parts/gap.wav")
+        fi
+      done
+      sox -D "${pieces[@]}" "$work/idle/others-once.wav"
+      sox -D "$work/idle/others-once.wav" "$out" repeat "$(repeats_for "$work/idle/others-once.wav" "$length")" trim 0 "$length"
+      ;;
     white|pink|brown|babble|clatter)
       [ -f "$work/idle/noise/$name.wav" ] || /usr/bin/python3 "$(dirname "${BASH_SOURCE[0]}")/../adapt/make-noises.py" "$work/idle/noise" 60 >/dev/null
       local gain
       gain=$(sox "$work/idle/noise/$name.wav" -n stats 2>&1 | awk '/RMS lev dB/ { print -40 - $4 }')
       sox "$work/idle/noise/$name.wav" "$out" gain "$gain" repeat "$(repeats_for "$work/idle/noise/$name.wav" "$length")" trim 0 "$length"
       ;;
-    *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen, tv, talk or a training noise: white, pink, brown, babble, clatter)" >&2; exit 2 ;;
+    *) echo "idle scenes: unknown scene '$name' (expected silence, kitchen, tv, talk, others or a training noise: white, pink, brown, babble, clatter)" >&2; exit 2 ;;
   esac
   echo "$out"
 }

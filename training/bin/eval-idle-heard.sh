@@ -3,7 +3,8 @@
 # (issue 27, listening in a loud room): the release parleyd, wake modes as
 # shipped (direct and named), listens in real time to an idle scene of
 # scripts/lib/idle-scenes.sh (kitchen: ../shared/data/noise/kitchen.wav
-# looped; tv; talk) and its debug log is counted:
+# looped; tv; talk; others: people saying other wake words, 1,669 s) and
+# its debug log is counted:
 #   heard       utterances taken as a command or an answer
 #   asked back  of those, asked back as unsure ("Did you say: ...?")
 #   performed   intents performed, and volume changes (the volume builtins)
@@ -11,6 +12,7 @@
 #
 #   training/bin/eval-idle-heard.sh BIN [SECONDS] [SCENE]     (600 s of kitchen by default)
 #   training/bin/eval-idle-heard.sh .build/release/parleyd 600 kitchen
+#   training/bin/eval-idle-heard.sh .build/release/parleyd 1669 others
 #
 # A benchmark: needs ../shared/data (or PARLEY_SHARED_DATA) for the scenes.
 set -euo pipefail

@@ -250,6 +250,8 @@ extension ListeningPipeline {
                 feedWake(upTo: newest)
                 return wake.proposed
             }
+            outcome = ListeningOutcome.unsureVolumeInConversation(outcome, kind: kind, command: command,
+                                                                  askRule: pipeline.askRule ?? AskRule())
             let wakeEnd = open?.wakeEnd
             open = nil
             if kind == .bargeIn, pipeline.echo != nil {

@@ -123,6 +123,33 @@ extension ListeningOutcome {
         return .reject(heard: command.transcript, why: unaddressedReason)
     }
 
+    /// Why an unsure volume phrase heard while a question is open is
+    /// dropped (`unsureVolumeInConversation`); the listener's log and tests read it.
+    public static let unsureVolumeReason = "an unsure volume phrase while a question is open"
+
+    /// The volume phrases work inside a conversation too and leave it as it
+    /// was (`PhraseCompiler.Builtin.isVolume`), so an answer's grammar
+    /// carries them, and what is heard as an answer is never asked back
+    /// (it is already a turn of a conversation). Other people's talk makes
+    /// them: after the device asked "Did you say: what's in notebook?" of
+    /// a "hey jarvis" that it took for a command, the next two "hey jarvis"
+    /// were heard as "turn it up", at confidences the ask rule asks back
+    /// in idle listening, and the volume went up twice (the daemon on the
+    /// wake-other recordings, BENCHMARKS.md "The rejection reads the room").
+    /// Asking back there would replace the open question with another, so
+    /// a volume phrase heard as an answer (`kind` `.followUp` or
+    /// `.dictation`) that the ask rule is unsure of is dropped instead; the
+    /// question stays open, and a person who meant it says it again. As
+    /// with `unaddressed`, the listener passes the shipped rule's lines
+    /// also when asking is off. A sure volume phrase, any other answer and
+    /// every other kind are as `decide` said.
+    public static func unsureVolumeInConversation(_ outcome: ListeningOutcome, kind: ListeningKind, command: CommandResult,
+                                                  askRule: AskRule) -> ListeningOutcome {
+        guard kind == .followUp || kind == .dictation, case .text(_, dictated: false) = outcome,
+              case .builtin(let builtin)? = command.match?.target, builtin.isVolume, askRule.asks(command) else { return outcome }
+        return .reject(heard: command.transcript, why: unsureVolumeReason)
+    }
+
     /// An interruption decided over the device's voice with its echo
     /// cancelled, through `EchoGate`. `adapted`: whether the canceller had
     /// adapted when the utterance began; before, it cannot tell a person
