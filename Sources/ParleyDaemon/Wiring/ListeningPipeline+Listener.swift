@@ -235,7 +235,10 @@ extension ListeningPipeline {
             }
             var outcome = ListeningOutcome.decide(kind: kind, command: command, dictated: dictated, woke: woke,
                                                   wake: pipeline.wakeGrammar)
-            outcome = ListeningOutcome.unaddressed(outcome, kind: kind, command: command, askRule: pipeline.askRule ?? AskRule()) {
+            // The shipped rule's lines also when asking is off: noise and
+            // other people's talk must not get acted on instead of asked.
+            let unsureLines = pipeline.askRule ?? AskRule()
+            outcome = ListeningOutcome.unaddressed(outcome, kind: kind, command: command, askRule: unsureLines) {
                 // The name in the words, and proposed by the wake detector
                 // where one listens: its first stage, not its confirmation,
                 // as `WakeGate` opens named mode's decoders on (the keyword
@@ -250,8 +253,7 @@ extension ListeningPipeline {
                 feedWake(upTo: newest)
                 return wake.proposed
             }
-            outcome = ListeningOutcome.unsureVolumeInConversation(outcome, kind: kind, command: command,
-                                                                  askRule: pipeline.askRule ?? AskRule())
+            outcome = ListeningOutcome.unsureVolumeInConversation(outcome, kind: kind, command: command, askRule: unsureLines)
             let wakeEnd = open?.wakeEnd
             open = nil
             if kind == .bargeIn, pipeline.echo != nil {
