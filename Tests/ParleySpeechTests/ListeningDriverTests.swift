@@ -314,7 +314,7 @@ import Testing
         func heard(_ transcript: String, confidence: Double, target: PhraseTarget = .builtin(.volumeUp)) -> CommandResult {
             var result = command(transcript, target: target)
             result.confidence = confidence
-            // A quiet room, as the daemon's log of "hey jarvis" heard as
+            // A quiet room, as the daemon's log of "jarvis" heard as
             // "turn it up" (60 dB estimated): the rule asks below 0 there.
             result.evidence = RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: 60, threshold: -1,
                                                 weakestWord: confidence - 3)

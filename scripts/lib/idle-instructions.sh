@@ -27,6 +27,8 @@
 # in for callgrind_control's zero and dump (the window is the difference of
 # two lines over their seconds). The control tool is this machine's parley
 # (PARLEY, default .build/release/parley): the socket's protocol is the same.
+# IR_CALLGRIND_ARGS: extra callgrind options (e.g. --separate-threads=yes:
+# one callgrind.out-NN per thread, for what each decoder thread costs).
 # Prints one line per mode and scene: mode scene instructions-per-second.
 set -euo pipefail
 bin=$1 work=$2
@@ -78,7 +80,8 @@ YAML
   if [ "$IR_ARCH" = arm64 ]; then
     "${ARM64_RUN[@]}" -plugin "$(arm64_plugin "$state/count" "$state/ticks")" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &
   else
-    valgrind --tool=callgrind --callgrind-out-file="$state/callgrind.out" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &
+    # shellcheck disable=SC2086  # IR_CALLGRIND_ARGS: extra options, e.g. --separate-threads=yes
+    valgrind --tool=callgrind ${IR_CALLGRIND_ARGS:-} --callgrind-out-file="$state/callgrind.out" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &
   fi
   pid=$!
   # Loading the models under callgrind takes minutes on a busy machine.
@@ -94,7 +97,13 @@ ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 callgrind_total() { awk '/^(totals|summary):/ {print $2; exit}' "$1"; }
 # The run's instructions: callgrind's, or the plugin's count at exit.
 total() {
-  if [ "$IR_ARCH" = arm64 ]; then arm64_total "$state/count"; else callgrind_total "$state/callgrind.out"; fi
+  if [ "$IR_ARCH" = arm64 ]; then arm64_total "$state/count"; return; fi
+  # One file, or one a thread with --separate-threads=yes (callgrind.out-NN).
+  local f sum=0
+  for f in "$state/callgrind.out" "$state"/callgrind.out-[0-9]*; do
+    [ -s "$f" ] && sum=$((sum + $(callgrind_total "$f")))
+  done
+  echo "$sum"
 }
 # The plugin's last once-a-second line: "SECONDS INSTRUCTIONS".
 last_tick() { tail -n 1 "$state/ticks"; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the command stage makes of real speech that is not a command (issue
 # 49): the 1,155 wake-other recordings of ../shared/data (people saying
-# "alexa", "hey jarvis", "smart mirror", "snowboy", "view glass"; 0.92 h),
+# "alexa", "jarvis", "smart mirror", "snowboy", "view glass"; 0.92 h),
 # clean and mixed with kitchen noise the published way (parley-bench audio
 # mix, fixed seeds), through `parley understand --app coffee-maker` with
 # the daemon's defaults otherwise (its rejection and ask rule). Per

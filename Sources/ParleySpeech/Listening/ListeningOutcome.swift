@@ -132,7 +132,7 @@ extension ListeningOutcome {
     /// carries them, and what is heard as an answer is never asked back
     /// (it is already a turn of a conversation). Other people's talk makes
     /// them: after the device asked "Did you say: what's in notebook?" of
-    /// a "hey jarvis" that it took for a command, the next two "hey jarvis"
+    /// a "jarvis" that it took for a command, the next two "jarvis"
     /// were heard as "turn it up", at confidences the ask rule asks back
     /// in idle listening, and the volume went up twice (the daemon on the
     /// wake-other recordings, BENCHMARKS.md "The rejection reads the room").
