@@ -95,15 +95,19 @@ stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true;
 ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 # The instructions in a callgrind output file: its "totals:" (or "summary:") line.
 callgrind_total() { awk '/^(totals|summary):/ {print $2; exit}' "$1"; }
-# The run's instructions: callgrind's, or the plugin's count at exit.
-total() {
-  if [ "$IR_ARCH" = arm64 ]; then arm64_total "$state/count"; return; fi
-  # One file, or one a thread with --separate-threads=yes (callgrind.out-NN).
+# The instructions in callgrind output files that exist and are not empty:
+# one file, or one a thread with --separate-threads=yes (NAME-NN).
+callgrind_sum() {
   local f sum=0
-  for f in "$state/callgrind.out" "$state"/callgrind.out-[0-9]*; do
-    [ -s "$f" ] && sum=$((sum + $(callgrind_total "$f")))
+  for f in "$@"; do
+    if [ -s "$f" ]; then sum=$((sum + $(callgrind_total "$f"))); fi
   done
   echo "$sum"
+}
+# The run's instructions: callgrind's, or the plugin's count at exit.
+total() {
+  if [ "$IR_ARCH" = arm64 ]; then arm64_total "$state/count"
+  else callgrind_sum "$state/callgrind.out" "$state"/callgrind.out-[0-9]*; fi
 }
 # The plugin's last once-a-second line: "SECONDS INSTRUCTIONS".
 last_tick() { tail -n 1 "$state/ticks"; }
@@ -145,9 +149,10 @@ for mode in $IR_MODES; do
         sleep "$IR_WINDOW"
         callgrind_control -d "$pid" >/dev/null
         stop
-        dump=$(ls "$state"/callgrind.out.* 2>/dev/null | head -n 1)
-        [ -n "$dump" ] || { echo "idle-instructions: no callgrind dump for $mode silence (see $state/log)" >&2; exit 1; }
-        ir=$(( $(callgrind_total "$dump") / IR_WINDOW ))
+        # The window's dump: one file, or one a thread (IR_CALLGRIND_ARGS).
+        dumps=("$state"/callgrind.out.*)
+        [ -e "${dumps[0]}" ] || { echo "idle-instructions: no callgrind dump for $mode silence (see $state/log)" >&2; exit 1; }
+        ir=$(( $(callgrind_sum "${dumps[@]}") / IR_WINDOW ))
       fi
     else
       one=$(fast_run "$mode" "$name" "$IR_SECONDS")
