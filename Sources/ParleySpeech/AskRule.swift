@@ -93,9 +93,11 @@ public struct AskRule: Sendable, Hashable {
     }
 
     /// Whether an accepted `result` is asked back. Results without rejection
-    /// evidence (rejection off: nothing measured) and rejected ones are not.
+    /// evidence (rejection off: nothing measured), rejected ones and
+    /// corroborated ones are not.
     public func asks(_ result: CommandResult) -> Bool {
-        guard result.match != nil, result.rejection == nil, let evidence = result.evidence else { return false }
+        guard result.match != nil, result.rejection == nil, let evidence = result.evidence,
+              !evidence.corroborated else { return false }
         let bands = bands(evidence)
         let lines = isNoisy(evidence) ? bands.noisy : bands.quiet
         let lowestPosterior = evidence.words.compactMap(\.posterior).min() ?? 1
@@ -106,10 +108,14 @@ public struct AskRule: Sendable, Hashable {
     /// The rule for denoised audio (issue 49), chosen by
     /// `training/bin/eval-ask-neural.sh` on five folds of the coffee recordings
     /// in kitchen noise through the network (the cost of
-    /// `training/bin/eval-confidence.sh`): in a room under 20 dB (its SNR before
-    /// the network) a confidence under -0.1 or a word more than 4.5 below
-    /// the phone loop asks; at and above 20 dB nothing does (the old lines
-    /// asked 7% of clean orders and caught no wrong one). No posterior line:
+    /// `training/bin/eval-confidence.sh`), with corroboration
+    /// (`RejectionEvidence.corroborated`: what the network's decode and the
+    /// plain one agree on is never asked, so the lines are chosen on the
+    /// rest): in a room under 25 dB (its SNR before the network) a
+    /// confidence under -0.1 or a word more than 4 below the phone loop
+    /// asks; at and above 25 dB nothing does (the old lines asked 7% of
+    /// clean orders and caught no wrong one). Without corroboration the
+    /// folds chose 20 dB and 4.5. No posterior line:
     /// the daemon does not compute them (`measuresWordPosteriors`: their
     /// latency). The doubt line is 0 (nothing is asked by one slot alone):
     /// held out, asking the doubted slot alone made one more wrong action
@@ -117,8 +123,8 @@ public struct AskRule: Sendable, Hashable {
     /// far more than on a misheard value). BENCHMARKS.md, "Asking on
     /// denoised audio".
     public static let neural = Bands(
-        noisy: Lines(confidence: -0.1, weakestWord: -4.5),
-        quiet: Lines(confidence: -3, weakestWord: -.infinity), splitSNR: 20, splitsOnRoom: true, doubtPosterior: 0)
+        noisy: Lines(confidence: -0.1, weakestWord: -4),
+        quiet: Lines(confidence: -3, weakestWord: -.infinity), splitSNR: 25, splitsOnRoom: true, doubtPosterior: 0)
 
     /// The words of an asked-back command that the recogniser doubts: those
     /// whose lattice posterior is below `doubtPosterior`, in order. When they

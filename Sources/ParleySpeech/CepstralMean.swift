@@ -30,6 +30,35 @@ extension SphinxDecoder {
         }
     }
 
+    /// The live normalisation's whole state (its mean, running sums and
+    /// frame count), to put back exactly after a decode that must not move
+    /// it (`StreamingCommandDecoder.decodeAside`); `cepstralMean`'s setter
+    /// resets the sums, so it cannot.
+    struct LiveNormalisation: Sendable, Equatable {
+        var mean: [Float]
+        var sum: [Float]
+        var frames: Int32
+    }
+
+    var liveNormalisation: LiveNormalisation? {
+        get {
+            guard let feat = ps_get_feat(ps), let cmn = feat.pointee.cmn_struct else { return nil }
+            let count = Int(cmn.pointee.veclen)
+            return LiveNormalisation(mean: Array(UnsafeBufferPointer(start: cmn.pointee.cmn_mean, count: count)),
+                                     sum: Array(UnsafeBufferPointer(start: cmn.pointee.sum, count: count)),
+                                     frames: cmn.pointee.nframe)
+        }
+        set {
+            guard let newValue, let feat = ps_get_feat(ps), let cmn = feat.pointee.cmn_struct,
+                  newValue.mean.count == Int(cmn.pointee.veclen), newValue.sum.count == newValue.mean.count else { return }
+            for i in 0..<newValue.mean.count {
+                cmn.pointee.cmn_mean[i] = newValue.mean[i]
+                cmn.pointee.sum[i] = newValue.sum[i]
+            }
+            cmn.pointee.nframe = newValue.frames
+        }
+    }
+
     /// The normalisation the next utterance uses (`feat_t.cmn`). A batch
     /// decode leaves its utterance's mean as the starting point of the live
     /// normalisation that follows (one `cmn_t` serves both).

@@ -33,6 +33,13 @@ public struct RejectionEvidence: Sendable, Equatable {
     /// network has taken away: in kitchen noise at 6 dB nine orders in ten
     /// read 54 dB or more there, so it no longer says how noisy the room was.
     public var inputSNR: Double? = nil
+    /// The same utterance decoded again without the neural front end gave
+    /// the same command (`DenoisedCommandDecoder.corroborating`): done only
+    /// for a command the ask rule would ask back, which then does not
+    /// (`AskRule.asks`). Two decodes of differently noisy audio agreeing on
+    /// the intent and every slot value is evidence the ratios cannot give:
+    /// of the development orders at 6 dB that agreed, 67 of 68 were right.
+    public var corroborated = false
 
     /// One recognised word's evidence.
     public struct WordEvidence: Sendable, Equatable {

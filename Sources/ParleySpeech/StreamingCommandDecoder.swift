@@ -311,6 +311,40 @@ public final class StreamingCommandDecoder {
         return result
     }
 
+    /// Decodes an utterance, fed in `pieces`, as `begin`, `feed` and
+    /// `finish` would, with a live cepstral normalisation of its own: the
+    /// running mean is carried from utterance to utterance, and audio of
+    /// another kind (the utterance before the neural front end,
+    /// `DenoisedCommandDecoder`) has another mean. So the asides carry
+    /// theirs from one to the next (the first starts from the decoders'
+    /// own), and the decoders' is put back after each, as it was.
+    public func decodeAside(_ pieces: [[Int16]]) throws -> CommandResult {
+        if inUtterance { cancel() }
+        let saved = try liveNormalisations()
+        if let asideNormalisation { try setLiveNormalisations(asideNormalisation) }
+        defer {
+            asideNormalisation = try? liveNormalisations()
+            try? setLiveNormalisations(saved)
+        }
+        begin()
+        for piece in pieces { feed(piece) }
+        return try finish()
+    }
+
+    /// The asides' live normalisation, kept between them (`decodeAside`).
+    private var asideNormalisation: [SphinxDecoder.LiveNormalisation?]?
+
+    private func setLiveNormalisations(_ states: [SphinxDecoder.LiveNormalisation?]) throws {
+        for (worker, state) in zip(workers, states) {
+            try worker.async { $0.liveNormalisation = state }.wait()
+        }
+    }
+
+    /// Both decoders' live normalisation now (tests compare it around `decodeAside`).
+    func liveNormalisations() throws -> [SphinxDecoder.LiveNormalisation?] {
+        try workers.map { worker in try worker.async { $0.liveNormalisation }.wait() }
+    }
+
     /// Decodes a buffered utterance on both threads at once (whole-utterance
     /// ps_process_raw, as `CommandRecognizer.recognize`).
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
@@ -365,6 +399,19 @@ public protocol CommandDecoding: UtteranceDecoder<CommandResult> {
     func update(model: PhraseModel, graph: WordGraph) throws
     /// Decodes a buffered utterance (an open one is dropped).
     func recognize(_ samples: [Int16]) throws -> CommandResult
+    /// Decodes an utterance fed in `pieces` without changing what the next
+    /// utterance starts from (an open one is dropped).
+    func decodeAside(_ pieces: [[Int16]]) throws -> CommandResult
+}
+
+extension CommandDecoding {
+    /// For a decoder that carries nothing from one utterance to the next:
+    /// `begin`, `feed` and `finish`.
+    public func decodeAside(_ pieces: [[Int16]]) throws -> CommandResult {
+        begin()
+        for piece in pieces { feed(piece) }
+        return try finish()
+    }
 }
 
 /// The listening driver's decoder: `begin`, `feed`, `phraseProgress`,

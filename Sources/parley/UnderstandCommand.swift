@@ -36,6 +36,8 @@ struct Understand: AsyncParsableCommand {
     var frontEnd = "auto"
     @Option(help: "Ask back unsure commands, as the daemon's speech.ask_unsure: on (its default) or off. Gives each file's \"asks\".")
     var askUnsure = "on"
+    @Option(help: "With the neural front end: decode a command the ask rule would ask back again without the network, and not ask it when both give the same command, as the daemon: on (the default) or off. Gives each file's \"corroborated\".")
+    var corroborate = "on"
     @Option(help: "Each word's lattice posterior in \"words\": off (the default, as the daemon: it costs up to seconds per utterance in noise) or on.")
     var wordPosteriors = "off"
 
@@ -94,6 +96,9 @@ struct Understand: AsyncParsableCommand {
             throw ValidationError("--ask-unsure \(askUnsure): expected on or off")
         }
         let askRule = asking ? AskRule() : nil
+        guard let corroborating = ["on": true, "true": true, "off": false, "false": false][corroborate] else {
+            throw ValidationError("--corroborate \(corroborate): expected on or off")
+        }
         guard let posteriors = ["on": true, "true": true, "off": false, "false": false][wordPosteriors] else {
             throw ValidationError("--word-posteriors \(wordPosteriors): expected on or off")
         }
@@ -118,7 +123,8 @@ struct Understand: AsyncParsableCommand {
         // The neural stage runs on what the command decoders hear, as in the daemon.
         let decoder: any CommandDecoding
         if utterances.frontEnd.isNeural {
-            do { decoder = DenoisedCommandDecoder(streaming, denoiser: try NeuralDenoiser(settings: utterances.frontEnd)) } catch {
+            do { decoder = DenoisedCommandDecoder(streaming, denoiser: try NeuralDenoiser(settings: utterances.frontEnd),
+                                                  corroborating: corroborating ? askRule : nil) } catch {
                 throw ValidationError("--front-end \(frontEnd): \(error)")
             }
         } else {
@@ -160,6 +166,10 @@ struct Understand: AsyncParsableCommand {
                 // back alone when they are one slot's: "Large, did I hear that
                 // right?"; empty when the whole command is asked or none).
                 "input_snr": result?.evidence?.inputSNR ?? NSNull(),
+                // The command decoded again without the network gave the same
+                // intent and slot values, so it is not asked back (the neural
+                // front end only, and only for what the ask rule would ask).
+                "corroborated": result?.evidence?.corroborated ?? false,
                 "words": result?.evidence.map { $0.words.map { ["word": $0.word, "ratio": $0.ratio, "posterior": $0.posterior ?? NSNull()] as [String: Any] } } ?? [],
                 "doubted": result.map { askRule?.asks($0) == true ? askRule?.doubted($0) ?? [] : [] } ?? [],
                 // Where each decoded segment began and ended (seconds): an

@@ -62,3 +62,137 @@ private final class MeasuringDecoder: ScriptedDecoder<CommandResult>, CommandDec
         #expect(try decoder.recognize(input).evidence?.inputSNR == room)
     }
 }
+
+/// A command decoder answering each utterance from a script (the first the
+/// network's decode, the second the plain one), failing where the script
+/// says so; it records what each utterance was fed.
+private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandDecoding {
+    struct Failed: Error {}
+    private var answers: [CommandResult?]
+    private(set) var recognized: [[Int16]] = []
+
+    /// `answers`: one per decode in order; nil throws.
+    init(_ answers: [CommandResult?]) {
+        self.answers = answers
+        super.init(otherwise: .init(.incomplete, CommandResult(transcript: "", confidence: 0, match: nil)))
+    }
+
+    private func next() throws -> CommandResult {
+        guard !answers.isEmpty, let answer = answers.removeFirst() else { throw Failed() }
+        return answer
+    }
+
+    override func finish() throws -> CommandResult {
+        _ = try super.finish()
+        return try next()
+    }
+
+    func update(model: PhraseModel, graph: WordGraph) throws {}
+    func recognize(_ samples: [Int16]) throws -> CommandResult {
+        recognized.append(samples)
+        return try next()
+    }
+}
+
+/// Corroboration (issue 49): a command the ask rule would ask back is
+/// decoded again from the utterance before the network, and not asked when
+/// both give the same command.
+@Suite(.serialized) struct CorroborationTests {
+    static let latte = PhraseTarget.intent(app: "Coffee", intent: "OrderDrink", fixed: [:])
+
+    /// An accepted order at `confidence` (the ask rule's noisy band asks under -0.1).
+    static func order(_ size: String, confidence: Double) -> CommandResult {
+        CommandResult(transcript: "a \(size) latte", confidence: confidence,
+                      match: PhraseMatch(ruleID: "order", target: latte, slots: ["size": size]),
+                      evidence: RejectionEvidence(ratio: confidence, absorbedSpeech: 0, snr: 55, threshold: -1))
+    }
+
+    /// Streams kitchen noise at 6 dB through the decoder as the listener does, in pieces of 1,600.
+    static func stream(_ decoder: DenoisedCommandDecoder) throws -> (input: [Int16], result: CommandResult) {
+        let input = try DenoisedDecoderTests.kitchenOrder(snr: 6)
+        decoder.begin()
+        var offset = 0
+        while offset < input.count {
+            decoder.feed(Array(input[offset..<min(input.count, offset + 1_600)]))
+            offset += 1_600
+        }
+        return (input, try decoder.finish())
+    }
+
+    @Test func anUnsureCommandThePlainDecodeAgreesWithIsNotAsked() throws {
+        let rule = AskRule()
+        let base = TwoOpinionsDecoder([Self.order("large", confidence: -0.6), Self.order("large", confidence: -1.4)])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: rule)
+        let (input, result) = try Self.stream(decoder)
+        #expect(result.evidence?.corroborated == true)
+        #expect(!rule.asks(result))
+        // The network's result is kept (its confidence, its room SNR); the
+        // second decode heard the utterance as fed, before the network.
+        #expect(result.confidence == -0.6)
+        #expect(result.evidence?.inputSNR == RejectionPolicy.estimatedSNR(input))
+        #expect(base.utterances.count == 2)
+        #expect(base.utterances[1].fed == input)
+        #expect(base.utterances[0].fed != input)
+    }
+
+    @Test func aPlainDecodeOfAnotherValueLeavesItAsked() throws {
+        let rule = AskRule()
+        let base = TwoOpinionsDecoder([Self.order("large", confidence: -0.6), Self.order("small", confidence: 0.2)])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: rule)
+        let result = try Self.stream(decoder).result
+        #expect(result.evidence?.corroborated == false)
+        #expect(rule.asks(result))
+        #expect(result.match?.slots == ["size": "large"])
+    }
+
+    @Test func aRejectedPlainDecodeOrAFailedOneLeavesItAsked() throws {
+        let rule = AskRule()
+        var rejected = Self.order("large", confidence: -3)
+        rejected.match = nil
+        rejected.rejection = "confidence -3 below -1"
+        for second in [rejected, nil] {
+            let base = TwoOpinionsDecoder([Self.order("large", confidence: -0.6), second])
+            let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: rule)
+            let result = try Self.stream(decoder).result
+            #expect(result.match != nil, "the command is never lost to the second opinion")
+            #expect(rule.asks(result))
+        }
+    }
+
+    @Test func aBuiltInIsNotCorroborated() throws {
+        var louder = Self.order("large", confidence: -0.6)
+        louder.match = PhraseMatch(ruleID: "louder", target: .builtin(.volumeUp), slots: [:])
+        let base = TwoOpinionsDecoder([louder, louder])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: AskRule())
+        let result = try Self.stream(decoder).result
+        #expect(result.evidence?.corroborated == false)
+        #expect(AskRule().asks(result))
+        #expect(base.utterances.count == 1, "not decoded again")
+    }
+
+    @Test func aSureCommandIsDecodedOnce() throws {
+        let base = TwoOpinionsDecoder([Self.order("large", confidence: 0.3)])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: AskRule())
+        let result = try Self.stream(decoder).result
+        #expect(result.evidence?.corroborated == false)
+        #expect(base.utterances.count == 1)
+    }
+
+    @Test func withoutARuleNothingIsDecodedAgain() throws {
+        let base = TwoOpinionsDecoder([Self.order("large", confidence: -0.6)])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural))
+        let result = try Self.stream(decoder).result
+        #expect(AskRule().asks(result))
+        #expect(base.utterances.count == 1)
+    }
+
+    @Test func aBufferedDecodeIsCorroboratedFromTheSamplesGiven() throws {
+        let input = try DenoisedDecoderTests.kitchenOrder(snr: 6)
+        let base = TwoOpinionsDecoder([Self.order("large", confidence: -0.6), Self.order("large", confidence: -2)])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: AskRule())
+        let result = try decoder.recognize(input)
+        #expect(result.evidence?.corroborated == true)
+        #expect(base.recognized.count == 1)
+        #expect(base.utterances.map(\.fed) == [input], "the plain decode heard the samples as given")
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import ParleyAudio
 import ParleyCore
 import ParleyTestKit
 import Testing
@@ -34,6 +35,44 @@ import Testing
             if isUnderstood(intent: item.intent, slots: item.slots, result: result.match) { understood += 1 }
         }
         #expect(understood >= 5, "understood \(understood) of \(items.count)")
+    }
+
+    /// `decodeAside` (the plain second opinion behind the neural front end)
+    /// puts the live cepstral mean, carried from one utterance to the next,
+    /// back where it was, which an ordinary decode of the same noisy audio
+    /// does not. (The acoustic model's frame-to-frame Gaussian selection
+    /// still starts the next utterance from the aside's last frame: its
+    /// first words' scores move a little, as after any other utterance.)
+    @Test func aDecodeAsideLeavesTheNormalisationAsItWas() throws {
+        let items = try recordings(2)
+        let first = try PCMAudio.read(items[0].file).samples
+        let next = try PCMAudio.read(items[1].file).samples
+        let noise = try WAVFile.read(Fixtures.require(Fixtures.kitchenNoise)).samples
+        let aside = NoiseMixer.mix(speech: first, noise: noise, snrDB: 0, seed: 3)
+        let pieces = stride(from: 0, to: aside.count, by: 1_600).map { Array(aside[$0..<min(aside.count, $0 + 1_600)]) }
+
+        let untouched = try StreamingCommandDecoder(model: Self.coffee)
+        _ = try stream(first, into: untouched)
+        let before = try untouched.liveNormalisations()
+        #expect(before.allSatisfy { $0 != nil })
+        let expected = try stream(next, into: untouched)
+
+        let asideDecoder = try StreamingCommandDecoder(model: Self.coffee)
+        _ = try stream(first, into: asideDecoder)
+        #expect(try asideDecoder.liveNormalisations() == before)
+        _ = try asideDecoder.decodeAside(pieces)
+        #expect(try asideDecoder.liveNormalisations() == before)
+        let afterAside = try stream(next, into: asideDecoder)
+        #expect(afterAside.transcript == expected.transcript)
+
+        let moved = try StreamingCommandDecoder(model: Self.coffee)
+        _ = try stream(first, into: moved)
+        _ = try stream(aside, into: moved)
+        #expect(try moved.liveNormalisations() != before, "an ordinary decode carries the noisy audio's mean on")
+        let afterMoved = try stream(next, into: moved)
+        // 1.437 untouched, 1.408 after the aside, 1.596 after a decode.
+        #expect(abs(afterAside.confidence - expected.confidence) < abs(afterMoved.confidence - expected.confidence) / 2,
+                "untouched \(expected.confidence), after the aside \(afterAside.confidence), after a decode \(afterMoved.confidence)")
     }
 
     @Test func everyUtteranceOfAStreamGetsItsOwnWordPosteriors() throws {

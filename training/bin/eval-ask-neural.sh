@@ -11,6 +11,8 @@
 #   PARLEY_BIN=.build/debug PARLEY_SKIP_BUILD=1 WORK=... training/bin/eval-ask-neural.sh
 #   ASK_POSTERIORS=1 ...     the ask rule may read word posteriors too (the
 #                            daemon does not compute them: their cost)
+#   CORROBORATE=0 ...        without corroboration (an app intent the plain
+#                            decode agrees with is not asked: on, as the daemon)
 #
 # The decisions do not depend on the build (release or debug).
 set -euo pipefail

@@ -38,6 +38,14 @@ Rules stated before any run:
   the slots' words alone (the carrier words' alternatives, "a" for "an",
   change nothing); which, is chosen with D.
 
+Corroboration (on, as the daemon since 2026-12-07; CORROBORATE=0 leaves it
+out): an accepted app intent through the network whose plain decode (the
+same recording through no front end) was accepted as the same intent with
+the same slot values is never asked back (DenoisedCommandDecoder): two
+decodes of differently noisy audio agreeing is evidence the lines cannot
+see. Built-ins are not corroborated. The lines are then fitted on the
+commands it does not corroborate. It has no line of its own to choose.
+
 usage: ask_neural.py LABELS.json WORK [--shipped]
 """
 import hashlib
@@ -60,6 +68,7 @@ BYPASS_GRID = [None] + list(range(10, 42, 2))
 # 6 dB (60 ms median clean) on top of the answer's latency, so the daemon
 # does not compute them (StreamingCommandDecoder.measuresWordPosteriors).
 # ASK_POSTERIORS=1 lets it, for comparison.
+CORROBORATE = os.environ.get("CORROBORATE", "1") == "1"
 VARIANTS = [(src, splits, post) for src in ("snr", "input_snr") for splits in ((), (15,), (20,), (25,), (30,))
             for post in ((False, True) if os.environ.get("ASK_POSTERIORS") else (False,))]
 
@@ -94,8 +103,12 @@ def load(labels, work):
                     weak=r["weakest_word"] if r.get("weakest_word") is not None else 0.0,
                     snr=r["snr"] if r.get("snr") is not None else 60.0,
                     input_snr=r.get("input_snr"), minpost=min(post) if post else 1.0,
-                    words=r.get("words", []), slots=r["slots"])
+                    words=r.get("words", []), slots=r["slots"], intent=r["intent"], builtin=r.get("builtin"))
     for pair in rows.values():
+        plain, net = pair["none"], pair["neural"]
+        net["agrees"] = plain["outcome"] != "rejected" and net["outcome"] != "rejected" and net["builtin"] is None and (
+            plain["intent"] == net["intent"] and plain["builtin"] == net["builtin"] and plain["slots"] == net["slots"])
+        plain["agrees"] = False
         # The room's SNR (before the network): the neural run's, else the
         # plain run's own estimate (the same audio).
         room = pair["neural"]["input_snr"]
@@ -151,12 +164,14 @@ def choose_lines(rows, use_post):
 
 
 def fit(rows, variant):
+    if CORROBORATE:
+        rows = [r for r in rows if not r.get("agrees")]
     bands = len(variant[1]) + 1
     return [choose_lines([r for r in rows if band_of(r, variant) == b], variant[2]) for b in range(bands)]
 
 
 def asks(r, variant, lines):
-    if r["outcome"] == "rejected":
+    if r["outcome"] == "rejected" or (CORROBORATE and r.get("agrees")):
         return False
     a, b, p = lines[band_of(r, variant)]
     return r["conf"] < a or r["weak"] < b or r["minpost"] < p

@@ -70,11 +70,14 @@ extension ListeningPipeline {
     /// taken or not (training/bin/eval-idle-heard.sh reads these).
     static func evidenceMetadata(_ command: CommandResult) -> Logger.Metadata {
         guard let evidence = command.evidence else { return [:] }
-        return [
+        var metadata: Logger.Metadata = [
             "confidence": "\(command.confidence)", "snr-db": "\(String(format: "%.1f", evidence.snr))", "threshold": "\(String(format: "%.3f", evidence.threshold))",
             "weakest-word": "\(String(format: "%.3f", evidence.weakestWord))",
             "absorbed": "\(String(format: "%.2f", evidence.absorbedSpeech))",
         ]
+        // The plain decode agreed with the network's: not asked (`DenoisedCommandDecoder`).
+        if evidence.corroborated { metadata["corroborated"] = "true" }
+        return metadata
     }
 
     /// Hands text to the engine without waiting for it: the listen thread
