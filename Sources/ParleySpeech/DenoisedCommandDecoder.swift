@@ -31,12 +31,24 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     /// The ask rule whose unsure commands are decoded again without the
     /// network; nil: none are.
     public let corroborating: AskRule?
+    /// Every accepted app intent is decoded again, not only the unsure
+    /// ones, and marked when the plain decode agrees (the decisions are the
+    /// same: `AskRule.asks` reads the mark only where it would ask). For
+    /// evaluation: `parley understand --corroborate always` gives the
+    /// agreement of every order, so that the ask rule's lines can be chosen
+    /// on folds through this very path (training/parley_training/ask_neural.py).
+    public var corroboratesAll = false
     /// The utterance as fed, before the network: its SNR goes into the
     /// result (`RejectionEvidence.inputSNR`), since the decoder's own
     /// estimate is of the denoised audio.
     private var raw: [Int16] = []
     /// Where each piece fed ends in `raw`: the plain decode is fed the same pieces.
     private var pieceEnds: [Int] = []
+    /// The last `tailSamples` of what the base decoders heard (denoised):
+    /// decoded after the plain one to bring the library's own state back
+    /// (`StreamingCommandDecoder.decodeAside`).
+    private var heard: [Int16] = []
+    static let tailSamples = PCMAudio.sampleRate
 
     public init(_ base: any CommandDecoding, denoiser: NeuralDenoiser, corroborating: AskRule? = nil) {
         self.base = base
@@ -47,6 +59,7 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     public func begin() {
         raw.removeAll(keepingCapacity: true)
         pieceEnds.removeAll(keepingCapacity: true)
+        heard.removeAll(keepingCapacity: true)
         denoiser.begin()
         base.begin()
     }
@@ -55,8 +68,18 @@ public final class DenoisedCommandDecoder: CommandDecoding {
         raw.append(contentsOf: samples)
         pieceEnds.append(raw.count)
         let clean = denoiser.process(samples)
-        if !clean.isEmpty { base.feed(clean) }
+        if !clean.isEmpty {
+            base.feed(clean)
+            keep(clean)
+        }
     }
+
+    private func keep(_ clean: [Int16]) {
+        heard.append(contentsOf: clean)
+        if heard.count > 2 * Self.tailSamples { heard.removeFirst(heard.count - Self.tailSamples) }
+    }
+
+    private var tail: [Int16] { Array(heard.suffix(Self.tailSamples)) }
 
     /// Of the words decoded so far: at most the network's delay (about
     /// 30 ms) behind what was fed.
@@ -64,7 +87,10 @@ public final class DenoisedCommandDecoder: CommandDecoding {
 
     public func finish() throws -> CommandResult {
         let rest = denoiser.finish()
-        if !rest.isEmpty { base.feed(rest) }
+        if !rest.isEmpty {
+            base.feed(rest)
+            keep(rest)
+        }
         let result = Self.noting(inputSNR: RejectionPolicy.estimatedSNR(raw), in: try base.finish())
         return corroborated(result) {
             var start = 0
@@ -72,7 +98,7 @@ public final class DenoisedCommandDecoder: CommandDecoding {
                 defer { start = end }
                 return Array(self.raw[start..<end])
             }
-            return try self.base.decodeAside(pieces)
+            return try self.base.decodeAside(pieces, resettling: self.tail)
         }
     }
 
@@ -87,7 +113,8 @@ public final class DenoisedCommandDecoder: CommandDecoding {
     /// evidence. A plain decode that fails leaves the result as it was
     /// (asked back): the second opinion is never a reason to lose the command.
     func corroborated(_ result: CommandResult, plain: () throws -> CommandResult) -> CommandResult {
-        guard let rule = corroborating, let match = result.match, case .intent = match.target, rule.asks(result),
+        guard let rule = corroborating, let match = result.match, case .intent = match.target,
+              corroboratesAll || rule.asks(result),
               let other = try? plain().match, other.target == match.target, other.slots == match.slots else { return result }
         var result = result
         result.evidence?.corroborated = true
@@ -106,18 +133,22 @@ public final class DenoisedCommandDecoder: CommandDecoding {
         // still inside the network.
         raw.removeAll(keepingCapacity: true)
         pieceEnds.removeAll(keepingCapacity: true)
+        heard.removeAll(keepingCapacity: true)
         base.cancel()
     }
 
     public func update(model: PhraseModel, graph: WordGraph) throws { try base.update(model: model, graph: graph) }
 
-    /// Through the network, as `feed` does; nothing is corroborated.
-    public func decodeAside(_ pieces: [[Int16]]) throws -> CommandResult {
-        try base.decodeAside([denoiser.denoise(pieces.flatMap { $0 })])
+    /// The plain decode: the pieces as they are, without the network, by
+    /// the base decoders with the asides' own normalisation (what
+    /// corroboration decodes).
+    public func decodeAside(_ pieces: [[Int16]], resettling tail: [Int16]) throws -> CommandResult {
+        try base.decodeAside(pieces, resettling: tail)
     }
 
     public func recognize(_ samples: [Int16]) throws -> CommandResult {
-        let result = Self.noting(inputSNR: RejectionPolicy.estimatedSNR(samples), in: try base.recognize(denoiser.denoise(samples)))
-        return corroborated(result) { try self.base.decodeAside([samples]) }
+        let clean = denoiser.denoise(samples)
+        let result = Self.noting(inputSNR: RejectionPolicy.estimatedSNR(samples), in: try base.recognize(clean))
+        return corroborated(result) { try self.base.decodeAside([samples], resettling: Array(clean.suffix(Self.tailSamples))) }
     }
 }

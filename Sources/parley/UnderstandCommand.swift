@@ -36,7 +36,7 @@ struct Understand: AsyncParsableCommand {
     var frontEnd = "auto"
     @Option(help: "Ask back unsure commands, as the daemon's speech.ask_unsure: on (its default) or off. Gives each file's \"asks\".")
     var askUnsure = "on"
-    @Option(help: "With the neural front end: decode a command the ask rule would ask back again without the network, and not ask it when both give the same command, as the daemon: on (the default) or off. Gives each file's \"corroborated\".")
+    @Option(help: "With the neural front end: decode an app intent the ask rule would ask back again without the network, and not ask it when both give the same intent and values, as the daemon: on (the default), off, or always (every accepted app intent decoded again and marked; the same decisions). With --ask-unsure off the shipped rule's lines decide it, as in the daemon. Gives each file's \"corroborated\".")
     var corroborate = "on"
     @Option(help: "Each word's lattice posterior in \"words\": off (the default, as the daemon: it costs up to seconds per utterance in noise) or on.")
     var wordPosteriors = "off"
@@ -96,8 +96,8 @@ struct Understand: AsyncParsableCommand {
             throw ValidationError("--ask-unsure \(askUnsure): expected on or off")
         }
         let askRule = asking ? AskRule() : nil
-        guard let corroborating = ["on": true, "true": true, "off": false, "false": false][corroborate] else {
-            throw ValidationError("--corroborate \(corroborate): expected on or off")
+        guard let corroborating = ["on": true, "true": true, "always": true, "off": false, "false": false][corroborate] else {
+            throw ValidationError("--corroborate \(corroborate): expected on, off or always")
         }
         guard let posteriors = ["on": true, "true": true, "off": false, "false": false][wordPosteriors] else {
             throw ValidationError("--word-posteriors \(wordPosteriors): expected on or off")
@@ -123,8 +123,12 @@ struct Understand: AsyncParsableCommand {
         // The neural stage runs on what the command decoders hear, as in the daemon.
         let decoder: any CommandDecoding
         if utterances.frontEnd.isNeural {
-            do { decoder = DenoisedCommandDecoder(streaming, denoiser: try NeuralDenoiser(settings: utterances.frontEnd),
-                                                  corroborating: corroborating ? askRule : nil) } catch {
+            do {
+                let denoised = DenoisedCommandDecoder(streaming, denoiser: try NeuralDenoiser(settings: utterances.frontEnd),
+                                                      corroborating: corroborating ? askRule ?? AskRule() : nil)
+                denoised.corroboratesAll = corroborate == "always"
+                decoder = denoised
+            } catch {
                 throw ValidationError("--front-end \(frontEnd): \(error)")
             }
         } else {

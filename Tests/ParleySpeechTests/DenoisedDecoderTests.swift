@@ -92,6 +92,15 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
         recognized.append(samples)
         return try next()
     }
+
+    /// What each aside was given to resettle on.
+    private(set) var resettled: [[Int16]] = []
+    func decodeAside(_ pieces: [[Int16]], resettling tail: [Int16]) throws -> CommandResult {
+        resettled.append(tail)
+        begin()
+        for piece in pieces { feed(piece) }
+        return try finish()
+    }
 }
 
 /// Corroboration (issue 49): a command the ask rule would ask back is
@@ -133,6 +142,8 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
         #expect(base.utterances.count == 2)
         #expect(base.utterances[1].fed == input)
         #expect(base.utterances[0].fed != input)
+        // Resettled on the last second of what the decoders heard through the network.
+        #expect(base.resettled == [Array(base.utterances[0].fed.suffix(16_000))])
     }
 
     @Test func aPlainDecodeOfAnotherValueLeavesItAsked() throws {
@@ -176,6 +187,25 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
         let result = try Self.stream(decoder).result
         #expect(result.evidence?.corroborated == false)
         #expect(base.utterances.count == 1)
+    }
+
+    @Test func forEvaluationEveryAppIntentCanBeDecodedAgain() throws {
+        let rule = AskRule()
+        let base = TwoOpinionsDecoder([Self.order("large", confidence: 0.3), Self.order("large", confidence: -2)])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: rule)
+        decoder.corroboratesAll = true
+        let result = try Self.stream(decoder).result
+        #expect(result.evidence?.corroborated == true, "a sure order is decoded again and marked")
+        #expect(!rule.asks(result))
+        #expect(base.utterances.count == 2)
+    }
+
+    @Test func itsOwnDecodeAsideIsThePlainOne() throws {
+        let input = try DenoisedDecoderTests.kitchenOrder(snr: 6)
+        let base = TwoOpinionsDecoder([Self.order("large", confidence: 0.3)])
+        let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: AskRule())
+        _ = try decoder.decodeAside([Array(input[..<16_000]), Array(input[16_000...])], resettling: [])
+        #expect(base.utterances.map(\.fed) == [input], "the pieces as they are, not through the network")
     }
 
     @Test func withoutARuleNothingIsDecodedAgain() throws {

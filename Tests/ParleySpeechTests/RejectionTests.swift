@@ -129,7 +129,6 @@ import Testing
         #expect(AskRule().asks(result(-0.05, snr: 50, inputSNR: 10)) == false)
         #expect(AskRule().asks(result(-2.5, snr: 50, inputSNR: 30)) == false, "a quiet room: down to -3 never asked")
         #expect(AskRule().asks(result(0.5, snr: 50, inputSNR: 10, posteriors: [0.01, 0.01])) == false, "posteriors not read")
-        #expect(AskRule().asks(result(-0.2, snr: 50, inputSNR: 22)), "the noisy band reaches 25 dB")
         // What the plain decode corroborated is never asked, in any band.
         var corroborated = result(-2.5, snr: 50, inputSNR: 10)
         corroborated.evidence?.corroborated = true

@@ -40,9 +40,10 @@ import Testing
     /// `decodeAside` (the plain second opinion behind the neural front end)
     /// puts the live cepstral mean, carried from one utterance to the next,
     /// back where it was, which an ordinary decode of the same noisy audio
-    /// does not. (The acoustic model's frame-to-frame Gaussian selection
-    /// still starts the next utterance from the aside's last frame: its
-    /// first words' scores move a little, as after any other utterance.)
+    /// does not. (The library's noise estimate and frame-to-frame Gaussian
+    /// selection still start the next utterance from the aside's last
+    /// frames, here with nothing decoded to resettle them: its first words'
+    /// scores move a little, as after any other utterance.)
     @Test func aDecodeAsideLeavesTheNormalisationAsItWas() throws {
         let items = try recordings(2)
         let first = try PCMAudio.read(items[0].file).samples
@@ -60,7 +61,7 @@ import Testing
         let asideDecoder = try StreamingCommandDecoder(model: Self.coffee)
         _ = try stream(first, into: asideDecoder)
         #expect(try asideDecoder.liveNormalisations() == before)
-        _ = try asideDecoder.decodeAside(pieces)
+        _ = try asideDecoder.decodeAside(pieces, resettling: [])
         #expect(try asideDecoder.liveNormalisations() == before)
         let afterAside = try stream(next, into: asideDecoder)
         #expect(afterAside.transcript == expected.transcript)

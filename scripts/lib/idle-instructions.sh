@@ -29,6 +29,9 @@
 # (PARLEY, default .build/release/parley): the socket's protocol is the same.
 # IR_CALLGRIND_ARGS: extra callgrind options (e.g. --separate-threads=yes:
 # one callgrind.out-NN per thread, for what each decoder thread costs).
+# IR_YAML: more lines of the daemon's configuration, e.g. 'speech:
+# {front_end: neural}' (a Pi 4's and Pi 5's default: the runs' board is
+# the simulated one, whose default is none).
 # Prints one line per mode and scene: mode scene instructions-per-second.
 set -euo pipefail
 bin=$1 work=$2
@@ -76,6 +79,7 @@ audio: {capture: "file:$wav", pacing: $pacing}
 wake: $wake
 state_directory: $state
 control_socket: $state/parley.sock
+${IR_YAML:-}
 YAML
   if [ "$IR_ARCH" = arm64 ]; then
     "${ARM64_RUN[@]}" -plugin "$(arm64_plugin "$state/count" "$state/ticks")" "$daemon" --config "$state/parley.yaml" 2>"$state/log" &

@@ -12,7 +12,9 @@
 #   ASK_POSTERIORS=1 ...     the ask rule may read word posteriors too (the
 #                            daemon does not compute them: their cost)
 #   CORROBORATE=0 ...        without corroboration (an app intent the plain
-#                            decode agrees with is not asked: on, as the daemon)
+#                            decode agrees with is not asked: on, as the daemon;
+#                            the neural decodes run with --corroborate always,
+#                            so every order's agreement is the daemon's own)
 #
 # The decisions do not depend on the build (release or debug).
 set -euo pipefail
@@ -21,6 +23,6 @@ work_folder
 export WORK=$work
 for snr in clean 18 12 6; do
   [ -s "$work/$snr.none.jsonl" ] && [ -s "$work/$snr.neural.jsonl" ] \
-    || SNRS=$snr FRONT_ENDS="none neural" training/bin/eval-neural.sh --word-posteriors on
+    || SNRS=$snr FRONT_ENDS="none neural" training/bin/eval-neural.sh --word-posteriors on --corroborate always
 done
 python3 -m parley_training.ask_neural "$PARLEY_SHARED_DATA/coffee-maker/labels.json" "$work"

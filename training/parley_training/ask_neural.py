@@ -45,6 +45,12 @@ the same slot values is never asked back (DenoisedCommandDecoder): two
 decodes of differently noisy audio agreeing is evidence the lines cannot
 see. Built-ins are not corroborated. The lines are then fitted on the
 commands it does not corroborate. It has no line of its own to choose.
+The agreement is the daemon's own: the neural run's "corroborated", from
+`parley understand --corroborate always` (every accepted app intent
+decoded again through DenoisedCommandDecoder, as
+training/bin/eval-ask-neural.sh runs it). AGREE_FROM=none compares with
+the separate run through no front end instead (its decoders' history is
+that run's, not the daemon's).
 
 usage: ask_neural.py LABELS.json WORK [--shipped]
 """
@@ -103,11 +109,15 @@ def load(labels, work):
                     weak=r["weakest_word"] if r.get("weakest_word") is not None else 0.0,
                     snr=r["snr"] if r.get("snr") is not None else 60.0,
                     input_snr=r.get("input_snr"), minpost=min(post) if post else 1.0,
-                    words=r.get("words", []), slots=r["slots"], intent=r["intent"], builtin=r.get("builtin"))
+                    words=r.get("words", []), slots=r["slots"], intent=r["intent"], builtin=r.get("builtin"),
+                    corroborated=r.get("corroborated", False))
     for pair in rows.values():
         plain, net = pair["none"], pair["neural"]
-        net["agrees"] = plain["outcome"] != "rejected" and net["outcome"] != "rejected" and net["builtin"] is None and (
-            plain["intent"] == net["intent"] and plain["builtin"] == net["builtin"] and plain["slots"] == net["slots"])
+        if os.environ.get("AGREE_FROM") == "none":
+            net["agrees"] = plain["outcome"] != "rejected" and net["outcome"] != "rejected" and net["builtin"] is None and (
+                plain["intent"] == net["intent"] and plain["builtin"] == net["builtin"] and plain["slots"] == net["slots"])
+        else:
+            net["agrees"] = net["outcome"] != "rejected" and net["corroborated"]
         plain["agrees"] = False
         # The room's SNR (before the network): the neural run's, else the
         # plain run's own estimate (the same audio).

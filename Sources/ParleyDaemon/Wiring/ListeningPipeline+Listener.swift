@@ -74,7 +74,7 @@ extension ListeningPipeline {
             let wakeState = pipeline.wakeState.withLock { $0 }
             let decoders = try pipeline.makeDecoders(initial, graph, wakeState.wake)
             denoiser = pipeline.makeNeuralDenoiser()
-            recognizer = Self.denoised(decoders.command, denoiser, corroborating: pipeline.askRule)
+            recognizer = Self.denoised(decoders.command, denoiser, corroborating: pipeline.askRule ?? AskRule())
             wake = decoders.wake
             makeDictation = decoders.dictation
             bargeIn = (bargeInModel, try GrammarCompiler().graph(for: bargeInModel))
@@ -109,7 +109,9 @@ extension ListeningPipeline {
         /// The command decoders behind the neural stage, when it runs: it
         /// then hears what they hear (after `WakeGate` in named mode). What
         /// the ask rule would ask back is decoded again without the network,
-        /// and not asked when both agree (`DenoisedCommandDecoder`).
+        /// and not asked when both agree (`DenoisedCommandDecoder`). With
+        /// asking off, by the shipped rule's lines: `unaddressed` reads them
+        /// then too, and they were chosen with corroboration.
         static func denoised(_ command: any CommandDecoding, _ denoiser: NeuralDenoiser?,
                              corroborating askRule: AskRule?) -> any CommandDecoding {
             denoiser.map { DenoisedCommandDecoder(command, denoiser: $0, corroborating: askRule) } ?? command
@@ -361,7 +363,7 @@ extension ListeningPipeline {
                 let bargeInModel = state.bargeIn ?? bargeIn.model
                 let bargeInGraph = try GrammarCompiler().graph(for: bargeInModel)
                 recognizer.cancel()
-                recognizer = Self.denoised(decoders.command, denoiser, corroborating: pipeline.askRule)
+                recognizer = Self.denoised(decoders.command, denoiser, corroborating: pipeline.askRule ?? AskRule())
                 wake = decoders.wake
                 makeDictation = decoders.dictation
                 bargeIn = (bargeInModel, bargeInGraph)
