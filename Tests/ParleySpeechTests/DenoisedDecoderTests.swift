@@ -106,7 +106,17 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
 /// Corroboration (issue 49): a command the ask rule would ask back is
 /// decoded again from the utterance before the network, and not asked when
 /// both give the same command.
+extension DenoisedDecoderTests {
+/// Nested in `DenoisedDecoderTests`, so one at a time with it: the network
+/// runs flat out, and two such suites side by side starved the daemon
+/// tests that listen in real time. Each hears 1.5 s of the order: the rule
+/// and the bookkeeping are what is tested, not the network.
 @Suite(.serialized) struct CorroborationTests {
+    /// 1.5 s of the order in kitchen noise at 6 dB (its room SNR is in the ask rule's noisy band).
+    static func noisySpeech() throws -> [Int16] {
+        Array(try DenoisedDecoderTests.kitchenOrder(snr: 6)[16_000..<40_000])
+    }
+
     static let latte = PhraseTarget.intent(app: "Coffee", intent: "OrderDrink", fixed: [:])
 
     /// An accepted order at `confidence` (the ask rule's noisy band asks under -0.1).
@@ -118,7 +128,7 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
 
     /// Streams kitchen noise at 6 dB through the decoder as the listener does, in pieces of 1,600.
     static func stream(_ decoder: DenoisedCommandDecoder) throws -> (input: [Int16], result: CommandResult) {
-        let input = try DenoisedDecoderTests.kitchenOrder(snr: 6)
+        let input = try noisySpeech()
         decoder.begin()
         var offset = 0
         while offset < input.count {
@@ -201,7 +211,7 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
     }
 
     @Test func itsOwnDecodeAsideIsThePlainOne() throws {
-        let input = try DenoisedDecoderTests.kitchenOrder(snr: 6)
+        let input = try Self.noisySpeech()
         let base = TwoOpinionsDecoder([Self.order("large", confidence: 0.3)])
         let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: AskRule())
         _ = try decoder.decodeAside([Array(input[..<16_000]), Array(input[16_000...])], resettling: [])
@@ -217,7 +227,7 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
     }
 
     @Test func aBufferedDecodeIsCorroboratedFromTheSamplesGiven() throws {
-        let input = try DenoisedDecoderTests.kitchenOrder(snr: 6)
+        let input = try Self.noisySpeech()
         let base = TwoOpinionsDecoder([Self.order("large", confidence: -0.6), Self.order("large", confidence: -2)])
         let decoder = DenoisedCommandDecoder(base, denoiser: try NeuralDenoiser(settings: .neural), corroborating: AskRule())
         let result = try decoder.recognize(input)
@@ -225,4 +235,5 @@ private final class TwoOpinionsDecoder: ScriptedDecoder<CommandResult>, CommandD
         #expect(base.recognized.count == 1)
         #expect(base.utterances.map(\.fed) == [input], "the plain decode heard the samples as given")
     }
+}
 }
